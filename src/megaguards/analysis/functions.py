@@ -1,0 +1,54 @@
+"""The built-in and ``math`` functions a compiled loop may call.
+
+Calls are resolved at guard time by *identity*: the name a loop calls
+(``abs``, ``math.sqrt``, or ``sqrt`` after ``from math import sqrt``) must be
+bound to the very function object listed here, else the signature does not
+match and the loop stays in CPython.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    function: object
+    min_args: int
+    max_args: int
+
+
+_MATH_ONE = ("sqrt", "exp", "log10", "log2", "sin", "cos", "tan", "asin", "acos", "atan",
+             "sinh", "cosh", "tanh", "floor", "ceil", "trunc", "fabs", "isnan", "isinf", "isfinite")
+_MATH_TWO = ("atan2", "fmod", "copysign", "pow")
+
+FUNCTIONS: dict[str, FunctionSpec] = {
+    "abs": FunctionSpec(abs, 1, 1),
+    "min": FunctionSpec(min, 2, 8),
+    "max": FunctionSpec(max, 2, 8),
+    "int": FunctionSpec(int, 1, 1),
+    "float": FunctionSpec(float, 1, 1),
+    "bool": FunctionSpec(bool, 1, 1),
+    "round": FunctionSpec(round, 1, 1),
+    "pow": FunctionSpec(pow, 2, 2),
+    "math.log": FunctionSpec(math.log, 1, 2),
+    **{f"math.{name}": FunctionSpec(getattr(math, name), 1, 1) for name in _MATH_ONE},
+    **{f"math.{name}": FunctionSpec(getattr(math, name), 2, 2) for name in _MATH_TWO},
+}
+
+# Objects the loop may reference by name without calling them.
+_NON_CALLABLE = {range: "range", len: "len", math: "math"}
+_CANONICAL_BY_ID = {id(spec.function): name for name, spec in FUNCTIONS.items()}
+_CANONICAL_BY_ID.update({id(obj): name for obj, name in _NON_CALLABLE.items()})
+
+
+def canonical_name(obj: object) -> str | None:
+    """The canonical name of a supported function/module object, or None."""
+    name = _CANONICAL_BY_ID.get(id(obj))
+    if name is None:
+        return None
+    # id() of a live object is unique; confirm identity to be safe against reuse.
+    expected = FUNCTIONS[name].function if name in FUNCTIONS else next(
+        o for o, n in _NON_CALLABLE.items() if n == name)
+    return name if expected is obj else None
+

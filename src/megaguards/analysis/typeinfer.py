@@ -1,0 +1,246 @@
+"""Type stability analysis (MegaGuards Algorithm 1) with Python's own result types.
+
+Each variable gets the set of scalar types it may hold: its live-in type plus the
+type of every value the loop assigns to it.  Iterated to a fixpoint.  The loop is
+*stable* when every assignment to a variable yields one and the same type and all
+types a variable may hold share one C representation (Python ``float`` and
+``numpy.float64`` do; ``int`` and ``float`` do not).  Otherwise ``Unsupported``.
+
+Operators' result types come from ``ir.types`` (probing Python/NumPy), so the
+rules are exactly CPython's and NumPy's, including NEP 50 promotion.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from dataclasses import dataclass
+
+from ..errors import Unsupported
+from ..ir import nodes as ir
+from ..ir.types import (INT64_MAX, INT64_MIN, Scalar, binary_result, call_result, is_integral,
+                        unary_result)
+from .functions import FUNCTIONS
+
+TypeSet = frozenset
+
+
+@dataclass(frozen=True)
+class ArrayInfo:
+    element: Scalar
+    rank: int
+    is_list: bool
+
+
+@dataclass(frozen=True)
+class TypedLoop:
+    body: ir.For
+    variables: dict          # name -> representative Scalar (the C type) of every scalar
+    assigned_types: dict     # live-out name -> the type its value has when the loop assigns it
+    arrays: dict             # name -> ArrayInfo
+    functions: dict          # call path as written -> canonical function name
+    live_ins: frozenset      # scalar variables whose value comes from before the loop
+
+
+def representative(types: TypeSet) -> Scalar:
+    """One type standing for a set of types with the same C representation."""
+    return max(types, key=lambda t: (t.is_numpy, t.name))
+
+
+def _describe(types) -> str:
+    return " or ".join(sorted(("numpy." if t.is_numpy else "") + t.pyclass.__name__ for t in types))
+
+
+class _Inference:
+    def __init__(self, live_in_types: dict, arrays: dict, functions: dict) -> None:
+        self.entry = {name: TypeSet({t}) for name, t in live_in_types.items()}
+        self.arrays = arrays
+        self.functions = functions
+        self.assigned: dict[str, Scalar] = {}
+        self.sets = dict(self.entry)
+
+    # pass over the loop, collecting assignment types ---------------------------
+    def run(self, loop: ir.For) -> TypedLoop:
+        for _ in range(8):
+            self.assigned = {}
+            self.statement(loop)
+            sets = dict(self.entry)
+            for name, t in self.assigned.items():
+                sets[name] = sets.get(name, TypeSet()) | {t}
+            if sets == self.sets:
+                break
+            self.sets = sets
+        for name, types in self.sets.items():
+            if len({t.ctype for t in types}) > 1:
+                raise Unsupported(f"'{name}' changes type inside the loop ({_describe(types)}); "
+                                  "the loop is not type-stable")
+        typed = self.rebuild(loop)
+        variables = {name: representative(types) for name, types in self.sets.items()}
+        return TypedLoop(typed, variables, dict(self.assigned), self.arrays, self.functions,
+                         frozenset(self.entry))
+
+    def statement(self, node: ir.Stmt) -> None:
+        if isinstance(node, ir.Assign):
+            result = self.expression(node.value)
+            if len(result) > 1:
+                raise Unsupported(f"the value assigned to '{node.target}' has a type that depends on "
+                                  f"the iteration ({_describe(result)})", node.line, node.col)
+            self.assign(node.target, next(iter(result)), node)
+        elif isinstance(node, ir.Store):
+            self.store(node)
+        elif isinstance(node, ir.For):
+            for bound in (node.start, node.stop, node.step):
+                self.integral(bound, "range() argument")
+            self.assign(node.var, Scalar.PY_INT, node)
+            self.block(node.body)
+        elif isinstance(node, ir.While):
+            self.expression(node.test, test=True)
+            self.block(node.body)
+        elif isinstance(node, ir.If):
+            self.expression(node.test, test=True)
+            self.block(node.body)
+            self.block(node.orelse)
+
+    def block(self, statements) -> None:
+        for statement in statements:
+            self.statement(statement)
+
+    def assign(self, name: str, value: Scalar, node: ir.Node) -> None:
+        previous = self.assigned.setdefault(name, value)
+        if previous is not value:
+            raise Unsupported(f"'{name}' is assigned values of different types "
+                              f"({_describe({previous, value})}); the loop is not type-stable",
+                              node.line, node.col)
+
+    def store(self, node: ir.Store) -> None:
+        info = self.arrays[node.array]
+        self.indices(node.indices, node)
+        value = self.expression(node.value)
+        if info.is_list and value != {info.element}:
+            raise Unsupported(f"storing {_describe(value)} into list '{node.array}' of {_describe({info.element})} "
+                              "would change the list's element type", node.line, node.col)
+
+    def indices(self, indices, node) -> None:
+        for index in indices:
+            self.integral(index, "index")
+
+    def integral(self, expression: ir.Expr, what: str) -> None:
+        types = self.expression(expression)
+        if not all(is_integral(t) for t in types):
+            raise Unsupported(f"{what} of type {_describe(types)} (Python raises TypeError)",
+                              expression.line, expression.col)
+
+    # expressions: the set of types each may have --------------------------------
+    def expression(self, node: ir.Expr, test: bool = False) -> TypeSet:
+        if isinstance(node, ir.Const):
+            if type(node.value) is int and not INT64_MIN <= node.value <= INT64_MAX:
+                raise Unsupported("integer constant outside int64", node.line, node.col)
+            return TypeSet({{bool: Scalar.PY_BOOL, int: Scalar.PY_INT, float: Scalar.PY_FLOAT}[type(node.value)]})
+        if isinstance(node, ir.Name):
+            if node.id not in self.sets:
+                if node.id in self.assigned:
+                    return TypeSet({self.assigned[node.id]})
+                raise Unsupported(f"'{node.id}' may be unbound or is not a number here", node.line, node.col)
+            return self.sets[node.id]
+        if isinstance(node, ir.Load):
+            info = self.arrays[node.array]
+            self.indices(node.indices, node)
+            return TypeSet({info.element})
+        if isinstance(node, ir.Length):
+            self.indices(node.prefix, node)
+            return TypeSet({Scalar.PY_INT})
+        if isinstance(node, ir.BinOp):
+            return self.combine(lambda l, r: self.binary(node.op, l, r, node),
+                                self.expression(node.left), self.expression(node.right))
+        if isinstance(node, ir.UnaryOp):
+            operand = self.expression(node.operand, test=node.op == "not")
+            return self.combine(lambda t: self.unary(node.op, t, node), operand)
+        if isinstance(node, ir.Compare):
+            operands = [self.expression(node.left)] + [self.expression(c) for c in node.comparators]
+            results = TypeSet()
+            for op, left, right in zip(node.ops, operands, operands[1:]):
+                results |= self.combine(lambda l, r, op=op: self.binary(op, l, r, node), left, right)
+            return self.single_or_test(results, test, node, "chained comparison")
+        if isinstance(node, ir.BoolOp):
+            results = TypeSet().union(*(self.expression(v, test) for v in node.values))
+            return self.single_or_test(results, test, node, f"'{node.op}' of different types")
+        if isinstance(node, ir.IfExp):
+            self.expression(node.test, test=True)
+            return self.expression(node.body, test) | self.expression(node.orelse, test)
+        if isinstance(node, ir.Call):
+            return self.call(node)
+        raise Unsupported(f"unexpected IR node {type(node).__name__}", node.line, node.col)
+
+    def single_or_test(self, results: TypeSet, test: bool, node, what: str) -> TypeSet:
+        if not test and len({t.ctype for t in results}) > 1:
+            raise Unsupported(f"{what} used as a value ({_describe(results)})", node.line, node.col)
+        return results
+
+    @staticmethod
+    def combine(function, *operand_sets) -> TypeSet:
+        return TypeSet(function(*combination) for combination in itertools.product(*operand_sets))
+
+    def binary(self, op: str, left: Scalar, right: Scalar, node) -> Scalar:
+        result = binary_result(op, left, right)
+        if result is None:
+            raise Unsupported(f"'{op}' on {_describe({left})} and {_describe({right})}", node.line, node.col)
+        if result is Scalar.NP_BOOL and op not in ("<", "<=", ">", ">=", "==", "!=", "&", "|", "^"):
+            raise Unsupported(f"arithmetic '{op}' on numpy.bool", node.line, node.col)
+        if op in ("<<", ">>") and not (left.is_int or left.is_bool) :
+            raise Unsupported(f"'{op}' on {_describe({left})}", node.line, node.col)
+        return result
+
+    def unary(self, op: str, operand: Scalar, node) -> Scalar:
+        result = unary_result(op, operand)
+        if result is None or (result is Scalar.NP_BOOL and op != "not" and op != "~"):
+            raise Unsupported(f"unary '{op}' on {_describe({operand})}", node.line, node.col)
+        return result
+
+    def call(self, node: ir.Call) -> TypeSet:
+        canonical = self.functions.get(node.function)
+        spec = FUNCTIONS.get(canonical)
+        if spec is None:
+            raise Unsupported(f"call to '{node.function}', which is not a supported built-in or math "
+                              "function", node.line, node.col)
+        if not spec.min_args <= len(node.args) <= spec.max_args:
+            raise Unsupported(f"{canonical}() with {len(node.args)} arguments", node.line, node.col)
+        argument_sets = [self.expression(a, test=canonical == "bool") for a in node.args]
+        if canonical in ("min", "max"):
+            union = TypeSet().union(*argument_sets)
+            if len(union) > 1:
+                raise Unsupported(f"{canonical}() of different types ({_describe(union)}): the result's "
+                                  "type would depend on the values", node.line, node.col)
+            return union
+
+        def result(*types):
+            found = call_result(spec.function, types)
+            if found is None:
+                raise Unsupported(f"{canonical}() on {_describe(set(types))}", node.line, node.col)
+            return found
+        return self.combine(result, *argument_sets)
+
+    # final pass: the typed IR ------------------------------------------------------
+    def rebuild(self, node):
+        if isinstance(node, ir.Expr):
+            types = self.expression(node, test=True)
+            changes = {key: self.rebuild_value(value) for key, value in node.__dict__.items()
+                       if key not in ("line", "col", "type")}
+            return dataclasses.replace(node, type=representative(types), **changes)
+        changes = {key: self.rebuild_value(value) for key, value in node.__dict__.items()
+                   if key not in ("line", "col")}
+        return dataclasses.replace(node, **changes)
+
+    def rebuild_value(self, value):
+        if isinstance(value, tuple):
+            return tuple(self.rebuild_value(v) for v in value)
+        if isinstance(value, ir.Node):
+            return self.rebuild(value)
+        return value
+
+
+def infer_types(loop: ir.For, live_in_types: dict, arrays: dict, functions: dict) -> TypedLoop:
+    """Type the loop for one signature; raises ``Unsupported`` if it is not type-stable.
+
+    ``live_in_types``: scalar live-in name -> Scalar; ``arrays``: name -> ArrayInfo;
+    ``functions``: call path as written -> canonical function name (see ``functions.py``).
+    """
+    return _Inference(live_in_types, arrays, functions).run(loop)

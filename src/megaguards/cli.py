@@ -1,0 +1,95 @@
+"""Command line: ``megaguards run script.py [args...]`` and friends."""
+from __future__ import annotations
+
+import argparse
+import atexit
+import logging
+import os
+import sys
+import traceback
+from pathlib import Path
+
+from . import __version__, config
+
+_PACKAGE = str(Path(__file__).resolve().parent)
+SUBCOMMANDS = ("run",)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="megaguards",
+        description="Run Python scripts with their loops compiled transparently "
+                    "(results identical to CPython's).")
+    parser.add_argument("--version", action="version", version=f"megaguards {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="command")
+    run = commands.add_parser("run", help="run a script like `python script.py`, loops accelerated")
+    run.add_argument("--device", choices=config.DEVICES, help="auto (default), seq, or off (plain CPython)")
+    run.add_argument("--report", action="store_true", help="print the per-loop report on stderr at exit")
+    run.add_argument("--report-json", metavar="PATH", help="write the per-loop JSON report to PATH at exit")
+    run.add_argument("--dump", metavar="DIR", help="write every generated kernel source into DIR")
+    run.add_argument("script", help="the Python script to run")
+    run.add_argument("arguments", nargs=argparse.REMAINDER, help="arguments passed to the script")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and not argv[0].startswith("-") and argv[0] not in SUBCOMMANDS:
+        argv.insert(0, "run")  # `megaguards script.py` is `megaguards run script.py`
+    options = _parser().parse_args(argv)
+    if options.command is None:
+        _parser().print_help()
+        return 2
+    return run(options)
+
+
+def run(options) -> int:
+    try:
+        configuration = config.configure(**{key: value for key, value in (
+            ("device", options.device), ("report_json", options.report_json),
+            ("dump_dir", options.dump), ("report_table", options.report or None)) if value is not None})
+    except ValueError as error:
+        print(f"megaguards: {error}", file=sys.stderr)
+        return 2
+    logging.basicConfig(format="megaguards %(levelname)s: %(message)s")
+    logging.getLogger("megaguards").setLevel(configuration.log_level.upper()
+                                             if configuration.log_level.upper() in logging._nameToLevel else "WARNING")
+    if not os.path.isfile(options.script):
+        print(f"megaguards: can't open file {os.path.abspath(options.script)!r}: "
+              f"[Errno 2] No such file or directory", file=sys.stderr)
+        return 2
+    atexit.register(_write_reports)
+    from .frontend.importhook import run_path
+
+    try:
+        run_path(options.script, options.arguments)
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        _print_user_traceback(*sys.exc_info())
+        return 130
+    except BaseException:
+        _print_user_traceback(*sys.exc_info())
+        return 1
+    return 0
+
+
+def _print_user_traceback(kind, error, trace) -> None:
+    """Print like the interpreter does, without megaguards' own frames on top."""
+    while trace is not None and trace.tb_frame.f_code.co_filename.startswith(_PACKAGE):
+        trace = trace.tb_next
+    sys.stderr.flush()
+    traceback.print_exception(kind, error, trace)
+
+
+def _write_reports() -> None:
+    from .diagnostics.report import build_report, format_table, write_json
+
+    configuration = config.current()
+    if not (configuration.report_json or configuration.report_table):
+        return
+    report = build_report()
+    if configuration.report_json:
+        write_json(configuration.report_json, report)
+    if configuration.report_table:
+        print(format_table(report), file=sys.stderr)

@@ -1,0 +1,74 @@
+"""Rendering of built-in and ``math`` calls (part of the renderer, split for size).
+
+Each function keeps CPython's error behaviour: a domain or range error that
+CPython would raise sets the kernel flag instead.
+"""
+from __future__ import annotations
+
+from ..ir import nodes as ir
+from ..ir.types import Scalar
+
+ERR = "&mg_err"
+_MATH_GENERIC = {"exp", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh"}
+_MATH_CHECKED = {"sqrt": "mg_sqrt", "log10": "mg_log10", "log2": "mg_log2"}
+_TO_INT = {"floor": "mg_f2i_floor", "ceil": "mg_f2i_ceil", "trunc": "mg_f2i_trunc"}
+
+
+def render_call(renderer, node: ir.Call) -> str:
+    canonical = renderer.typed.functions[node.function]
+    args = node.args
+    result = node.type
+    as_double = [renderer.convert(a, Scalar.PY_FLOAT) for a in args] if canonical.startswith("math.") else None
+
+    def checked(text: str) -> str:
+        renderer.checks += 1
+        return text
+
+    if canonical == "abs":
+        if result.is_float:
+            return f"fabs{'f' if result.ctype == 'float' else ''}({renderer.expr(args[0])})"
+        text = checked(f"mg_abs_i64({renderer.cast(renderer.expr(args[0]), args[0].type, Scalar.PY_INT)}, {ERR})")
+        return checked(f"mg_to_i32({text}, {ERR})") if result is Scalar.NP_INT32 else text
+    if canonical in ("min", "max"):
+        op = "<" if canonical == "min" else ">"
+        text = renderer.expr(args[0])
+        for other in args[1:]:  # Python keeps the first extreme item: r = a; if (b op r) r = b
+            temp = renderer.fresh("m")
+            text = (f"({{ {result.ctype} {temp}a = {text}, {temp}b = {renderer.expr(other)}; "
+                    f"({temp}b {op} {temp}a) ? {temp}b : {temp}a; }})")
+        return text
+    if canonical == "bool":
+        return renderer.truth(args[0])
+    if canonical == "float":
+        return renderer.convert(args[0], Scalar.PY_FLOAT)
+    if canonical in ("int", "round", "math.floor", "math.ceil", "math.trunc"):
+        argument = args[0]
+        if not argument.type.is_float:
+            return renderer.cast(renderer.expr(argument), argument.type, result)
+        value = renderer.convert(argument, Scalar.PY_FLOAT)
+        helper = {"int": "mg_f2i", "round": "mg_round_f64"}.get(canonical) or _TO_INT[canonical[5:]]
+        return checked(f"{helper}({value}, {ERR})")
+    if canonical == "pow":
+        return renderer.binary(ir.BinOp("**", args[0], args[1], type=result))
+    name = canonical[5:]
+    if name in _MATH_GENERIC:
+        temp = renderer.fresh("x")
+        return checked(f"({{ double {temp} = {as_double[0]}; mg_math1({name}({temp}), {temp}, {ERR}); }})")
+    if name in _MATH_CHECKED:
+        return checked(f"{_MATH_CHECKED[name]}({as_double[0]}, {ERR})")
+    if name == "log":
+        if len(args) == 1:
+            return checked(f"mg_log({as_double[0]}, {ERR})")
+        renderer.checks += 3
+        return f"mg_div_f64(mg_log({as_double[0]}, {ERR}), mg_log({as_double[1]}, {ERR}), {ERR})"
+    if name == "fabs":
+        return f"fabs({as_double[0]})"
+    if name in ("isnan", "isinf", "isfinite"):
+        return f"({name}({as_double[0]}) != 0)"
+    if name == "copysign":
+        return f"copysign({as_double[0]}, {as_double[1]})"
+    if name in ("atan2", "fmod"):
+        return checked(f"mg_{name}({as_double[0]}, {as_double[1]}, {ERR})")
+    if name == "pow":
+        return checked(f"mg_math_pow({as_double[0]}, {as_double[1]}, {ERR})")
+    raise TypeError(f"no rendering for {canonical}")

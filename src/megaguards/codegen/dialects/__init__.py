@@ -1,0 +1,1 @@
+"""Per-target tables for the renderer."""

@@ -1,0 +1,52 @@
+"""The kernel ABI: where each array and scalar lives in the kernel's arguments.
+
+``int mg_kernel(char **arrays, int64_t *ints, double *floats)``
+
+* ``arrays[k]``: base pointer of array k;
+* ``ints``: for array k, its dimensions then its strides (in elements); then one
+  slot per integer/bool scalar variable; then one "was assigned" flag per live-out;
+* ``floats``: one slot per float scalar variable.
+
+Scalar slots carry live-in values in and live-out values back.  Pure function of
+the typed loop, shared by the renderer and the runtime's marshalling.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..analysis.typeinfer import TypedLoop
+
+
+@dataclass(frozen=True)
+class Layout:
+    arrays: tuple[str, ...]
+    dims: dict        # array -> first ints slot of its dims (strides follow, rank slots later)
+    scalars: dict     # variable -> ("ints" | "floats", slot)
+    assigned_flags: dict  # live-out variable -> ints slot of its "was assigned" flag
+    int_slots: int
+    float_slots: int
+
+
+def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[str, ...]) -> Layout:
+    arrays = tuple(sorted(typed.arrays))
+    dims, next_int = {}, 0
+    for name in arrays:
+        dims[name] = next_int
+        next_int += 2 * typed.arrays[name].rank
+    scalars, next_float = {}, 0
+    for name in dict.fromkeys(list(live_ins) + list(live_outs)):
+        scalar = typed.variables.get(name)
+        if scalar is None:
+            continue
+        if scalar.is_float:
+            scalars[name] = ("floats", next_float)
+            next_float += 1
+        else:
+            scalars[name] = ("ints", next_int)
+            next_int += 1
+    flags = {}
+    for name in live_outs:
+        if name in typed.variables:
+            flags[name] = next_int
+            next_int += 1
+    return Layout(arrays, dims, scalars, flags, next_int, next_float)

@@ -1,0 +1,187 @@
+/* megaguards kernel prelude: Python semantics for C scalars.
+ * Every helper that can fail sets *err (MG_ERR_*) and returns a harmless value;
+ * the caller leaves the kernel at the end of the statement, and the loop is
+ * re-run by CPython, which raises exactly what Python raises. */
+#include <stdint.h>
+#include <math.h>
+
+#ifndef MG_INLINE
+#define MG_INLINE static inline __attribute__((always_inline))
+#endif
+#define MG_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+enum { MG_OK = 0, MG_ERR_INDEX = 1, MG_ERR_OVERFLOW = 2, MG_ERR_ZERO = 3, MG_ERR_VALUE = 4,
+       MG_ERR_TYPE = 5 };
+
+/* Python index (negative wraps) into a dimension of n elements. */
+MG_INLINE int64_t mg_index(int64_t i, int64_t n, int *err) {
+    int64_t w = i < 0 ? i + n : i;
+    if (MG_UNLIKELY((uint64_t)w >= (uint64_t)n)) { *err = MG_ERR_INDEX; return 0; }
+    return w;
+}
+
+/* Number of values range(start, stop, step) yields (step != 0). */
+MG_INLINE int64_t mg_trip_count(int64_t start, int64_t stop, int64_t step) {
+    if (step > 0) return start < stop ? (int64_t)(((uint64_t)stop - (uint64_t)start - 1) / (uint64_t)step + 1) : 0;
+    return start > stop ? (int64_t)(((uint64_t)start - (uint64_t)stop - 1) / (0 - (uint64_t)step) + 1) : 0;
+}
+
+/* ---- int64 with overflow detection (Python ints are unbounded) ---- */
+MG_INLINE int64_t mg_add_i64(int64_t a, int64_t b, int *err) {
+    int64_t r; if (MG_UNLIKELY(__builtin_add_overflow(a, b, &r))) { *err = MG_ERR_OVERFLOW; return 0; } return r;
+}
+MG_INLINE int64_t mg_sub_i64(int64_t a, int64_t b, int *err) {
+    int64_t r; if (MG_UNLIKELY(__builtin_sub_overflow(a, b, &r))) { *err = MG_ERR_OVERFLOW; return 0; } return r;
+}
+MG_INLINE int64_t mg_mul_i64(int64_t a, int64_t b, int *err) {
+    int64_t r; if (MG_UNLIKELY(__builtin_mul_overflow(a, b, &r))) { *err = MG_ERR_OVERFLOW; return 0; } return r;
+}
+MG_INLINE int64_t mg_neg_i64(int64_t a, int *err) {
+    if (MG_UNLIKELY(a == INT64_MIN)) { *err = MG_ERR_OVERFLOW; return 0; } return -a;
+}
+MG_INLINE int64_t mg_abs_i64(int64_t a, int *err) {
+    if (MG_UNLIKELY(a == INT64_MIN)) { *err = MG_ERR_OVERFLOW; return 0; } return a < 0 ? -a : a;
+}
+MG_INLINE int64_t mg_floordiv_i64(int64_t a, int64_t b, int *err) {
+    if (MG_UNLIKELY(b == 0)) { *err = MG_ERR_ZERO; return 0; }
+    if (MG_UNLIKELY(a == INT64_MIN && b == -1)) { *err = MG_ERR_OVERFLOW; return 0; }
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
+    return q;
+}
+MG_INLINE int64_t mg_mod_i64(int64_t a, int64_t b, int *err) {
+    if (MG_UNLIKELY(b == 0)) { *err = MG_ERR_ZERO; return 0; }
+    if (MG_UNLIKELY(b == -1)) return 0;
+    int64_t r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+MG_INLINE int64_t mg_pow_i64(int64_t base, int64_t exponent, int *err) {
+    if (MG_UNLIKELY(exponent < 0)) { *err = MG_ERR_TYPE; return 0; }  /* Python gives a float */
+    int64_t result = 1;
+    while (exponent) {
+        if (exponent & 1) { if (MG_UNLIKELY(__builtin_mul_overflow(result, base, &result))) { *err = MG_ERR_OVERFLOW; return 0; } }
+        exponent >>= 1;
+        if (exponent && MG_UNLIKELY(__builtin_mul_overflow(base, base, &base))) { *err = MG_ERR_OVERFLOW; return 0; }
+    }
+    return result;
+}
+MG_INLINE int64_t mg_lshift_i64(int64_t a, int64_t n, int *err) {
+    if (MG_UNLIKELY(n < 0)) { *err = MG_ERR_VALUE; return 0; }
+    if (a == 0) return 0;
+    if (MG_UNLIKELY(n >= 63)) { *err = MG_ERR_OVERFLOW; return 0; }
+    int64_t r = (int64_t)((uint64_t)a << n);
+    if (MG_UNLIKELY((r >> n) != a)) { *err = MG_ERR_OVERFLOW; return 0; }
+    return r;
+}
+MG_INLINE int64_t mg_rshift_i64(int64_t a, int64_t n, int *err) {
+    if (MG_UNLIKELY(n < 0)) { *err = MG_ERR_VALUE; return 0; }
+    if (n >= 64) return a < 0 ? -1 : 0;
+    return a >> n;
+}
+/* NumPy int32 results: computed in int64, then checked. */
+MG_INLINE int32_t mg_to_i32(int64_t a, int *err) {
+    if (MG_UNLIKELY(a < INT32_MIN || a > INT32_MAX)) { *err = MG_ERR_OVERFLOW; return 0; } return (int32_t)a;
+}
+/* An int taking part in float arithmetic or comparison where both Python and
+ * NumPy agree only while the conversion is exact. */
+MG_INLINE int64_t mg_exact_int(int64_t a, int64_t limit, int *err) {
+    if (MG_UNLIKELY(a > limit || a < -limit)) { *err = MG_ERR_VALUE; return 0; } return a;
+}
+MG_INLINE float mg_d2f(double x, int *err) {  /* a double entering float32 arithmetic */
+    float r = (float)x;
+    if (MG_UNLIKELY(isinf(r) && !isinf(x))) { *err = MG_ERR_OVERFLOW; return 0; } return r;
+}
+/* int / int: Python rounds the exact quotient; exact operands make C do the same. */
+MG_INLINE double mg_truediv_ii(int64_t a, int64_t b, int *err) {
+    if (MG_UNLIKELY(b == 0)) { *err = MG_ERR_ZERO; return 0.0; }
+    const int64_t limit = (int64_t)1 << 53;
+    if (MG_UNLIKELY(a > limit || a < -limit || b > limit || b < -limit)) { *err = MG_ERR_VALUE; return 0.0; }
+    return (double)a / (double)b;
+}
+/* float -> int (int(), math.floor results, stores into integer arrays): truncates. */
+MG_INLINE int64_t mg_f2i(double x, int *err) {
+    if (MG_UNLIKELY(!(x >= -9223372036854775808.0 && x < 9223372036854775808.0))) { *err = MG_ERR_OVERFLOW; return 0; }
+    return (int64_t)x;
+}
+MG_INLINE int64_t mg_round_f64(double x, int *err) {
+    double r = nearbyint(x);  /* round-half-even, as Python's round() */
+    return mg_f2i(r, err);
+}
+
+/* ---- floats: CPython's float_div / float_floor_div / float_rem / float_pow ---- */
+#define MG_FLOAT_OPS(T, SUFFIX, FMOD, FLOOR, COPYSIGN, POW, FABS)                                 \
+MG_INLINE T mg_div_##SUFFIX(T a, T b, int *err) {                                               \
+    if (MG_UNLIKELY(b == 0)) { *err = MG_ERR_ZERO; return 0; } return a / b;                     \
+}                                                                                               \
+MG_INLINE T mg_divmod_##SUFFIX(T vx, T wx, T *mod_out, int *err) {                              \
+    if (MG_UNLIKELY(wx == 0)) { *err = MG_ERR_ZERO; return 0; }                                  \
+    if (MG_UNLIKELY(!isfinite(vx) || !isfinite(wx))) { *err = MG_ERR_VALUE; return 0; }         \
+    T mod = FMOD(vx, wx);                                                                       \
+    T div = (vx - mod) / wx;                                                                    \
+    if (mod) {                                                                                  \
+        if ((wx < 0) != (mod < 0)) { mod += wx; div -= (T)1.0; }                                 \
+    } else {                                                                                    \
+        mod = COPYSIGN((T)0.0, wx);                                                             \
+    }                                                                                           \
+    T floordiv;                                                                                 \
+    if (div) {                                                                                  \
+        floordiv = FLOOR(div);                                                                  \
+        if (div - floordiv > (T)0.5) floordiv += (T)1.0;                                        \
+    } else {                                                                                    \
+        floordiv = COPYSIGN((T)0.0, vx / wx);                                                   \
+    }                                                                                           \
+    *mod_out = mod;                                                                             \
+    return floordiv;                                                                            \
+}                                                                                               \
+MG_INLINE T mg_floordiv_##SUFFIX(T a, T b, int *err) { T m; return mg_divmod_##SUFFIX(a, b, &m, err); } \
+MG_INLINE T mg_mod_##SUFFIX(T a, T b, int *err) { T m = 0; mg_divmod_##SUFFIX(a, b, &m, err); return m; } \
+MG_INLINE T mg_pow_##SUFFIX(T iv, T iw, int *err) {                                             \
+    if (MG_UNLIKELY(!isfinite(iv) || !isfinite(iw))) { *err = MG_ERR_VALUE; return 0; }         \
+    if (iw == 0) return (T)1.0;                                                                 \
+    if (iv == 0) { if (MG_UNLIKELY(iw < 0)) { *err = MG_ERR_ZERO; return 0; }                    \
+                   return (FMOD(FABS(iw), (T)2.0) == (T)1.0) ? iv : (T)0.0; }                  \
+    int negate = 0;                                                                             \
+    if (iv < 0) {                                                                               \
+        if (MG_UNLIKELY(iw != FLOOR(iw))) { *err = MG_ERR_TYPE; return 0; }                     \
+        iv = -iv; negate = FMOD(FABS(iw), (T)2.0) == (T)1.0;                                     \
+    }                                                                                           \
+    if (iv == (T)1.0) return negate ? (T)-1.0 : (T)1.0;                                         \
+    T ix = POW(iv, iw);                                                                         \
+    if (MG_UNLIKELY(isinf(ix))) { *err = MG_ERR_OVERFLOW; return 0; }                            \
+    return negate ? -ix : ix;                                                                   \
+}
+MG_FLOAT_OPS(double, f64, fmod, floor, copysign, pow, fabs)
+MG_FLOAT_OPS(float, f32, fmodf, floorf, copysignf, powf, fabsf)
+
+/* ---- math module: CPython's error rules around the C library's results ---- */
+MG_INLINE double mg_math1(double result, double x, int *err) {
+    if (MG_UNLIKELY((isnan(result) && !isnan(x)) || (isinf(result) && isfinite(x)))) *err = MG_ERR_VALUE;
+    return result;
+}
+MG_INLINE double mg_sqrt(double x, int *err) {
+    if (MG_UNLIKELY(x < 0)) { *err = MG_ERR_VALUE; return 0.0; } return sqrt(x);
+}
+#define MG_LOG(NAME, FN) MG_INLINE double NAME(double x, int *err) {                              \
+    if (MG_UNLIKELY(!(x > 0) && !isnan(x))) { *err = MG_ERR_VALUE; return 0.0; } return FN(x); }
+MG_LOG(mg_log, log)
+MG_LOG(mg_log10, log10)
+MG_LOG(mg_log2, log2)
+MG_INLINE double mg_atan2(double y, double x, int *err) {
+    if (MG_UNLIKELY(!isfinite(x) || !isfinite(y))) { *err = MG_ERR_VALUE; return 0.0; } return atan2(y, x);
+}
+MG_INLINE double mg_fmod(double x, double y, int *err) {
+    if (MG_UNLIKELY(!isfinite(x) || !isfinite(y) || y == 0)) { *err = MG_ERR_VALUE; return 0.0; }
+    return fmod(x, y);
+}
+MG_INLINE double mg_math_pow(double x, double y, int *err) {
+    if (MG_UNLIKELY(!isfinite(x) || !isfinite(y))) { *err = MG_ERR_VALUE; return 0.0; }
+    if (MG_UNLIKELY(x == 0 && y < 0)) { *err = MG_ERR_VALUE; return 0.0; }
+    if (MG_UNLIKELY(x < 0 && y != floor(y))) { *err = MG_ERR_VALUE; return 0.0; }
+    double r = pow(x, y);
+    if (MG_UNLIKELY(isinf(r))) { *err = MG_ERR_OVERFLOW; return 0.0; }
+    return r;
+}
+MG_INLINE int64_t mg_f2i_floor(double x, int *err) { return mg_f2i(floor(x), err); }
+MG_INLINE int64_t mg_f2i_ceil(double x, int *err) { return mg_f2i(ceil(x), err); }
+MG_INLINE int64_t mg_f2i_trunc(double x, int *err) { return mg_f2i(trunc(x), err); }

@@ -1,0 +1,363 @@
+"""The only IR walker: typed loop IR -> C-style source, for any dialect.
+
+Every operation that can raise in Python renders as a prelude helper taking
+``&mg_err``; a statement that used one is followed by a jump to ``mg_exit``
+when the flag is set, so no later statement runs on a bad value.  The number
+of such helpers in the loop body is reported as ``checks_in_loop``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..analysis.typeinfer import TypedLoop
+from ..ir import nodes as ir
+from ..ir.types import Scalar, buffer_ctype
+from .calls import render_call
+from .dialects.base import Dialect
+from .layout import Layout
+
+ERR = "&mg_err"
+COMPARISONS = {"<", "<=", ">", ">=", "==", "!="}
+EXACT_LIMIT = {"double": "9007199254740992LL", "float": "16777216LL"}
+MATH_ONE_ARG = {"math.exp": "exp", "math.sin": "sin", "math.cos": "cos", "math.tan": "tan",
+                "math.asin": "asin", "math.acos": "acos", "math.atan": "atan", "math.sinh": "sinh",
+                "math.cosh": "cosh", "math.tanh": "tanh"}
+
+
+@dataclass(frozen=True)
+class RenderedKernel:
+    source: str
+    checks_in_loop: int
+
+
+def c_name(name: str) -> str:
+    return "v_" + re.sub(r"[^0-9A-Za-z_]", "_D_", name)
+
+
+def array_name(name: str) -> str:
+    return "a_" + re.sub(r"[^0-9A-Za-z_]", "_D_", name)
+
+
+class Renderer:
+    def __init__(self, typed: TypedLoop, layout: Layout, dialect: Dialect, entry: str = "mg_kernel") -> None:
+        self.typed = typed
+        self.layout = layout
+        self.dialect = dialect
+        self.entry = entry
+        self.lines: list[str] = []
+        self.checks = 0
+        self.labels = 0
+
+    # -- top level ---------------------------------------------------------------
+    def render(self) -> RenderedKernel:
+        self.emit(0, f"{self.dialect.kernel_prefix} {self.entry}(char **mg_arrays, int64_t *mg_ints, double *mg_floats) {{")
+        self.emit(1, "int mg_err = 0;")
+        self.declare_arrays()
+        self.declare_scalars()
+        before = self.checks
+        self.statement(self.typed.body, 1)
+        checks = self.checks - before
+        self.emit(0, "mg_exit:")
+        self.emit(1, "if (mg_err) return mg_err;")
+        for name, (bank, slot) in self.layout.scalars.items():
+            if name in self.layout.assigned_flags:
+                cast = "(double)" if bank == "floats" else "(int64_t)"
+                self.emit(1, f"mg_{bank}[{slot}] = {cast}{c_name(name)};")
+                self.emit(1, f"mg_ints[{self.layout.assigned_flags[name]}] = mg_set_{c_name(name)};")
+        self.emit(1, "return 0;")
+        self.emit(0, "}")
+        source = self.dialect.prelude + "\n" + "\n".join(self.lines) + "\n"
+        return RenderedKernel(source, checks)
+
+    def emit(self, depth: int, text: str) -> None:
+        self.lines.append("    " * depth + text)
+
+    def declare_arrays(self) -> None:
+        for index, name in enumerate(self.layout.arrays):
+            info = self.typed.arrays[name]
+            base = self.layout.dims[name]
+            self.emit(1, f"{buffer_ctype(info.element)} *{array_name(name)} = "
+                         f"({buffer_ctype(info.element)} *)mg_arrays[{index}];")
+            for d in range(info.rank):
+                self.emit(1, f"const int64_t {array_name(name)}_n{d} = mg_ints[{base + d}], "
+                             f"{array_name(name)}_s{d} = mg_ints[{base + info.rank + d}];")
+
+    def declare_scalars(self) -> None:
+        for name, scalar in self.typed.variables.items():
+            if name in self.typed.live_ins:
+                bank, slot = self.layout.scalars[name]
+                self.emit(1, f"{scalar.ctype} {c_name(name)} = ({scalar.ctype})mg_{bank}[{slot}];")
+            else:
+                self.emit(1, f"{scalar.ctype} {c_name(name)} = 0;")
+            if name in self.layout.assigned_flags:
+                self.emit(1, f"int mg_set_{c_name(name)} = 0;")
+
+    # -- statements ----------------------------------------------------------------
+    def block(self, statements, depth: int) -> None:
+        for statement in statements:
+            self.statement(statement, depth)
+
+    def guarded(self, depth: int, before: int) -> None:
+        """Leave the kernel if a helper of the statement just rendered set the flag."""
+        if self.checks != before:
+            self.emit(depth, "if (MG_UNLIKELY(mg_err)) goto mg_exit;")
+
+    def statement(self, node: ir.Stmt, depth: int) -> None:
+        before = self.checks
+        if isinstance(node, ir.Assign):
+            target = self.typed.variables[node.target]
+            self.emit(depth, f"{c_name(node.target)} = {self.convert(node.value, target)};")
+            if node.target in self.layout.assigned_flags:
+                self.emit(depth, f"mg_set_{c_name(node.target)} = 1;")
+            self.guarded(depth, before)
+        elif isinstance(node, ir.Store):
+            element = self.typed.arrays[node.array].element
+            address = self.element_address(node.array, node.indices)
+            value = self.store_value(node.value, element, self.typed.arrays[node.array].is_list)
+            self.emit(depth, f"{address} = {value};")
+            self.guarded(depth, before)
+        elif isinstance(node, ir.If):
+            test = self.truth(node.test)
+            if self.checks != before:
+                label = self.fresh("cond")
+                self.emit(depth, f"int {label} = {test};")
+                self.guarded(depth, before)
+                test = label
+            self.emit(depth, f"if ({test}) {{")
+            self.block(node.body, depth + 1)
+            if node.orelse:
+                self.emit(depth, "} else {")
+                self.block(node.orelse, depth + 1)
+            self.emit(depth, "}")
+        elif isinstance(node, ir.While):
+            self.emit(depth, "for (;;) {")
+            test = self.truth(node.test)
+            if self.checks != before:
+                label = self.fresh("cond")
+                self.emit(depth + 1, f"int {label} = {test};")
+                self.guarded(depth + 1, before)
+                test = label
+            self.emit(depth + 1, f"if (!({test})) break;")
+            self.block(node.body, depth + 1)
+            self.emit(depth, "}")
+        elif isinstance(node, ir.For):
+            self.range_loop(node, depth)
+        elif isinstance(node, ir.Break):
+            self.emit(depth, "break;")
+        elif isinstance(node, ir.Continue):
+            self.emit(depth, "continue;")
+        elif isinstance(node, ir.Pass):
+            pass
+        else:
+            raise TypeError(f"cannot render {type(node).__name__}")
+
+    def range_loop(self, node: ir.For, depth: int) -> None:
+        label = self.fresh("r")
+        before = self.checks
+        bounds = [self.convert(e, Scalar.PY_INT) for e in (node.start, node.stop, node.step)]
+        self.emit(depth, "{")
+        self.emit(depth + 1, f"const int64_t {label}_start = {bounds[0]}, {label}_stop = {bounds[1]}, "
+                             f"{label}_step = {bounds[2]};")
+        self.guarded(depth + 1, before)
+        self.emit(depth + 1, f"if (MG_UNLIKELY({label}_step == 0)) {{ mg_err = MG_ERR_VALUE; goto mg_exit; }}")
+        self.emit(depth + 1, f"const int64_t {label}_trips = mg_trip_count({label}_start, {label}_stop, {label}_step);")
+        self.emit(depth + 1, f"for (int64_t {label}_k = 0; {label}_k < {label}_trips; {label}_k++) {{")
+        self.emit(depth + 2, f"{c_name(node.var)} = {label}_start + {label}_k * {label}_step;")
+        if node.var in self.layout.assigned_flags:
+            self.emit(depth + 2, f"mg_set_{c_name(node.var)} = 1;")
+        self.block(node.body, depth + 2)
+        self.emit(depth + 1, "}")
+        self.emit(depth, "}")
+
+    def fresh(self, stem: str) -> str:
+        self.labels += 1
+        return f"mg_{stem}{self.labels}"
+
+    # -- arrays ------------------------------------------------------------------------
+    def element_address(self, array: str, indices) -> str:
+        name = array_name(array)
+        terms = []
+        for d, index in enumerate(indices):
+            self.checks += 1
+            terms.append(f"mg_index({self.convert(index, Scalar.PY_INT)}, {name}_n{d}, {ERR}) * {name}_s{d}")
+        return f"{name}[{' + '.join(terms)}]"
+
+    def store_value(self, value: ir.Expr, element: Scalar, is_list: bool) -> str:
+        if is_list or element.is_bool:
+            return self.truth(value) if element.is_bool else self.convert(value, element)
+        if element.is_int and value.type.is_float:
+            self.checks += 1
+            as_int = f"mg_f2i({self.expr(value)}, {ERR})"
+            if element is Scalar.NP_INT32:
+                self.checks += 1
+                return f"mg_to_i32({as_int}, {ERR})"
+            return as_int
+        return self.convert(value, element)
+
+    # -- expressions --------------------------------------------------------------------
+    def truth(self, node: ir.Expr) -> str:
+        if isinstance(node, ir.BoolOp):
+            joiner = " && " if node.op == "and" else " || "
+            return "(" + joiner.join(self.truth(v) for v in node.values) + ")"
+        if isinstance(node, ir.UnaryOp) and node.op == "not":
+            return f"(!{self.truth(node.operand)})"
+        if isinstance(node, ir.Compare):
+            return self.expr(node)
+        return f"({self.expr(node)} != 0)"
+
+    def convert(self, node: ir.Expr, target: Scalar) -> str:
+        return self.cast(self.expr(node), node.type, target)
+
+    def cast(self, text: str, source: Scalar, target: Scalar) -> str:
+        if source.ctype == target.ctype:
+            return text
+        if target.is_bool:
+            return f"({text} != 0)"
+        if target.ctype == "float":
+            if source.ctype == "double":
+                return f"(float){text}"
+            self.checks += 1
+            return f"(float)mg_exact_int({text}, {EXACT_LIMIT['float']}, {ERR})"
+        if target.ctype == "int32_t":
+            self.checks += 1
+            return f"mg_to_i32({text}, {ERR})"
+        if target.is_float or target.ctype == "int64_t":
+            return f"(({target.ctype}){text})"
+        raise TypeError(f"no conversion from {source} to {target}")
+
+    def expr(self, node: ir.Expr) -> str:
+        if isinstance(node, ir.Const):
+            return self.constant(node.value)
+        if isinstance(node, ir.Name):
+            return c_name(node.id)
+        if isinstance(node, ir.Load):
+            return self.element_address(node.array, node.indices)
+        if isinstance(node, ir.Length):
+            name = array_name(node.array)
+            checks = []
+            for d, index in enumerate(node.prefix):
+                self.checks += 1
+                checks.append(f"mg_index({self.convert(index, Scalar.PY_INT)}, {name}_n{d}, {ERR})")
+            return "(" + ", ".join(checks + [f"{name}_n{len(node.prefix)}"]) + ")"
+        if isinstance(node, ir.BinOp):
+            return self.binary(node)
+        if isinstance(node, ir.UnaryOp):
+            return self.unary(node)
+        if isinstance(node, ir.Compare):
+            return self.compare(node)
+        if isinstance(node, ir.BoolOp):
+            return self.bool_value(node.op, list(node.values), node.type)
+        if isinstance(node, ir.IfExp):
+            return (f"({self.truth(node.test)} ? {self.convert(node.body, node.type)} : "
+                    f"{self.convert(node.orelse, node.type)})")
+        if isinstance(node, ir.Call):
+            return render_call(self, node)
+        raise TypeError(f"cannot render {type(node).__name__}")
+
+    @staticmethod
+    def constant(value) -> str:
+        if type(value) is bool:
+            return "1" if value else "0"
+        if type(value) is int:
+            return f"{value}LL" if value != -(2**63) else "INT64_MIN"
+        if value != value:
+            return "NAN"
+        if value in (float("inf"), float("-inf")):
+            return "INFINITY" if value > 0 else "(-INFINITY)"
+        return repr(float(value)) if "e" in repr(value) or "." in repr(value) else f"{value!r}.0"
+
+    def bool_value(self, op: str, values: list, result: Scalar) -> str:
+        first = self.convert(values[0], result)
+        if len(values) == 1:
+            return first
+        rest = self.bool_value(op, values[1:], result)
+        test = self.truth(values[0])
+        return f"({test} ? {rest} : {first})" if op == "and" else f"({test} ? {first} : {rest})"
+
+    def operand(self, node: ir.Expr, result: Scalar) -> str:
+        """An operand converted to the C type its operation computes in."""
+        if result is Scalar.NP_INT32 and node.type is Scalar.PY_INT:
+            self.checks += 1  # NumPy refuses Python ints outside int32 here
+            return f"mg_to_i32({self.expr(node)}, {ERR})"
+        if result.is_float and node.type.ctype == "double" and result.ctype == "float":
+            self.checks += 1
+            return f"mg_d2f({self.expr(node)}, {ERR})"
+        if result.is_int:
+            return self.cast(self.expr(node), node.type, Scalar.PY_INT)
+        return self.convert(node, result)
+
+    def binary(self, node: ir.BinOp) -> str:
+        op, result, left, right = node.op, node.type, node.left, node.right
+        if op == "/" and not (left.type.is_float or right.type.is_float):
+            self.checks += 1
+            return (f"mg_truediv_ii({self.cast(self.expr(left), left.type, Scalar.PY_INT)}, "
+                    f"{self.cast(self.expr(right), right.type, Scalar.PY_INT)}, {ERR})")
+        a, b = self.operand(left, result), self.operand(right, result)
+        if result.is_float:
+            suffix = "f64" if result.ctype == "double" else "f32"
+            if op in ("+", "-", "*"):
+                return f"({a} {op} {b})"
+            self.checks += 1
+            helper = {"/": "div", "//": "floordiv", "%": "mod", "**": "pow"}[op]
+            return f"mg_{helper}_{suffix}({a}, {b}, {ERR})"
+        if op in ("&", "|", "^"):
+            return f"({a} {op} {b})"
+        self.checks += 1
+        helper = {"+": "add", "-": "sub", "*": "mul", "//": "floordiv", "%": "mod", "**": "pow",
+                  "<<": "lshift", ">>": "rshift"}[op]
+        text = f"mg_{helper}_i64({a}, {b}, {ERR})"
+        if result is Scalar.NP_INT32:
+            self.checks += 1
+            text = f"mg_to_i32({text}, {ERR})"
+        return text
+
+    def unary(self, node: ir.UnaryOp) -> str:
+        operand, result = node.operand, node.type
+        if node.op == "not":
+            return f"(!{self.truth(operand)})"
+        if result.is_bool:  # ~ on numpy.bool is logical not
+            return f"(!{self.expr(operand)})"
+        if result.is_float:
+            value = self.convert(operand, result)
+            return f"(-{value})" if node.op == "-" else value
+        value = self.cast(self.expr(operand), operand.type, Scalar.PY_INT)
+        if node.op == "+":
+            text = value
+        elif node.op == "~":
+            text = f"(~{value})"
+        else:
+            self.checks += 1
+            text = f"mg_neg_i64({value}, {ERR})"
+        if result is Scalar.NP_INT32:
+            self.checks += 1
+            text = f"mg_to_i32({text}, {ERR})"
+        return text
+
+    def compare(self, node: ir.Compare) -> str:
+        operands = [node.left, *node.comparators]
+        parts = [self.comparison(op, a, b) for op, a, b in zip(node.ops, operands, operands[1:])]
+        return parts[0] if len(parts) == 1 else "(" + " && ".join(parts) + ")"
+
+    def comparison(self, op: str, left: ir.Expr, right: ir.Expr) -> str:
+        types = (left.type, right.type)
+        if not any(t.is_float for t in types):
+            return f"({self.cast(self.expr(left), left.type, Scalar.PY_INT)} {op} " \
+                   f"{self.cast(self.expr(right), right.type, Scalar.PY_INT)})"
+        weak = (Scalar.PY_INT, Scalar.PY_FLOAT, Scalar.PY_BOOL, Scalar.NP_FLOAT32)
+        in_single = Scalar.NP_FLOAT32 in types and all(t in weak for t in types)
+        target = Scalar.NP_FLOAT32 if in_single else Scalar.PY_FLOAT
+        sides = []
+        for side in (left, right):
+            text = self.expr(side)
+            if not side.type.is_float:
+                self.checks += 1
+                text = f"({target.ctype})mg_exact_int({text}, {EXACT_LIMIT[target.ctype]}, {ERR})"
+            elif side.type.ctype != target.ctype:
+                if target.ctype == "float":
+                    self.checks += 1
+                    text = f"mg_d2f({text}, {ERR})"
+                else:
+                    text = f"(double){text}"
+            sides.append(text)
+        return f"({sides[0]} {op} {sides[1]})"

@@ -1,0 +1,116 @@
+"""Rewriting user modules as they are imported, and running a script as __main__.
+
+Only the user's own modules are rewritten: files under the given roots (the
+script's folder for ``megaguards run``), never the standard library,
+site-packages or megaguards itself.  Rewritten code is compiled from source on
+each import (never written to ``__pycache__``, where it would shadow the
+plain module for ordinary ``python`` runs).
+"""
+from __future__ import annotations
+
+import ast
+import importlib.abc
+import importlib.machinery
+import os
+import sys
+import sysconfig
+from pathlib import Path
+
+from .rewrite import rewrite_module
+
+_PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _system_roots() -> list[Path]:
+    roots = set()
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            roots.add(Path(path).resolve())
+    for path in sys.path:
+        if "site-packages" in path or "dist-packages" in path:
+            roots.add(Path(path).resolve())
+    roots.add(Path(sys.prefix).resolve() / "lib")
+    roots.add(Path(sys.base_prefix).resolve() / "lib")
+    return sorted(roots)
+
+
+def is_user_file(path: str, roots: list[Path] | None) -> bool:
+    try:
+        resolved = Path(path).resolve()
+    except OSError:
+        return False
+    if resolved.suffix != ".py" or resolved.is_relative_to(_PACKAGE_ROOT):
+        return False
+    if any(resolved.is_relative_to(root) for root in _system_roots()):
+        return False
+    return roots is None or any(resolved.is_relative_to(root) for root in roots)
+
+
+def compile_rewritten(source: str | bytes, filename: str):
+    """Parse, rewrite loops to sites, compile: the code object to execute."""
+    from ..runtime.site import REGISTRY
+
+    tree = ast.parse(source, filename=filename)
+    tree, _ = rewrite_module(tree, filename, REGISTRY.register)
+    return compile(tree, filename, "exec", dont_inherit=True)
+
+
+class RewritingLoader(importlib.machinery.SourceFileLoader):
+    def get_code(self, fullname):
+        path = self.get_filename(fullname)
+        return compile_rewritten(self.get_data(path), path)
+
+    def exec_module(self, module) -> None:
+        from ..runtime.site import site_globals
+
+        module.__dict__.update(site_globals())
+        super().exec_module(module)
+
+
+class RewritingFinder(importlib.abc.MetaPathFinder):
+    def __init__(self, roots: list[Path] | None) -> None:
+        self.roots = roots
+
+    def find_spec(self, fullname, path=None, target=None):
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
+        if (spec is None or spec.origin is None or not isinstance(spec.loader, importlib.machinery.SourceFileLoader)
+                or not is_user_file(spec.origin, self.roots)):
+            return None
+        spec.loader = RewritingLoader(fullname, spec.origin)
+        return spec
+
+
+def install(roots=None) -> RewritingFinder:
+    """Rewrite user modules imported from now on (under ``roots`` if given)."""
+    for finder in sys.meta_path:
+        if isinstance(finder, RewritingFinder):
+            if roots is None:
+                finder.roots = None
+            elif finder.roots is not None:
+                finder.roots = sorted(set(finder.roots) | {Path(r).resolve() for r in roots})
+            return finder
+    finder = RewritingFinder(None if roots is None else [Path(r).resolve() for r in roots])
+    sys.meta_path.insert(0, finder)
+    return finder
+
+
+def run_path(path: str, argv: list[str]) -> None:
+    """Execute a script as ``__main__`` with its loops rewritten, like ``python path``."""
+    import types
+
+    from ..runtime.site import site_globals
+
+    script = os.path.abspath(path)
+    with open(script, "rb") as handle:
+        source = handle.read()
+    code = compile_rewritten(source, script)
+    install([os.path.dirname(script)])
+    sys.argv = [path, *argv]
+    sys.path[0] = os.path.dirname(script)  # as python does: the script's folder, not ours
+    module = types.ModuleType("__main__")
+    module.__dict__.update({"__file__": script, "__builtins__": __builtins__, "__cached__": None,
+                            "__spec__": None, "__loader__": None, "__package__": None})
+    module.__dict__.update(site_globals())
+    sys.modules["__main__"] = module
+    exec(code, module.__dict__)

@@ -1,0 +1,285 @@
+"""Lowering: a Python ``for ... in range`` loop (``ast``) to the loop IR.
+
+Only the supported subset lowers; anything else raises ``Unsupported`` with the
+reason and the source location, and the loop stays in CPython.
+"""
+from __future__ import annotations
+
+import ast
+import itertools
+
+from ..errors import Unsupported
+from ..ir import nodes as ir
+
+BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+          ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
+          ast.LShift: "<<", ast.RShift: ">>"}
+UNARY = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "not"}
+COMPARE = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+
+_DESCRIBE = {
+    ast.Return: "'return' inside the loop", ast.Yield: "'yield' inside the loop",
+    ast.YieldFrom: "'yield from' inside the loop", ast.Await: "'await' inside the loop",
+    ast.Try: "'try' inside the loop", ast.With: "'with' inside the loop",
+    ast.Raise: "'raise' inside the loop", ast.Delete: "'del' inside the loop",
+    ast.Global: "'global' inside the loop", ast.Nonlocal: "'nonlocal' inside the loop",
+    ast.FunctionDef: "function definition inside the loop", ast.ClassDef: "class definition inside the loop",
+    ast.Import: "import inside the loop", ast.ImportFrom: "import inside the loop",
+    ast.Lambda: "lambda", ast.ListComp: "list comprehension", ast.DictComp: "dict comprehension",
+    ast.SetComp: "set comprehension", ast.GeneratorExp: "generator expression",
+    ast.List: "list display", ast.Dict: "dict display", ast.Set: "set display",
+    ast.JoinedStr: "f-string", ast.NamedExpr: "assignment expression (:=)",
+    ast.Starred: "starred expression", ast.Slice: "slice", ast.Assert: "'assert' inside the loop",
+    ast.Match: "'match' inside the loop",
+}
+
+
+def _unsupported(node: ast.AST, what: str | None = None) -> Unsupported:
+    what = what or _DESCRIBE.get(type(node)) or f"unsupported construct '{type(node).__name__}'"
+    return Unsupported(what, getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+
+
+def _where(node: ast.AST) -> dict:
+    return {"line": getattr(node, "lineno", 0), "col": getattr(node, "col_offset", 0)}
+
+
+def dotted_path(node: ast.AST) -> str | None:
+    """``self.grid`` -> "self.grid"; None for anything but names and attributes of names."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = dotted_path(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+class _Lowerer:
+    def __init__(self) -> None:
+        self.array_ranks: dict[str, set[int]] = {}
+        self.written_arrays: set[str] = set()
+        self.length_only: set[str] = set()
+        self.min_rank: dict[str, int] = {}   # len(A[0]) needs A to have at least rank 2
+        self.scalar_reads: dict[str, None] = {}
+        self.assigned: dict[str, None] = {}
+        self.functions: dict[str, None] = {"range": None}
+        self.temporaries = itertools.count()
+
+    # statements -------------------------------------------------------------
+    def block(self, statements: list[ast.stmt]) -> tuple[ir.Stmt, ...]:
+        lowered: list[ir.Stmt] = []
+        for statement in statements:
+            lowered.extend(self.statement(statement))
+        return tuple(lowered)
+
+    def statement(self, node: ast.stmt) -> list[ir.Stmt]:
+        where = _where(node)
+        if isinstance(node, ast.Assign):
+            return self.assign(node.targets, node.value, node)
+        if isinstance(node, ast.AnnAssign):
+            if node.value is None:
+                return []
+            return self.assign([node.target], node.value, node)
+        if isinstance(node, ast.AugAssign):
+            op = BINARY[type(node.op)]
+            if isinstance(node.target, ast.Name):
+                value = ir.BinOp(op, self.expression(node.target), self.expression(node.value), **where)
+                return [self.bind(node.target.id, value, node)]
+            if isinstance(node.target, ast.Subscript):
+                array, indices = self.subscript(node.target, written=True)
+                value = ir.BinOp(op, ir.Load(array, indices, **where), self.expression(node.value), **where)
+                return [ir.Store(array, indices, value, **where)]
+            raise _unsupported(node.target, "augmented assignment to an attribute")
+        if isinstance(node, ast.For):
+            return [self.range_loop(node)]
+        if isinstance(node, ast.While):
+            if node.orelse:
+                raise _unsupported(node, "'while ... else'")
+            return [ir.While(self.expression(node.test), self.block(node.body), **where)]
+        if isinstance(node, ast.If):
+            return [ir.If(self.expression(node.test), self.block(node.body), self.block(node.orelse), **where)]
+        if isinstance(node, ast.Break):
+            return [ir.Break(**where)]
+        if isinstance(node, ast.Continue):
+            return [ir.Continue(**where)]
+        if isinstance(node, ast.Pass):
+            return [ir.Pass(**where)]
+        if isinstance(node, ast.Expr):
+            if isinstance(node.value, ast.Constant):  # a docstring or a bare literal
+                return []
+            if isinstance(node.value, ast.Call):
+                name = dotted_path(node.value.func) or "a computed function"
+                raise _unsupported(node, f"call to '{name}' as a statement (side effects)")
+            raise _unsupported(node, "expression statement")
+        raise _unsupported(node)
+
+    def range_loop(self, node: ast.For) -> ir.For:
+        if not (isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name)
+                and node.iter.func.id == "range"):
+            raise _unsupported(node, "'for' over something other than range(...)")
+        if node.orelse:
+            raise _unsupported(node, "'for ... else'")
+        if not isinstance(node.target, ast.Name):
+            raise _unsupported(node.target, "loop target is not a plain name")
+        arguments = node.iter.args
+        if node.iter.keywords or not 1 <= len(arguments) <= 3 or any(isinstance(a, ast.Starred) for a in arguments):
+            raise _unsupported(node.iter, "range() with unusual arguments")
+        lowered = [self.expression(a) for a in arguments]
+        one, zero = ir.Const(1, **_where(node)), ir.Const(0, **_where(node))
+        start, stop, step = {1: lambda: (zero, lowered[0], one), 2: lambda: (lowered[0], lowered[1], one),
+                             3: lambda: tuple(lowered)}[len(lowered)]()
+        self.assigned.setdefault(node.target.id, None)
+        return ir.For(node.target.id, start, stop, step, self.block(node.body), **_where(node))
+
+    def assign(self, targets: list[ast.expr], value_node: ast.expr, node: ast.stmt) -> list[ir.Stmt]:
+        where = _where(node)
+        if len(targets) == 1 and not isinstance(targets[0], (ast.Tuple, ast.List)):
+            return [self.store(targets[0], self.expression(value_node), node)]
+        # Several targets or unpacking: evaluate the right side once, into temporaries.
+        if isinstance(value_node, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in value_node.elts):
+            values = [self.expression(e) for e in value_node.elts]
+        else:
+            values = [self.expression(value_node)]
+        statements: list[ir.Stmt] = []
+        temporaries = []
+        for value in values:
+            name = f"mg_tmp{next(self.temporaries)}"
+            statements.append(ir.Assign(name, value, **where))
+            temporaries.append(ir.Name(name, **where))
+        for target in targets:
+            if isinstance(target, (ast.Tuple, ast.List)):
+                if len(values) == 1 or len(target.elts) != len(values):
+                    raise _unsupported(target, "unpacking that is not a tuple of the same length")
+                statements.extend(self.store(t, v, node) for t, v in zip(target.elts, temporaries))
+            else:
+                if len(values) != 1:
+                    raise _unsupported(target, "assigning a tuple to one name")
+                statements.append(self.store(target, temporaries[0], node))
+        return statements
+
+    def store(self, target: ast.expr, value: ir.Expr, node: ast.stmt) -> ir.Stmt:
+        if isinstance(target, ast.Name):
+            return self.bind(target.id, value, node)
+        if isinstance(target, ast.Subscript):
+            array, indices = self.subscript(target, written=True)
+            return ir.Store(array, indices, value, **_where(node))
+        if isinstance(target, ast.Attribute):
+            raise _unsupported(target, f"assignment to attribute '{dotted_path(target) or target.attr}'")
+        raise _unsupported(target)
+
+    def bind(self, name: str, value: ir.Expr, node: ast.AST) -> ir.Assign:
+        if name in self.array_ranks or name in self.length_only:
+            raise _unsupported(node, f"'{name}' is used both as an array and as a scalar")
+        self.assigned.setdefault(name, None)
+        return ir.Assign(name, value, **_where(node))
+
+    # expressions ------------------------------------------------------------
+    def subscript(self, node: ast.Subscript, written: bool = False) -> tuple[str, tuple[ir.Expr, ...]]:
+        indices: list[ast.expr] = []
+        base: ast.expr = node
+        while isinstance(base, ast.Subscript):
+            index = base.slice
+            parts = index.elts if isinstance(index, ast.Tuple) else [index]
+            indices[:0] = parts
+            base = base.value
+        path = dotted_path(base)
+        if path is None:
+            raise _unsupported(base, "subscript of a computed value")
+        if path in self.assigned:
+            raise _unsupported(node, f"'{path}' is used both as an array and as a scalar")
+        self.array_ranks.setdefault(path, set()).add(len(indices))
+        if written:
+            self.written_arrays.add(path)
+        return path, tuple(self.expression(i) for i in indices)
+
+    def expression(self, node: ast.expr) -> ir.Expr:
+        where = _where(node)
+        if isinstance(node, ast.Constant):
+            if type(node.value) not in (int, float, bool):
+                raise _unsupported(node, f"constant of type {type(node.value).__name__}")
+            return ir.Const(node.value, **where)
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            path = dotted_path(node)
+            if path is None:
+                raise _unsupported(node, "attribute of a computed value")
+            if path in self.array_ranks or path in self.length_only:
+                raise _unsupported(node, f"array '{path}' used as a value (only its elements can be)")
+            self.scalar_reads.setdefault(path, None)
+            return ir.Name(path, **where)
+        if isinstance(node, ast.Subscript):
+            array, indices = self.subscript(node)
+            return ir.Load(array, indices, **where)
+        if isinstance(node, ast.BinOp):
+            return ir.BinOp(BINARY[type(node.op)], self.expression(node.left), self.expression(node.right), **where)
+        if isinstance(node, ast.UnaryOp):
+            return ir.UnaryOp(UNARY[type(node.op)], self.expression(node.operand), **where)
+        if isinstance(node, ast.BoolOp):
+            op = "and" if isinstance(node.op, ast.And) else "or"
+            return ir.BoolOp(op, tuple(self.expression(v) for v in node.values), **where)
+        if isinstance(node, ast.Compare):
+            ops = []
+            for op in node.ops:
+                if type(op) not in COMPARE:
+                    raise _unsupported(node, f"comparison '{type(op).__name__}' (is / in)")
+                ops.append(COMPARE[type(op)])
+            return ir.Compare(self.expression(node.left), tuple(ops),
+                              tuple(self.expression(c) for c in node.comparators), **where)
+        if isinstance(node, ast.IfExp):
+            return ir.IfExp(self.expression(node.test), self.expression(node.body), self.expression(node.orelse), **where)
+        if isinstance(node, ast.Call):
+            return self.call(node)
+        if isinstance(node, ast.Tuple):
+            raise _unsupported(node, "tuple value")
+        raise _unsupported(node)
+
+    def call(self, node: ast.Call) -> ir.Expr:
+        path = dotted_path(node.func)
+        if path is None:
+            raise _unsupported(node, "call of a computed function")
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            raise _unsupported(node, f"call to '{path}' with keyword or starred arguments")
+        self.functions.setdefault(path, None)
+        self.scalar_reads.pop(path, None)
+        if path == "len":  # resolved as the builtin at run time; only arrays have lengths
+            if len(node.args) != 1:
+                raise _unsupported(node, "len() takes one argument")
+            return self.length(node.args[0], node)
+        return ir.Call(path, tuple(self.expression(a) for a in node.args), **_where(node))
+
+    def length(self, argument: ast.expr, node: ast.Call) -> ir.Length:
+        prefix: list[ast.expr] = []
+        base = argument
+        while isinstance(base, ast.Subscript):
+            prefix[:0] = base.slice.elts if isinstance(base.slice, ast.Tuple) else [base.slice]
+            base = base.value
+        path = dotted_path(base)
+        if path is None or path in self.assigned:
+            raise _unsupported(node, "len() of something other than an array")
+        self.scalar_reads.pop(path, None)
+        self.length_only.add(path)
+        self.min_rank[path] = max(self.min_rank.get(path, 1), len(prefix) + 1)
+        return ir.Length(path, tuple(self.expression(p) for p in prefix), **_where(node))
+
+    def array_uses(self) -> tuple[ir.ArrayUse, ...]:
+        uses = []
+        minimum = self.min_rank
+        for path in sorted(set(self.array_ranks) | self.length_only):
+            ranks = self.array_ranks.get(path, set())
+            if len(ranks) > 1:
+                raise Unsupported(f"array '{path}' is indexed with {sorted(ranks)} subscripts "
+                                  "(partial indexing such as 'row = A[i]' is not supported)")
+            rank = next(iter(ranks)) if ranks else minimum.get(path, 1)
+            if rank < minimum.get(path, 0):
+                raise Unsupported(f"len() of a sub-array of '{path}' deeper than its indexing")
+            uses.append(ir.ArrayUse(path, rank, path in self.written_arrays))
+        return tuple(uses)
+
+
+def lower_loop(loop: ast.For) -> ir.Loop:
+    """Lower one site's loop; raises ``Unsupported`` (with the location) if it cannot."""
+    lowerer = _Lowerer()
+    body = lowerer.range_loop(loop)
+    arrays = lowerer.array_uses()
+    array_names = {a.name for a in arrays}
+    scalars = tuple(n for n in lowerer.scalar_reads if n not in array_names and n not in lowerer.functions)
+    assigned = tuple(n for n in lowerer.assigned if not n.startswith("mg_tmp"))
+    return ir.Loop(body, scalars, arrays, assigned, tuple(lowerer.functions))

@@ -1,0 +1,133 @@
+"""Source rewrite: every ``for ... in range(...)`` loop becomes a *loop site*.
+
+::
+
+    try:
+        __megaguards_in__ = (n, A, s)          # the loop's upward-exposed reads
+    except NameError:                          # something unbound: let Python raise it
+        __megaguards_in__ = None
+    __megaguards_out__ = __megaguards_site__(7, __megaguards_in__)
+    if __megaguards_out__ is None:
+        for i in range(n): ...                 # the original loop (inner loops are sites too)
+    else:
+        if __megaguards_out__[0] is not __megaguards_unset__: i = __megaguards_out__[0]
+        ...                                    # one line per name the loop may assign
+
+Locations are copied from the loop, so tracebacks point at the user's lines.
+Loops in class bodies are left alone (their name resolution differs).
+"""
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass
+from typing import Callable
+
+from .scope import assigned_names, upward_exposed_reads
+
+SITE_FUNCTION = "__megaguards_site__"
+UNSET_NAME = "__megaguards_unset__"
+IN_NAME = "__megaguards_in__"
+OUT_NAME = "__megaguards_out__"
+
+
+@dataclass(frozen=True)
+class SiteInfo:
+    """Static facts about one loop site, fixed at rewrite time."""
+
+    filename: str
+    line: int
+    function: str | None
+    loop: ast.For          # the original loop, untouched
+    live_ins: tuple[str, ...]
+    live_outs: tuple[str, ...]
+
+
+def is_range_loop(node: ast.AST) -> bool:
+    return (isinstance(node, ast.For) and isinstance(node.iter, ast.Call)
+            and isinstance(node.iter.func, ast.Name) and node.iter.func.id == "range")
+
+
+class LoopRewriter(ast.NodeTransformer):
+    def __init__(self, filename: str, register: Callable[[SiteInfo], int]) -> None:
+        self.filename = filename
+        self.register = register
+        self.scopes: list[str] = []
+        self.count = 0
+
+    def _visit_function(self, node):
+        self.scopes.append(node.name)
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.scopes.pop()
+
+    visit_FunctionDef = _visit_function
+    visit_AsyncFunctionDef = _visit_function
+
+    def visit_ClassDef(self, node: ast.ClassDef):
+        self.scopes.append(node.name)
+        try:
+            node.body = [self.visit(s) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                         ast.ClassDef)) else s
+                         for s in node.body]
+            return node
+        finally:
+            self.scopes.pop()
+
+    def visit_For(self, node: ast.For):
+        if not is_range_loop(node):
+            return self.generic_visit(node)
+        info = SiteInfo(
+            filename=self.filename,
+            line=node.lineno,
+            function=".".join(self.scopes) or None,
+            loop=copy.deepcopy(node),
+            live_ins=tuple(upward_exposed_reads(node)),
+            live_outs=tuple(assigned_names(ast.Module(body=[node], type_ignores=[]))),
+        )
+        site_id = self.register(info)
+        self.count += 1
+        fallback = self.generic_visit(copy.deepcopy(node))
+        return [_located(statement, node) for statement in _site_statements(site_id, info, fallback)]
+
+
+def _site_statements(site_id: int, info: SiteInfo, fallback: ast.For) -> list[ast.stmt]:
+    load = lambda name: ast.Name(id=name, ctx=ast.Load())  # noqa: E731
+    store = lambda name: ast.Name(id=name, ctx=ast.Store())  # noqa: E731
+    values = ast.Tuple(elts=[load(name) for name in info.live_ins], ctx=ast.Load())
+    gather = ast.Try(
+        body=[ast.Assign(targets=[store(IN_NAME)], value=values)],
+        handlers=[ast.ExceptHandler(type=load("NameError"), name=None,
+                                    body=[ast.Assign(targets=[store(IN_NAME)],
+                                                     value=ast.Constant(None))])],
+        orelse=[], finalbody=[],
+    ) if info.live_ins else ast.Assign(targets=[store(IN_NAME)], value=ast.Tuple(elts=[], ctx=ast.Load()))
+    call = ast.Assign(targets=[store(OUT_NAME)], value=ast.Call(
+        func=load(SITE_FUNCTION), args=[ast.Constant(site_id), load(IN_NAME)], keywords=[]))
+    write_back: list[ast.stmt] = []
+    for index, name in enumerate(info.live_outs):
+        value = ast.Subscript(value=load(OUT_NAME), slice=ast.Constant(index), ctx=ast.Load())
+        write_back.append(ast.If(
+            test=ast.Compare(left=value, ops=[ast.IsNot()], comparators=[load(UNSET_NAME)]),
+            body=[ast.Assign(targets=[store(name)], value=copy.deepcopy(value))], orelse=[]))
+    dispatch = ast.If(
+        test=ast.Compare(left=load(OUT_NAME), ops=[ast.Is()], comparators=[ast.Constant(None)]),
+        body=[fallback], orelse=write_back or [ast.Pass()])
+    return [gather, call, dispatch]
+
+
+def _located(new: ast.stmt, old: ast.stmt) -> ast.stmt:
+    for child in ast.walk(new):
+        if isinstance(child, (ast.stmt, ast.expr, ast.excepthandler)) and getattr(child, "lineno", None) is None:
+            ast.copy_location(child, old)
+    return new
+
+
+def rewrite_module(tree: ast.Module, filename: str,
+                   register: Callable[[SiteInfo], int]) -> tuple[ast.Module, int]:
+    """Rewrite every range loop of a parsed module; returns the tree and the number of sites."""
+    rewriter = LoopRewriter(filename, register)
+    tree = rewriter.visit(tree)
+    ast.fix_missing_locations(tree)
+    return tree, rewriter.count

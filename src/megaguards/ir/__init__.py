@@ -1,0 +1,1 @@
+"""The loop IR: frozen nodes and their types."""

@@ -1,0 +1,177 @@
+"""IR nodes: frozen dataclasses, one per construct the kernels support.
+
+Expressions carry ``type`` (None until ``analysis.typeinfer`` fills it in) and
+every node carries the source ``line``/``col`` it came from, for diagnostics.
+Arrays are named by their live-in path ("A", "self.grid"); scalars by variable
+name ("s", "self.n" for an attribute read).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .types import Scalar
+
+
+@dataclass(frozen=True)
+class Node:
+    line: int = field(default=0, kw_only=True, compare=False)
+    col: int = field(default=0, kw_only=True, compare=False)
+
+
+@dataclass(frozen=True)
+class Expr(Node):
+    type: Scalar | None = field(default=None, kw_only=True)
+
+
+@dataclass(frozen=True)
+class Const(Expr):
+    value: object
+
+
+@dataclass(frozen=True)
+class Name(Expr):
+    id: str
+
+
+@dataclass(frozen=True)
+class Load(Expr):
+    array: str
+    indices: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class Length(Expr):
+    """``len(array[p0]...[pk-1])``: size of dimension ``len(prefix)``."""
+
+    array: str
+    prefix: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class BinOp(Expr):
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True)
+class UnaryOp(Expr):
+    op: str
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class Compare(Expr):
+    """A possibly chained comparison ``a < b <= c``."""
+
+    left: Expr
+    ops: tuple[str, ...]
+    comparators: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class BoolOp(Expr):
+    op: str  # "and" | "or"
+    values: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class IfExp(Expr):
+    test: Expr
+    body: Expr
+    orelse: Expr
+
+
+@dataclass(frozen=True)
+class Call(Expr):
+    """A pure built-in or ``math`` function, by qualified name ("abs", "math.sqrt")."""
+
+    function: str
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class Stmt(Node):
+    pass
+
+
+@dataclass(frozen=True)
+class Assign(Stmt):
+    target: str
+    value: Expr
+
+
+@dataclass(frozen=True)
+class Store(Stmt):
+    array: str
+    indices: tuple[Expr, ...]
+    value: Expr
+
+
+@dataclass(frozen=True)
+class If(Stmt):
+    test: Expr
+    body: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True)
+class For(Stmt):
+    """``for var in range(start, stop, step)``."""
+
+    var: str
+    start: Expr
+    stop: Expr
+    step: Expr
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True)
+class While(Stmt):
+    test: Expr
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True)
+class Break(Stmt):
+    pass
+
+
+@dataclass(frozen=True)
+class Continue(Stmt):
+    pass
+
+
+@dataclass(frozen=True)
+class Pass(Stmt):
+    pass
+
+
+@dataclass(frozen=True)
+class ArrayUse:
+    """How the loop uses one array live-in: its rank and whether it writes it."""
+
+    name: str
+    rank: int
+    written: bool
+
+
+@dataclass(frozen=True)
+class Loop:
+    """One loop site lowered: the outermost ``For`` plus what it reads and writes."""
+
+    body: For
+    scalars_in: tuple[str, ...]   # scalar paths the loop reads (live-ins are those bound before it)
+    arrays: tuple[ArrayUse, ...]  # array live-ins
+    assigned: tuple[str, ...]     # scalar variables the loop may assign (live-outs)
+    functions: tuple[str, ...]    # global names of called functions (abs, math, ...)
+
+
+def walk(node):
+    """Every node below ``node`` (inclusive), expressions and statements alike."""
+    yield node
+    for value in node.__dict__.values():
+        children = value if isinstance(value, tuple) else (value,)
+        for child in children:
+            if isinstance(child, Node):
+                yield from walk(child)

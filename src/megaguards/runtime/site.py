@@ -1,0 +1,179 @@
+"""Loop sites: the runtime end of every rewritten loop.
+
+``__megaguards_site__(site_id, live_in_values)`` returns the live-out tuple when
+the compiled path ran, or None when the original loop must run.  Everything
+that can go wrong here (a guard failing, a flag raised in the kernel, even a
+bug in megaguards) ends in None: the user's program runs as under CPython.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import warnings
+from dataclasses import dataclass, field
+
+from .. import config
+from ..errors import Unsupported
+from ..frontend.lower import lower_loop
+from ..frontend.rewrite import SiteInfo
+from ..guards.signature import bind
+from .kernel import FLAG_REASONS, UNSET, Specialization
+from .marshal import GuardFailure
+
+log = logging.getLogger("megaguards")
+MAX_SPECIALIZATIONS = 16
+
+
+@dataclass
+class Rejected:
+    """A signature the loop cannot be compiled for (remembered: not re-analysed)."""
+
+    reason: str
+
+
+@dataclass
+class SiteStats:
+    entries: int = 0
+    compiled_runs: int = 0
+    fallback_runs: int = 0
+    reasons: dict = field(default_factory=dict)
+    analysis: float = 0.0
+    compile: float = 0.0
+
+
+class Site:
+    def __init__(self, site_id: int, info: SiteInfo) -> None:
+        self.id = site_id
+        self.info = info
+        self.stats = SiteStats()
+        self.loop = None            # ir.Loop once lowered
+        self.disabled: str | None = None
+        self.specializations: dict = {}
+        self.lock = threading.Lock()
+
+    def note(self, reason: str) -> None:
+        if len(self.stats.reasons) < 20:
+            self.stats.reasons.setdefault(reason, None)
+
+    def fallback(self, reason: str | None = None):
+        self.stats.fallback_runs += 1
+        if reason:
+            self.note(reason)
+        return None
+
+    def __call__(self, values):
+        self.stats.entries += 1
+        if not config.current().enabled:
+            return self.fallback("megaguards is off (device=off)")
+        if self.disabled:
+            return self.fallback(self.disabled)
+        if values is None:
+            return self.fallback("a name the loop reads is unbound before the loop")
+        try:
+            return self.enter(values)
+        except Exception as error:  # a megaguards bug must never break the user's program
+            log.warning("internal error at %s:%d: %r", self.info.filename, self.info.line, error, exc_info=True)
+            self.disabled = f"internal error in megaguards: {type(error).__name__}: {error}"
+            return self.fallback(self.disabled)
+
+    def enter(self, values):
+        from . import backend
+
+        if self.loop is None:
+            started = time.perf_counter()
+            try:
+                self.loop = lower_loop(self.info.loop)
+            except Unsupported as unsupported:
+                self.disabled = unsupported.describe()
+                return self.fallback(self.disabled)
+            finally:
+                self.stats.analysis += time.perf_counter() - started
+        codec = backend.list_codec()
+        if codec is None:
+            self.disabled = "no C compiler found (set CC)"
+            return self.fallback(self.disabled)
+        try:
+            binding = bind(self.loop, self.info.live_ins, values, codec)
+        except GuardFailure as failure:
+            return self.fallback(f"guard: {failure}")
+        specialization = self.specializations.get(binding.signature)
+        if specialization is None:
+            with self.lock:
+                specialization = self.specializations.get(binding.signature)
+                if specialization is None:
+                    specialization = self.specialize(binding)
+        if isinstance(specialization, Rejected):
+            return self.fallback(specialization.reason)
+        try:
+            outcome = specialization.run(binding.values, binding.probes)
+        except GuardFailure as failure:
+            return self.fallback(f"guard: {failure}")
+        if isinstance(outcome, int):
+            return self.fallback(f"runtime flag: {FLAG_REASONS.get(outcome, outcome)}")
+        self.stats.compiled_runs += 1
+        return outcome
+
+    def specialize(self, binding):
+        from . import backend
+
+        if len(self.specializations) >= MAX_SPECIALIZATIONS:
+            return Rejected(f"more than {MAX_SPECIALIZATIONS} type signatures at this loop")
+        try:
+            result = backend.specialize(self, binding)
+        except Unsupported as unsupported:
+            result = Rejected(unsupported.describe())
+        self.specializations[binding.signature] = result
+        return result
+
+    @property
+    def backend_name(self) -> str | None:
+        return "c-seq" if any(isinstance(s, Specialization) for s in self.specializations.values()) else None
+
+    @property
+    def checks_in_loop(self) -> int:
+        compiled = [s.checks_in_loop for s in self.specializations.values() if isinstance(s, Specialization)]
+        return max(compiled) if compiled else 0
+
+    def seconds(self) -> dict:
+        compiled = [s for s in self.specializations.values() if isinstance(s, Specialization)]
+        return {"analysis": self.stats.analysis, "compile": self.stats.compile,
+                "unbox": sum(s.timings.unbox for s in compiled),
+                "execute": sum(s.timings.execute for s in compiled),
+                "writeback": sum(s.timings.writeback for s in compiled)}
+
+
+class Registry:
+    """Every site created in this process, by id."""
+
+    def __init__(self) -> None:
+        self.sites: list[Site] = []
+        self.lock = threading.Lock()
+
+    def register(self, info: SiteInfo) -> int:
+        with self.lock:
+            site = Site(len(self.sites), info)
+            self.sites.append(site)
+            return site.id
+
+    def dispatch(self, site_id: int, values):
+        return self.sites[site_id](values)
+
+
+REGISTRY = Registry()
+
+
+def site_globals() -> dict:
+    """The names rewritten code refers to; injected into each rewritten module."""
+    from ..frontend.rewrite import SITE_FUNCTION, UNSET_NAME
+
+    return {SITE_FUNCTION: REGISTRY.dispatch, UNSET_NAME: UNSET}
+
+
+_warned: set[str] = set()
+
+
+def warn_once(message: str) -> None:
+    if message not in _warned:
+        _warned.add(message)
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
