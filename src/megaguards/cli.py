@@ -59,10 +59,15 @@ def run(options) -> int:
               f"[Errno 2] No such file or directory", file=sys.stderr)
         return 2
     atexit.register(_write_reports)
-    from .frontend.importhook import run_path
+    from .frontend.importhook import compile_script, run_code
 
     try:
-        run_path(options.script, options.arguments)
+        code = compile_script(options.script)
+    except (SyntaxError, ValueError) as error:  # as python prints it: no frames, just the error
+        traceback.print_exception(type(error), error, None)
+        return 1
+    try:
+        run_code(code, options.script, options.arguments)
     except SystemExit:
         raise
     except KeyboardInterrupt:

@@ -148,6 +148,11 @@ class _Inference:
         if isinstance(node, ir.Length):
             self.indices(node.prefix, node)
             return TypeSet({Scalar.PY_INT})
+        if isinstance(node, ir.Shape):
+            if self.arrays[node.array].is_list:
+                raise Unsupported(f"'{node.array}.shape' of a list (Python raises AttributeError)",
+                                  node.line, node.col)
+            return TypeSet({Scalar.PY_INT})
         if isinstance(node, ir.BinOp):
             return self.combine(lambda l, r: self.binary(node.op, l, r, node),
                                 self.expression(node.left), self.expression(node.right))

@@ -240,6 +240,9 @@ class Renderer:
                 self.checks += 1
                 checks.append(f"mg_index({self.convert(index, Scalar.PY_INT)}, {name}_n{d}, {ERR})")
             return "(" + ", ".join(checks + [f"{name}_n{len(node.prefix)}"]) + ")"
+        if isinstance(node, ir.Shape):
+            rank = self.typed.arrays[node.array].rank
+            return f"{array_name(node.array)}_n{node.dim % rank}"
         if isinstance(node, ir.BinOp):
             return self.binary(node)
         if isinstance(node, ir.UnaryOp):

@@ -95,16 +95,21 @@ def install(roots=None) -> RewritingFinder:
     return finder
 
 
-def run_path(path: str, argv: list[str]) -> None:
-    """Execute a script as ``__main__`` with its loops rewritten, like ``python path``."""
+def compile_script(path: str):
+    """The rewritten code of a script (raises SyntaxError like the interpreter would)."""
+    script = os.path.abspath(path)
+    with open(script, "rb") as handle:
+        source = handle.read()
+    return compile_rewritten(source, script)
+
+
+def run_code(code, path: str, argv: list[str]) -> None:
+    """Execute a script's rewritten code as ``__main__``, like ``python path``."""
     import types
 
     from ..runtime.site import site_globals
 
     script = os.path.abspath(path)
-    with open(script, "rb") as handle:
-        source = handle.read()
-    code = compile_rewritten(source, script)
     install([os.path.dirname(script)])
     sys.argv = [path, *argv]
     sys.path[0] = os.path.dirname(script)  # as python does: the script's folder, not ours

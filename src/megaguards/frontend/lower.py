@@ -59,6 +59,7 @@ class _Lowerer:
         self.written_arrays: set[str] = set()
         self.length_only: set[str] = set()
         self.min_rank: dict[str, int] = {}   # len(A[0]) needs A to have at least rank 2
+        self.shape_dims: dict[str, set] = {}  # a.shape[k] reads
         self.scalar_reads: dict[str, None] = {}
         self.assigned: dict[str, None] = {}
         self.functions: dict[str, None] = {"range": None}
@@ -206,6 +207,8 @@ class _Lowerer:
             self.scalar_reads.setdefault(path, None)
             return ir.Name(path, **where)
         if isinstance(node, ast.Subscript):
+            if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+                return self.shape(node)
             array, indices = self.subscript(node)
             return ir.Load(array, indices, **where)
         if isinstance(node, ast.BinOp):
@@ -259,17 +262,33 @@ class _Lowerer:
         self.min_rank[path] = max(self.min_rank.get(path, 1), len(prefix) + 1)
         return ir.Length(path, tuple(self.expression(p) for p in prefix), **_where(node))
 
+    def shape(self, node: ast.Subscript) -> ir.Shape:
+        """``a.shape[k]`` with a constant k: a dimension of a NumPy array."""
+        path = dotted_path(node.value.value)
+        index = node.slice
+        negative = isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub)
+        constant = index.operand if negative else index
+        if path is None or not isinstance(constant, ast.Constant) or type(constant.value) is not int:
+            raise _unsupported(node, "'.shape[...]' with a computed index")
+        dim = -constant.value if negative else constant.value
+        self.scalar_reads.pop(path, None)
+        self.shape_dims.setdefault(path, set()).add(dim)
+        return ir.Shape(path, dim, **_where(node))
+
     def array_uses(self) -> tuple[ir.ArrayUse, ...]:
         uses = []
         minimum = self.min_rank
-        for path in sorted(set(self.array_ranks) | self.length_only):
+        for path in sorted(set(self.array_ranks) | self.length_only | set(self.shape_dims)):
             ranks = self.array_ranks.get(path, set())
             if len(ranks) > 1:
                 raise Unsupported(f"array '{path}' is indexed with {sorted(ranks)} subscripts "
                                   "(partial indexing such as 'row = A[i]' is not supported)")
-            rank = next(iter(ranks)) if ranks else minimum.get(path, 1)
+            dims = self.shape_dims.get(path, set())
+            rank = next(iter(ranks)) if ranks else max([minimum.get(path, 1)] + [d + 1 for d in dims])
             if rank < minimum.get(path, 0):
                 raise Unsupported(f"len() of a sub-array of '{path}' deeper than its indexing")
+            if any(not -rank <= d < rank for d in dims):
+                raise Unsupported(f"'{path}.shape[...]' outside its {rank} dimensions (Python raises IndexError)")
             uses.append(ir.ArrayUse(path, rank, path in self.written_arrays))
         return tuple(uses)
 

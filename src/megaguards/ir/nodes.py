@@ -48,6 +48,14 @@ class Length(Expr):
 
 
 @dataclass(frozen=True)
+class Shape(Expr):
+    """``array.shape[dim]`` of a NumPy array (dim already made non-negative)."""
+
+    array: str
+    dim: int
+
+
+@dataclass(frozen=True)
 class BinOp(Expr):
     op: str
     left: Expr

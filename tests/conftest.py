@@ -1,0 +1,93 @@
+"""Shared fixtures: an isolated kernel cache per test session, and helpers to run
+code through megaguards and read the per-loop report."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from megaguards import config
+
+
+@pytest.fixture(scope="session", autouse=True)
+def kernel_cache(tmp_path_factory):
+    """Compiled kernels go to a per-session folder, shared by tests and subprocesses."""
+    folder = tmp_path_factory.mktemp("kernel-cache")
+    os.environ["MEGAGUARDS_CACHE_DIR"] = str(folder)
+    config.configure(cache_dir=folder)
+    return folder
+
+
+def run_megaguards(*arguments, cwd=None, env=None, timeout=120) -> subprocess.CompletedProcess:
+    """``python -m megaguards <arguments>`` in a subprocess."""
+    environment = dict(os.environ, **(env or {}))
+    return subprocess.run([sys.executable, "-m", "megaguards", *map(str, arguments)], cwd=cwd,
+                          env=environment, capture_output=True, text=True, timeout=timeout)
+
+
+def run_python(script, *arguments, cwd=None, timeout=120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(script), *map(str, arguments)], cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def site_for(function):
+    """The report entries of the loop sites inside a function compiled by megaguards.jit."""
+    from megaguards.runtime.site import REGISTRY
+    from megaguards.diagnostics.report import loop_record
+
+    code = getattr(function, "__wrapped__", function).__code__
+    last = code.co_firstlineno + len(__import__("inspect").getsourcelines(code)[0])
+    return [loop_record(site) for site in REGISTRY.sites
+            if site.info.filename == code.co_filename and code.co_firstlineno <= site.info.line < last]
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def outcome(function, arguments):
+    """(return value or exception (type, message), arguments afterwards), as comparable data."""
+    import copy
+
+    arguments = copy.deepcopy(arguments)
+    try:
+        result = ("returned", function(*arguments))
+    except Exception as error:  # the exception itself is what we compare
+        result = ("raised", type(error).__name__, str(error))
+    return _comparable(result), _comparable(arguments)
+
+
+def _comparable(value):
+    import numpy
+
+    if isinstance(value, numpy.ndarray):
+        return ("ndarray", str(value.dtype), value.shape, value.tobytes())
+    if isinstance(value, float):
+        return ("float", value.hex()) if value == value else ("float", "nan")
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_comparable(v) for v in value))
+    if isinstance(value, numpy.generic):
+        return (type(value).__name__, _comparable(value.item()))
+    return (type(value).__name__, value)
+
+
+def assert_same_as_cpython(function, *arguments, compiled=True):
+    """Run ``function`` plainly and through megaguards.jit; results, exceptions and the
+    arguments' final state must be identical; ``compiled`` says whether the compiled
+    path must have run (True), must not have (False), or either (None)."""
+    import megaguards
+
+    fast = megaguards.jit(function)
+    before = sum(s["compiled_runs"] for s in site_for(fast))
+    expected = outcome(function, arguments)
+    actual = outcome(fast, arguments)
+    assert actual == expected
+    sites = site_for(fast)
+    compiled_now = sum(s["compiled_runs"] for s in sites) - before
+    if compiled is True:
+        assert compiled_now > 0, [s["reasons"] for s in sites]
+    elif compiled is False:
+        assert compiled_now == 0
+    return fast

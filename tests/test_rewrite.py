@@ -1,0 +1,50 @@
+"""The source rewrite (frontend/rewrite.py): loops become sites, nothing else changes."""
+import ast
+
+from megaguards.frontend.rewrite import SITE_FUNCTION, rewrite_module
+
+
+def rewrite_tree(source: str):
+    infos = []
+
+    def register(info):
+        infos.append(info)
+        return len(infos) - 1
+
+    tree, count = rewrite_module(ast.parse(source), "<test>", register)
+    return tree, infos, count
+
+
+def rewrite(source: str):
+    tree, infos, count = rewrite_tree(source)
+    return ast.unparse(tree), infos, count
+
+
+def test_range_loop_becomes_a_site_with_fallback():
+    text, infos, count = rewrite("def f(a, n):\n    for i in range(n):\n        a[i] = i\n")
+    assert count == 1 and SITE_FUNCTION in text
+    assert infos[0].live_ins == ("range", "n", "a") and infos[0].live_outs == ("i",)
+    assert infos[0].function == "f" and infos[0].line == 2
+    assert "for i in range(n):" in text  # the original loop is kept as the fallback
+
+
+def test_inner_loops_of_the_fallback_are_sites_too():
+    _, infos, count = rewrite("for i in range(3):\n    print(i)\n    for j in range(4):\n        x = j\n")
+    assert count == 2 and [info.line for info in infos] == [1, 3]
+
+
+def test_non_range_loops_and_class_bodies_are_untouched():
+    source = "for x in items:\n    pass\nclass C:\n    for k in range(3):\n        pass\n"
+    text, _, count = rewrite(source)
+    assert count == 0 and ast.dump(ast.parse(text)) == ast.dump(ast.parse(source))
+
+
+def test_methods_get_qualified_names():
+    _, infos, _ = rewrite("class C:\n    def m(self):\n        for i in range(self.n):\n            pass\n")
+    assert infos[0].function == "C.m" and "self" in infos[0].live_ins
+
+
+def test_line_numbers_of_the_fallback_are_preserved():
+    tree, _, _ = rewrite_tree("x = 1\n\n\nfor i in range(2):\n    y = 1 / 0\n")
+    fallback = next(node for node in ast.walk(tree) if isinstance(node, ast.For))
+    assert fallback.lineno == 4
