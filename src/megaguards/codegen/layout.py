@@ -28,7 +28,7 @@ class Layout:
 
 
 def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[str, ...]) -> Layout:
-    arrays = tuple(sorted(typed.arrays))
+    arrays = tuple(typed.arrays)  # the order of loop.arrays, as the runtime binds them
     dims, next_int = {}, 0
     for name in arrays:
         dims[name] = next_int

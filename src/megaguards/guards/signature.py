@@ -8,15 +8,17 @@ the same object.  Anything the compiled code cannot represent raises
 """
 from __future__ import annotations
 
+import operator
 import types
 from dataclasses import dataclass
 
 import numpy
 
 from ..analysis.functions import canonical_name
+from ..errors import Unsupported
 from ..ir import nodes as ir
-from ..ir.types import INT64_MAX, INT64_MIN, Scalar, scalar_of_class
-from ..runtime.marshal import GuardFailure, ListCodec, element_strides, numpy_element
+from ..ir.types import INT64_MAX, INT64_MIN, NUMPY_DTYPE_SCALAR, Scalar, scalar_of_class
+from ..runtime.marshal import GuardFailure, list_leaf_class
 
 _MISSING = object()
 
@@ -51,16 +53,6 @@ def safe_getattr(obj: object, attribute: str) -> object:
     return class_value
 
 
-def resolve(path: str, values: dict) -> object:
-    head, *rest = path.split(".")
-    if head not in values:
-        raise GuardFailure(f"'{head}' is not available before the loop")
-    value = values[head]
-    for attribute in rest:
-        value = safe_getattr(value, attribute)
-    return value
-
-
 def scalar_type(name: str, value: object) -> Scalar:
     scalar = scalar_of_class(type(value))
     if scalar is None:
@@ -70,51 +62,98 @@ def scalar_type(name: str, value: object) -> Scalar:
     return scalar
 
 
+def array_element(name: str, value: object, rank: int) -> tuple[Scalar, bool]:
+    """(element type, is a list) of an array live-in; GuardFailure if unsupported."""
+    if type(value) is list:
+        return scalar_of_class(list_leaf_class(value, rank)), True
+    if type(value) is numpy.ndarray:
+        element = NUMPY_DTYPE_SCALAR.get(value.dtype)
+        if element is None or not value.dtype.isnative:
+            raise GuardFailure(f"'{name}' is a NumPy array of dtype {value.dtype}")
+        if value.ndim != rank:
+            raise GuardFailure(f"'{name}' is a {value.ndim}-D array indexed with {rank} subscripts")
+        return element, False
+    raise GuardFailure(f"'{name}' is a {type(value).__name__}, not a list or NumPy array")
+
+
 @dataclass(frozen=True)
 class Binding:
-    """One entry's live-ins, checked: what the kernel gets and the signature."""
+    """One entry's live-ins: what the kernel gets, and the signature (cache key)."""
 
-    values: dict      # scalar or array path -> the object
-    probes: dict      # array path -> (element Scalar, shape)
-    functions: dict   # called path -> canonical function name
-    signature: tuple
+    key: tuple
+    functions: tuple  # the objects called names are bound to (loop.functions order)
+    scalars: tuple    # scalar live-in values (Binder.scalar_paths order)
+    arrays: tuple     # array live-in objects (loop.arrays order)
 
 
-def bind(loop: ir.Loop, live_ins: tuple[str, ...], values: tuple, codec: ListCodec) -> Binding:
-    by_name = dict(zip(live_ins, values))
-    bound: dict[str, object] = {}
-    functions: dict[str, str] = {}
-    key: list = []
-    for path in loop.functions:
-        value = resolve(path, by_name)
-        canonical = canonical_name(value)
-        if canonical is None:
-            raise GuardFailure(f"'{path}' is not a supported built-in or math function")
-        functions[path] = canonical
-        key.append(canonical)
-    for path in loop.scalars_in:
-        if path.split(".")[0] not in by_name:
-            continue  # bound before every read, in every iteration (not a live-in)
-        value = resolve(path, by_name)
-        bound[path] = value
-        key.append(scalar_type(path, value))
-    probes: dict[str, tuple] = {}
-    identities: dict[int, int] = {}
-    for use in loop.arrays:
-        value = resolve(use.name, by_name)
-        bound[use.name] = value
-        if type(value) is list:
-            element, shape = codec.probe(value, use.rank)
-            probes[use.name] = (element, shape)
-            key.append(("list", element, use.rank))
-        elif type(value) is numpy.ndarray:
-            if value.ndim != use.rank:
-                raise GuardFailure(f"'{use.name}' is a {value.ndim}-D array indexed with {use.rank} subscripts")
-            element = numpy_element(value)
-            element_strides(value)
-            probes[use.name] = (element, value.shape)
-            key.append(("ndarray", element, use.rank))
-        else:
-            raise GuardFailure(f"'{use.name}' is a {type(value).__name__}, not a list or NumPy array")
-        key.append(identities.setdefault(id(value), len(identities)))
-    return Binding(bound, probes, functions, tuple(key))
+def _getter(path: str, index: dict):
+    head, *attributes = path.split(".")
+    position = index[head]
+    if not attributes:
+        return operator.itemgetter(position)
+
+    def get(values):
+        value = values[position]
+        for attribute in attributes:
+            value = safe_getattr(value, attribute)
+        return value
+    return get
+
+
+class Binder:
+    """Per loop site: how to fetch each live-in and compute the signature quickly.
+
+    The key holds classes, dtypes and function objects (cheap to hash); the
+    checks that need a whole pass over a list happen while unboxing, in C."""
+
+    def __init__(self, loop: ir.Loop, live_ins: tuple[str, ...]) -> None:
+        index = {name: k for k, name in enumerate(live_ins)}
+        for path in (*loop.functions, *(a.name for a in loop.arrays)):
+            if path.split(".")[0] not in index:
+                raise Unsupported(f"'{path}' is bound inside the loop")
+        self.function_paths = loop.functions
+        self.scalar_paths = tuple(p for p in loop.scalars_in if p.split(".")[0] in index)
+        self.array_uses = loop.arrays
+        self.function_getters = tuple(_getter(p, index) for p in self.function_paths)
+        self.scalar_getters = tuple(_getter(p, index) for p in self.scalar_paths)
+        self.array_getters = tuple((_getter(a.name, index), a.rank) for a in loop.arrays)
+
+    def bind(self, values: tuple) -> Binding:
+        functions = tuple(get(values) for get in self.function_getters)
+        key = list(functions)
+        scalars = []
+        for get in self.scalar_getters:
+            value = get(values)
+            cls = type(value)
+            if cls is int and not INT64_MIN <= value <= INT64_MAX:
+                raise GuardFailure("an int live-in outside int64")
+            key.append(cls)
+            scalars.append(value)
+        arrays = []
+        identities: dict[int, int] = {}
+        for get, rank in self.array_getters:
+            value = get(values)
+            cls = type(value)
+            if cls is list:
+                key.append(list_leaf_class(value, rank))
+            elif cls is numpy.ndarray:
+                key.append(value.dtype)
+                key.append(value.ndim)
+            else:
+                raise GuardFailure(f"an array live-in is a {cls.__name__}, not a list or NumPy array")
+            key.append(identities.setdefault(id(value), len(identities)))
+            arrays.append(value)
+        return Binding(tuple(key), functions, tuple(scalars), tuple(arrays))
+
+    def describe(self, binding: Binding):
+        """Slow path, once per signature: canonical functions, scalar and array types."""
+        functions = {}
+        for path, value in zip(self.function_paths, binding.functions):
+            canonical = canonical_name(value)
+            if canonical is None:
+                raise Unsupported(f"'{path}' is not bound to a supported built-in or math function")
+            functions[path] = canonical
+        scalars = {path: scalar_type(path, value) for path, value in zip(self.scalar_paths, binding.scalars)}
+        arrays = {use.name: array_element(use.name, value, use.rank)
+                  for use, value in zip(self.array_uses, binding.arrays)}
+        return functions, scalars, arrays

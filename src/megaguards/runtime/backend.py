@@ -2,8 +2,6 @@
 type inference, layout, rendering (C dialect), compiling (cached), loading."""
 from __future__ import annotations
 
-import ctypes
-import functools
 import hashlib
 import logging
 import time
@@ -15,10 +13,9 @@ from ..codegen.dialects.c import C
 from ..codegen.layout import plan_layout
 from ..codegen.renderer import Renderer
 from ..errors import CompilerError, Unsupported
-from ..guards.signature import scalar_type
 from .compiler import build_shared_object, find_compiler, load
 from .kernel import Specialization
-from .marshal import ListCodec
+from .marshal import helper
 
 log = logging.getLogger("megaguards")
 
@@ -32,46 +29,40 @@ def compiler() -> tuple[str, str] | None:
     return found
 
 
-@functools.lru_cache(maxsize=None)
-def _codec(cache_dir: Path, found: tuple[str, str]) -> ListCodec:
-    return ListCodec(cache_dir, found)
-
-
-def list_codec() -> ListCodec | None:
-    found = compiler()
-    if found is None:
-        return None
-    return _codec(config.current().cache_dir, found)
-
-
 def specialize(site, binding) -> Specialization:
     """Analyse, render and compile the site's loop for the types of these live-ins."""
     loop, info = site.loop, site.info
+    found = compiler()
+    if found is None:
+        raise Unsupported("no C compiler found (set CC)")
     started = time.perf_counter()
-    scalar_types = {path: scalar_type(path, value) for path, value in binding.values.items()
-                    if path not in binding.probes}
-    arrays = {use.name: ArrayInfo(binding.probes[use.name][0], use.rank, type(binding.values[use.name]) is list)
+    functions, scalar_types, array_types = site.binder.describe(binding)
+    arrays = {use.name: ArrayInfo(array_types[use.name][0], use.rank, array_types[use.name][1])
               for use in loop.arrays}
-    typed = infer_types(loop.body, scalar_types, arrays, binding.functions)
+    if any(use.rank > 8 for use in loop.arrays):
+        raise Unsupported("an array of more than 8 dimensions")
+    typed = infer_types(loop.body, scalar_types, arrays, functions)
     live_outs = tuple(n for n in info.live_outs if n in typed.variables)
     layout = plan_layout(typed, tuple(scalar_types), live_outs)
     rendered = Renderer(typed, layout, C).render()
     site.stats.analysis += time.perf_counter() - started
     started = time.perf_counter()
+    cache_dir = config.current().cache_dir
     try:
-        path, cached = build_shared_object(rendered.source, config.current().cache_dir, compiler())
+        path, cached = build_shared_object(rendered.source, cache_dir, found)
     except CompilerError as error:
         log.error("%s", error)
         raise Unsupported(f"generated C did not compile (a megaguards bug): {str(error)[:200]}") from None
-    function = load(path, python_api=True).mg_kernel
-    function.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
-    function.restype = ctypes.c_int
+    kernel = load(path).mg_kernel
+    enter = helper(cache_dir, found).mg_enter
     site.stats.compile += time.perf_counter() - started
     dump(site, rendered.source)
     log.debug("site %s:%d compiled (%s)", info.filename, info.line, "cached" if cached else "fresh")
-    written = frozenset(use.name for use in loop.arrays if use.written)
-    return Specialization(typed, layout, function, rendered.checks_in_loop, written,
-                          info.live_outs, list_codec())
+    return Specialization(
+        typed, layout, kernel, rendered.checks_in_loop,
+        written=tuple(use.written for use in loop.arrays),
+        is_list=tuple(arrays[use.name].is_list for use in loop.arrays),
+        scalar_paths=site.binder.scalar_paths, live_outs=info.live_outs, enter=enter)
 
 
 def dump(site, source: str) -> None:

@@ -1,8 +1,9 @@
 """A compiled specialization of one loop site, and running it on one entry.
 
-``Specialization.run`` unboxes the bound live-ins into the kernel's arguments,
-calls the kernel, and, only if no flag was raised, commits array writes and
-returns the live-out values (``UNSET`` for names the loop did not assign).
+``Specialization.run`` hands the bound live-ins to the C marshalling helper,
+which unboxes them, calls the kernel and boxes list results back; NumPy arrays
+the loop writes are copied first and committed only when no flag was raised.
+It returns the live-out values (``UNSET`` for names the loop did not assign).
 """
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ import numpy
 
 from ..analysis.typeinfer import TypedLoop
 from ..codegen.layout import Layout
+from ..guards.signature import Binding
 from ..ir.types import Scalar
-from .marshal import GuardFailure, ListCodec, address, contiguous_strides, element_strides
+from .marshal import GUARD_FAILED, LIST_KIND, PYTHON_ERROR, GuardFailure
 
 FLAG_REASONS = {1: "index out of range", 2: "integer overflow beyond int64 (or the NumPy type's range)",
                 3: "division or modulo by zero", 4: "a value CPython rejects (math domain, NaN to int, "
@@ -26,121 +28,123 @@ FLAG_REASONS = {1: "index out of range", 2: "integer overflow beyond int64 (or t
 class Unset:
     """Marker for a live-out the compiled loop did not assign."""
 
-    _instance = None
-
-    def __new__(cls):
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
     def __repr__(self) -> str:
         return "<megaguards unset>"
 
 
 UNSET = Unset()
-_BOX = {Scalar.PY_BOOL: lambda v: bool(v), Scalar.PY_INT: int, Scalar.PY_FLOAT: float,
+_BOX = {Scalar.PY_BOOL: bool, Scalar.PY_INT: int, Scalar.PY_FLOAT: float,
         Scalar.NP_BOOL: lambda v: numpy.bool_(bool(v)), Scalar.NP_INT32: numpy.int32,
         Scalar.NP_INT64: numpy.int64, Scalar.NP_FLOAT32: numpy.float32, Scalar.NP_FLOAT64: numpy.float64}
-
-
-@dataclass
-class Timings:
-    unbox: float = 0.0
-    execute: float = 0.0
-    writeback: float = 0.0
 
 
 @dataclass
 class Specialization:
     typed: TypedLoop
     layout: Layout
-    function: ctypes._CFuncPtr
+    kernel: ctypes._CFuncPtr
     checks_in_loop: int
-    written: frozenset
+    written: tuple              # for each array (layout order): does the loop write it
+    is_list: tuple              # for each array: a list (True) or a NumPy array
+    scalar_paths: tuple         # Binder.scalar_paths: order of Binding.scalars
     live_outs: tuple[str, ...]
-    codec: ListCodec
-    timings: Timings = field(default_factory=Timings)
+    enter: ctypes._CFuncPtr     # marshal.c's mg_enter
+    seconds: object = field(default_factory=lambda: (ctypes.c_double * 3)())
 
-    def run(self, bound: dict, probes: dict) -> tuple | int:
-        """Live-out tuple on success; the kernel's flag (an int > 0) otherwise."""
-        start = time.perf_counter()
+    def __post_init__(self) -> None:
         layout, typed = self.layout, self.typed
-        ints = (ctypes.c_int64 * max(1, layout.int_slots))()
-        floats = (ctypes.c_double * max(1, layout.float_slots))()
-        pointers = (ctypes.c_void_p * max(1, len(layout.arrays)))()
-        buffers: dict[int, tuple] = {}
-        commits = []
-        self.check_aliasing(bound, probes)
-        for k, name in enumerate(layout.arrays):
-            value = bound[name]
-            element, shape = probes[name]
-            known = buffers.get(id(value))
-            if known is None:
-                if type(value) is list:
-                    work = self.codec.unbox(value, element, shape)
-                    strides = contiguous_strides(shape)
-                    if name in self.written:
-                        commits.append(lambda v=value, e=element, s=shape, w=work: self.codec.box(v, e, s, w))
-                elif name in self.written:
-                    work = value.copy(order="C")
-                    strides = element_strides(work)
-                    commits.append(lambda v=value, w=work: numpy.copyto(v, w))
-                else:
-                    work, strides = value, element_strides(value)
-                known = buffers[id(value)] = (address(work), strides, work)
-            pointers[k] = known[0]
-            base, rank = layout.dims[name], len(shape)
-            for d in range(rank):
-                ints[base + d] = shape[d]
-                ints[base + rank + d] = known[1][d]
-        for name in typed.live_ins:
-            bank, slot = layout.scalars[name]
-            (floats if bank == "floats" else ints)[slot] = bound[name]
-        middle = time.perf_counter()
-        flag = self.function(pointers, ints, floats)
-        end = time.perf_counter()
-        self.timings.unbox += middle - start
-        self.timings.execute += end - middle
+        plan = [len(layout.arrays)]
+        for name, written, is_list in zip(layout.arrays, self.written, self.is_list):
+            info = typed.arrays[name]
+            kind = LIST_KIND[info.element.pyclass] if is_list else 0
+            itemsize = 0 if is_list else numpy.dtype(info.element.pyclass).itemsize
+            plan += [kind, info.rank, itemsize, int(written), layout.dims[name]]
+        scalars = [layout.scalars[path] for path in self.scalar_paths]
+        plan.append(len(scalars))
+        for bank, slot in scalars:
+            plan += [int(bank == "floats"), slot]
+        self.plan = (ctypes.c_int64 * len(plan))(*plan)
+        self.plan_address = ctypes.addressof(self.plan)
+        self.kernel_address = ctypes.cast(self.kernel, ctypes.c_void_p).value
+        self.ints_type = ctypes.c_int64 * max(1, layout.int_slots)
+        self.floats_type = ctypes.c_double * max(1, layout.float_slots)
+        self.numpy_written = tuple(k for k, (w, is_list) in enumerate(zip(self.written, self.is_list))
+                                   if w and not is_list)
+        self.check_lists = any(w and is_list for w, is_list in zip(self.written, self.is_list)) and (
+            sum(self.is_list) > 1 or any(typed.arrays[n].rank > 1 for n in layout.arrays))
+        self.outputs = tuple((layout.assigned_flags.get(name), layout.scalars.get(name),
+                              _BOX[typed.assigned_types[name]] if name in typed.assigned_types else None)
+                             for name in self.live_outs)
+
+    @property
+    def timings(self) -> dict:
+        return {"unbox": self.seconds[0], "execute": self.seconds[1], "writeback": self.seconds[2]}
+
+    def run(self, binding: Binding) -> tuple | int:
+        """Live-out tuple on success; the kernel's flag (an int > 0) otherwise."""
+        arrays = binding.arrays
+        commits = ()
+        if self.numpy_written:
+            arrays, commits = self.copy_written(arrays)
+        if self.check_lists:
+            check_list_rows(arrays, self.is_list, [self.typed.arrays[n].rank for n in self.layout.arrays])
+        ints, floats = self.ints_type(), self.floats_type()
+        flag = self.enter(arrays, binding.scalars, self.plan_address, self.kernel_address, ints, floats,
+                          self.seconds)
         if flag:
+            if flag == GUARD_FAILED:
+                raise GuardFailure("a list that is not rectangular or not homogeneous, or an int beyond int64")
+            if flag == PYTHON_ERROR:
+                raise GuardFailure("out of memory while unboxing")
             return flag
-        for commit in commits:
-            commit()
+        started = time.perf_counter()
+        for original, copy in commits:
+            numpy.copyto(original, copy)
         outputs = []
-        for name in self.live_outs:
-            slot = layout.assigned_flags.get(name)
-            if slot is None or not ints[slot]:
+        for flag_slot, value_slot, box in self.outputs:
+            if flag_slot is None or not ints[flag_slot]:
                 outputs.append(UNSET)
-                continue
-            bank, value_slot = layout.scalars[name]
-            raw = (floats if bank == "floats" else ints)[value_slot]
-            outputs.append(_BOX[typed.assigned_types[name]](raw))
-        self.timings.writeback += time.perf_counter() - end
+            else:
+                bank, slot = value_slot
+                outputs.append(box((floats if bank == "floats" else ints)[slot]))
+        self.seconds[2] += time.perf_counter() - started
         return tuple(outputs)
 
-    def check_aliasing(self, bound: dict, probes: dict) -> None:
-        """Written data must not be reachable through another name the kernel reads
-        separately (same object twice is fine: it shares one buffer)."""
-        if not self.written:
-            return
-        arrays = {id(bound[name]): bound[name] for name in self.layout.arrays}
-        views = [v for v in arrays.values() if type(v) is numpy.ndarray]
-        written_views = [bound[n] for n in self.written if type(bound[n]) is numpy.ndarray]
-        for written in written_views:
-            for other in views:
-                if other is not written and numpy.may_share_memory(written, other):
+    def copy_written(self, arrays: tuple):
+        """Written NumPy arrays are replaced by copies (one per distinct object), committed
+        after success; another view overlapping one of them would read stale data."""
+        arrays = list(arrays)
+        copies: dict[int, tuple] = {}
+        for k in self.numpy_written:
+            original = arrays[k]
+            if id(original) in copies:
+                continue
+            for other in arrays:
+                if (type(other) is numpy.ndarray and other is not original
+                        and numpy.may_share_memory(original, other)):
                     raise GuardFailure("overlapping NumPy views, one of them written")
-        if not any(type(bound[n]) is list for n in self.written):
-            return
-        seen: set[int] = set()
-        total = 0
-        for name in self.layout.arrays:
-            value = bound[name]
-            if type(value) is list and id(value) not in seen:
-                for identity in _sublist_ids(value, len(probes[name][1])):
-                    seen.add(identity)
-                    total += 1
-        if len(seen) != total:
-            raise GuardFailure("a list row appears twice (e.g. [[0] * n] * m), and the loop writes lists")
+            copies[id(original)] = (original, original.copy())
+        for k, value in enumerate(arrays):
+            entry = copies.get(id(value))
+            if entry is not None and entry[0] is value:
+                arrays[k] = entry[1]
+        return tuple(arrays), list(copies.values())
+
+
+def check_list_rows(arrays, is_list, ranks) -> None:
+    """A row reachable twice (``[[0] * n] * m``, or a row passed beside its matrix)
+    would be written through one name and read stale through the other."""
+    seen: set[int] = set()
+    total = 0
+    done: set[int] = set()
+    for value, listed, rank in zip(arrays, is_list, ranks):
+        if listed and id(value) not in done:
+            done.add(id(value))
+            for identity in _sublist_ids(value, rank):
+                seen.add(identity)
+                total += 1
+    if len(seen) != total:
+        raise GuardFailure("a list row appears twice (e.g. [[0] * n] * m), and the loop writes lists")
 
 
 def _sublist_ids(value: list, rank: int):

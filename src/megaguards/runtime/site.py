@@ -17,7 +17,8 @@ from .. import config
 from ..errors import Unsupported
 from ..frontend.lower import lower_loop
 from ..frontend.rewrite import SiteInfo
-from ..guards.signature import bind
+from ..guards.signature import Binder
+from . import backend
 from .kernel import FLAG_REASONS, UNSET, Specialization
 from .marshal import GuardFailure
 
@@ -48,6 +49,7 @@ class Site:
         self.info = info
         self.stats = SiteStats()
         self.loop = None            # ir.Loop once lowered
+        self.binder = None          # guards.signature.Binder for it
         self.disabled: str | None = None
         self.specializations: dict = {}
         self.lock = threading.Lock()
@@ -78,35 +80,30 @@ class Site:
             return self.fallback(self.disabled)
 
     def enter(self, values):
-        from . import backend
-
         if self.loop is None:
             started = time.perf_counter()
             try:
                 self.loop = lower_loop(self.info.loop)
+                self.binder = Binder(self.loop, self.info.live_ins)
             except Unsupported as unsupported:
                 self.disabled = unsupported.describe()
                 return self.fallback(self.disabled)
             finally:
                 self.stats.analysis += time.perf_counter() - started
-        codec = backend.list_codec()
-        if codec is None:
-            self.disabled = "no C compiler found (set CC)"
-            return self.fallback(self.disabled)
         try:
-            binding = bind(self.loop, self.info.live_ins, values, codec)
+            binding = self.binder.bind(values)
         except GuardFailure as failure:
             return self.fallback(f"guard: {failure}")
-        specialization = self.specializations.get(binding.signature)
+        specialization = self.specializations.get(binding.key)
         if specialization is None:
             with self.lock:
-                specialization = self.specializations.get(binding.signature)
+                specialization = self.specializations.get(binding.key)
                 if specialization is None:
                     specialization = self.specialize(binding)
         if isinstance(specialization, Rejected):
             return self.fallback(specialization.reason)
         try:
-            outcome = specialization.run(binding.values, binding.probes)
+            outcome = specialization.run(binding)
         except GuardFailure as failure:
             return self.fallback(f"guard: {failure}")
         if isinstance(outcome, int):
@@ -115,15 +112,14 @@ class Site:
         return outcome
 
     def specialize(self, binding):
-        from . import backend
-
         if len(self.specializations) >= MAX_SPECIALIZATIONS:
             return Rejected(f"more than {MAX_SPECIALIZATIONS} type signatures at this loop")
         try:
             result = backend.specialize(self, binding)
-        except Unsupported as unsupported:
-            result = Rejected(unsupported.describe())
-        self.specializations[binding.signature] = result
+        except (Unsupported, GuardFailure) as problem:
+            reason = problem.describe() if isinstance(problem, Unsupported) else f"guard: {problem}"
+            result = Rejected(reason)
+        self.specializations[binding.key] = result
         return result
 
     @property
@@ -136,11 +132,9 @@ class Site:
         return max(compiled) if compiled else 0
 
     def seconds(self) -> dict:
-        compiled = [s for s in self.specializations.values() if isinstance(s, Specialization)]
+        compiled = [s.timings for s in self.specializations.values() if isinstance(s, Specialization)]
         return {"analysis": self.stats.analysis, "compile": self.stats.compile,
-                "unbox": sum(s.timings.unbox for s in compiled),
-                "execute": sum(s.timings.execute for s in compiled),
-                "writeback": sum(s.timings.writeback for s in compiled)}
+                **{stage: sum(t[stage] for t in compiled) for stage in ("unbox", "execute", "writeback")}}
 
 
 class Registry:

@@ -1,0 +1,222 @@
+/* The per-entry marshalling of a loop site, in one call with the GIL held:
+ * unbox the live-ins into the kernel's arguments, run the kernel, and box list
+ * results back.  Compiled like the kernels (against Python's headers) and
+ * loaded with ctypes.PyDLL.
+ *
+ * plan (int64): [n_arrays, then per array: kind, rank, itemsize, written, dims_slot,
+ *                n_scalars, then per scalar: bank (0 ints, 1 floats), slot]
+ * kind: 0 NumPy array (read in place), 1/2/3 list of bool/int/float (unboxed). */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { KIND_NDARRAY = 0, KIND_BOOL = 1, KIND_INT = 2, KIND_FLOAT = 3 };
+enum { MG_GUARD = -1, MG_PYERROR = -2 };
+#define MAX_ARRAYS 64
+#define MAX_RANK 8
+
+/* The public field layout of numpy's PyArrayObject (stable across NumPy 1.x and 2.x). */
+typedef struct { PyObject_HEAD char *data; int nd; Py_ssize_t *dimensions; Py_ssize_t *strides; } mg_ndarray;
+
+typedef int (*mg_kernel_fn)(char **, int64_t *, double *);
+static double mg_empty[2];
+
+static int element_size(int kind) { return kind == KIND_BOOL ? 1 : 8; }
+
+static int unbox_level(PyObject *obj, int depth, int rank, const int64_t *shape, int kind,
+                       char *out, int64_t *position) {
+    if (!PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != shape[depth]) return 1;
+    Py_ssize_t n = PyList_GET_SIZE(obj);
+    PyObject **items = ((PyListObject *)obj)->ob_item;
+    if (depth + 1 < rank) {
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (unbox_level(items[i], depth + 1, rank, shape, kind, out, position)) return 1;
+        return 0;
+    }
+    int64_t p = *position;
+    if (kind == KIND_FLOAT) {
+        double *dst = (double *)out + p;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (Py_TYPE(items[i]) != &PyFloat_Type) return 1;
+            dst[i] = PyFloat_AS_DOUBLE(items[i]);
+        }
+    } else if (kind == KIND_INT) {
+        int64_t *dst = (int64_t *)out + p;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int overflow = 0;
+            if (Py_TYPE(items[i]) != &PyLong_Type) return 1;
+            long long value = PyLong_AsLongLongAndOverflow(items[i], &overflow);
+            if (overflow) return 1;
+            dst[i] = value;
+        }
+    } else {
+        uint8_t *dst = (uint8_t *)out + p;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (items[i] == Py_True) dst[i] = 1;
+            else if (items[i] == Py_False) dst[i] = 0;
+            else return 1;
+        }
+    }
+    *position = p + n;
+    return 0;
+}
+
+static int box_level(PyObject *obj, int depth, int rank, const int64_t *shape, int kind,
+                     const char *buffer, int64_t *position) {
+    if (!PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != shape[depth]) return -1;
+    Py_ssize_t n = PyList_GET_SIZE(obj);
+    PyObject **items = ((PyListObject *)obj)->ob_item;
+    if (depth + 1 < rank) {
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (box_level(items[i], depth + 1, rank, shape, kind, buffer, position)) return -1;
+        return 0;
+    }
+    int64_t p = *position;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *old = items[i], *fresh;
+        if (kind == KIND_FLOAT) {
+            double value = ((const double *)buffer)[p + i];
+            if (PyFloat_CheckExact(old)) {
+                double previous = PyFloat_AS_DOUBLE(old);
+                if (memcmp(&value, &previous, sizeof value) == 0) continue;
+            }
+            fresh = PyFloat_FromDouble(value);
+        } else if (kind == KIND_INT) {
+            int64_t value = ((const int64_t *)buffer)[p + i];
+            if (PyLong_CheckExact(old)) {
+                int overflow = 0;
+                if (PyLong_AsLongLongAndOverflow(old, &overflow) == value && !overflow) continue;
+            }
+            fresh = PyLong_FromLongLong(value);
+        } else {
+            fresh = ((const uint8_t *)buffer)[p + i] ? Py_True : Py_False;
+            if (fresh == old) continue;
+            Py_INCREF(fresh);
+        }
+        if (fresh == NULL) return -1;
+        items[i] = fresh;
+        Py_DECREF(old);
+    }
+    *position = p + n;
+    return 0;
+}
+
+/* Shape of a nested list along its first elements; 0 on success, 1 if not a list of that rank. */
+static int list_shape(PyObject *obj, int rank, int64_t *shape) {
+    for (int d = 0; d < rank; d++) {
+        if (!PyList_CheckExact(obj)) return 1;
+        shape[d] = PyList_GET_SIZE(obj);
+        if (shape[d] == 0) { for (int e = d + 1; e < rank; e++) shape[e] = 0; return 0; }
+        obj = PyList_GET_ITEM(obj, 0);
+    }
+    return 0;
+}
+
+static int store_scalar(PyObject *value, int bank, int64_t slot, int64_t *ints, double *floats) {
+    if (bank == 1) {
+        double d = PyFloat_AsDouble(value);
+        if (d == -1.0 && PyErr_Occurred()) return MG_PYERROR;
+        floats[slot] = d;
+    } else if (PyBool_Check(value)) {
+        ints[slot] = value == Py_True;
+    } else {
+        PyObject *index = PyNumber_Index(value);
+        if (index == NULL) return MG_PYERROR;
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
+        Py_DECREF(index);
+        if (overflow) return MG_GUARD;
+        if (v == -1 && PyErr_Occurred()) return MG_PYERROR;
+        ints[slot] = v;
+    }
+    return 0;
+}
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+/* seconds[0..2] accumulate unboxing, kernel and boxing time. */
+int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *kernel,
+             int64_t *ints, double *floats, double *seconds) {
+    double started = now(), middle;
+    int64_t n_arrays = plan[0];
+    const int64_t *entry = plan + 1;
+    char *pointers[MAX_ARRAYS];
+    char *owned[MAX_ARRAYS] = {0};
+    int64_t shapes[MAX_ARRAYS][MAX_RANK];
+    int result = 0;
+    if (n_arrays > MAX_ARRAYS) return MG_GUARD;
+    for (int64_t k = 0; k < n_arrays; k++, entry += 5) {
+        PyObject *obj = PyTuple_GET_ITEM(arrays, k);
+        int kind = (int)entry[0], rank = (int)entry[1];
+        int64_t itemsize = entry[2], dims = entry[4];
+        int64_t *shape = shapes[k];
+        int alias = -1;
+        for (int64_t j = 0; j < k; j++)
+            if (PyTuple_GET_ITEM(arrays, j) == obj) { alias = (int)j; break; }
+        if (kind == KIND_NDARRAY) {
+            mg_ndarray *array = (mg_ndarray *)obj;
+            if (array->nd != rank) { result = MG_GUARD; goto done; }
+            int64_t size = 1;
+            for (int d = 0; d < rank; d++) {
+                shape[d] = ints[dims + d] = array->dimensions[d];
+                if (array->strides[d] % itemsize) { result = MG_GUARD; goto done; }
+                ints[dims + rank + d] = array->strides[d] / itemsize;
+                size *= shape[d];
+            }
+            pointers[k] = size ? array->data : (char *)mg_empty;
+            continue;
+        }
+        if (list_shape(obj, rank, shape)) { result = MG_GUARD; goto done; }
+        int64_t size = 1, stride = 1;
+        for (int d = rank - 1; d >= 0; d--) {
+            ints[dims + d] = shape[d];
+            ints[dims + rank + d] = stride;
+            stride *= shape[d] ? shape[d] : 1;
+            size *= shape[d];
+        }
+        if (alias >= 0) { pointers[k] = pointers[alias]; continue; }
+        if (size == 0) { pointers[k] = (char *)mg_empty; continue; }
+        owned[k] = malloc((size_t)size * element_size(kind));
+        if (owned[k] == NULL) { PyErr_NoMemory(); result = MG_PYERROR; goto done; }
+        int64_t position = 0;
+        if (unbox_level(obj, 0, rank, shape, kind, owned[k], &position)) { result = MG_GUARD; goto done; }
+        pointers[k] = owned[k];
+    }
+    int64_t n_scalars = entry[0];
+    entry += 1;
+    for (int64_t s = 0; s < n_scalars; s++, entry += 2) {
+        result = store_scalar(PyTuple_GET_ITEM(scalars, s), (int)entry[0], entry[1], ints, floats);
+        if (result) goto done;
+    }
+    middle = now();
+    seconds[0] += middle - started;
+    result = ((mg_kernel_fn)kernel)(pointers, ints, floats);
+    started = now();
+    seconds[1] += started - middle;
+    if (result) goto done;
+    entry = plan + 1;
+    for (int64_t k = 0; k < n_arrays; k++, entry += 5) {
+        if (owned[k] == NULL || !entry[3]) continue;  /* not an unboxed list, or read only */
+        int64_t position = 0;
+        if (box_level(PyTuple_GET_ITEM(arrays, k), 0, (int)entry[1], shapes[k], (int)entry[0],
+                      owned[k], &position)) { result = MG_PYERROR; goto done; }
+    }
+    seconds[2] += now() - started;
+done:
+    for (int64_t k = 0; k < n_arrays; k++) free(owned[k]);
+    if (result == MG_PYERROR) PyErr_Clear();
+    return result;
+}
+
+/* Unboxing alone (benchmarks and tests): a list of floats into a buffer of n doubles. */
+int mg_unbox_floats(PyObject *list, double *out, int64_t n) {
+    int64_t shape[1] = {n}, position = 0;
+    return unbox_level(list, 0, 1, shape, KIND_FLOAT, (char *)out, &position);
+}
