@@ -94,3 +94,23 @@ def test_report_table_and_dump(tmp_path):
 def test_help_and_version():
     assert run_megaguards("--version").stdout.startswith("megaguards ")
     assert "run" in run_megaguards("--help").stdout
+
+
+def test_no_compiler_warns_once_and_runs_in_cpython(tmp_path):
+    import sys
+
+    script = write(tmp_path, "two.py", """
+        a = [1.0, 2.0]
+        for i in range(2):
+            a[i] = a[i] * 2
+        for i in range(2):
+            a[i] = a[i] + 1
+        print(a)
+    """)
+    env = {"PATH": str(tmp_path / "no-such-bin"), "CC": "", "MEGAGUARDS_CACHE_DIR": str(tmp_path / "c")}
+    import subprocess, os
+    result = subprocess.run([sys.executable, "-m", "megaguards", "run", "--report", script],
+                            env=dict(os.environ, **env), capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout == "[3.0, 5.0]\n"
+    assert result.stderr.count("no C compiler found") == 3  # one warning, two report rows
+    assert "RuntimeWarning" in result.stderr

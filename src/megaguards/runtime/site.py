@@ -170,4 +170,5 @@ _warned: set[str] = set()
 def warn_once(message: str) -> None:
     if message not in _warned:
         _warned.add(message)
-        warnings.warn(message, RuntimeWarning, stacklevel=3)
+        # One line naming megaguards, not a megaguards source line.
+        warnings.warn_explicit(message, RuntimeWarning, "megaguards", 0)
