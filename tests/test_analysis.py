@@ -54,7 +54,7 @@ def test_int_variable_becoming_float_is_unstable():
 def test_python_float_accumulating_numpy_values_becomes_numpy_float64():
     result = typed("for i in range(n):\n    s += a[i]\n", {"n": Scalar.PY_INT, "s": Scalar.PY_FLOAT},
                    {"a": ArrayInfo(Scalar.NP_FLOAT64, 1, False)})
-    assert result.assigned_types["s"] is Scalar.NP_FLOAT64
+    assert result.assigned_types["s"] == {Scalar.NP_FLOAT64}
 
 
 def test_storing_a_float_into_an_int_list_is_rejected():

@@ -238,3 +238,17 @@ def test_methods_reading_attributes():
     assert fast.smooth() == 36.0
     assert site_for(Grid.smooth)[-1]["compiled_runs"] == 1
     del plain
+
+
+def test_variable_reset_each_row_then_accumulating_numpy_values():
+    def row_sums(a, out, m):
+        s = -1.0
+        for i in range(a.shape[0]):
+            s = 0.0
+            for j in range(m):
+                s += a[i, j]
+            out[i] = s
+        return s, type(s).__name__
+    a = numpy.arange(12, dtype=numpy.float64).reshape(3, 4)
+    assert_same_as_cpython(row_sums, a, numpy.zeros(3), 4)
+    assert_same_as_cpython(row_sums, a, numpy.zeros(3), 0)  # s stays a Python float

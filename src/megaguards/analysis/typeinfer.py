@@ -35,7 +35,7 @@ class ArrayInfo:
 class TypedLoop:
     body: ir.For
     variables: dict          # name -> representative Scalar (the C type) of every scalar
-    assigned_types: dict     # live-out name -> the type its value has when the loop assigns it
+    assigned_types: dict     # name -> frozenset of the types of the values the loop assigns it
     arrays: dict             # name -> ArrayInfo
     functions: dict          # call path as written -> canonical function name
     live_ins: frozenset      # scalar variables whose value comes from before the loop
@@ -55,7 +55,7 @@ class _Inference:
         self.entry = {name: TypeSet({t}) for name, t in live_in_types.items()}
         self.arrays = arrays
         self.functions = functions
-        self.assigned: dict[str, Scalar] = {}
+        self.assigned: dict[str, TypeSet] = {}
         self.sets = dict(self.entry)
 
     # pass over the loop, collecting assignment types ---------------------------
@@ -64,8 +64,8 @@ class _Inference:
             self.assigned = {}
             self.statement(loop)
             sets = dict(self.entry)
-            for name, t in self.assigned.items():
-                sets[name] = sets.get(name, TypeSet()) | {t}
+            for name, types in self.assigned.items():
+                sets[name] = sets.get(name, TypeSet()) | types
             if sets == self.sets:
                 break
             self.sets = sets
@@ -105,11 +105,13 @@ class _Inference:
             self.statement(statement)
 
     def assign(self, name: str, value: Scalar, node: ir.Node) -> None:
-        previous = self.assigned.setdefault(name, value)
-        if previous is not value:
+        # Python float and numpy.float64 (int and numpy.int64) share a C type: the
+        # variable's class is then tracked at run time (a tag the kernel sets).
+        types = self.assigned.get(name, TypeSet()) | {value}
+        if len({t.ctype for t in types}) > 1:
             raise Unsupported(f"'{name}' is assigned values of different types "
-                              f"({_describe({previous, value})}); the loop is not type-stable",
-                              node.line, node.col)
+                              f"({_describe(types)}); the loop is not type-stable", node.line, node.col)
+        self.assigned[name] = types
 
     def store(self, node: ir.Store) -> None:
         info = self.arrays[node.array]
@@ -138,7 +140,7 @@ class _Inference:
         if isinstance(node, ir.Name):
             if node.id not in self.sets:
                 if node.id in self.assigned:
-                    return TypeSet({self.assigned[node.id]})
+                    return self.assigned[node.id]
                 raise Unsupported(f"'{node.id}' may be unbound or is not a number here", node.line, node.col)
             return self.sets[node.id]
         if isinstance(node, ir.Load):

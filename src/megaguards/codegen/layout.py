@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..analysis.typeinfer import TypedLoop
+from ..ir.types import Scalar
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class Layout:
     dims: dict        # array -> first ints slot of its dims (strides follow, rank slots later)
     scalars: dict     # variable -> ("ints" | "floats", slot)
     assigned_flags: dict  # live-out variable -> ints slot of its "was assigned" flag
+    box_tags: dict        # live-out assigned several classes -> ints slot of the last one's tag
     int_slots: int
     float_slots: int
 
@@ -44,9 +46,15 @@ def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[st
         else:
             scalars[name] = ("ints", next_int)
             next_int += 1
-    flags = {}
+    flags, tags = {}, {}
     for name in live_outs:
         if name in typed.variables:
             flags[name] = next_int
             next_int += 1
-    return Layout(arrays, dims, scalars, flags, next_int, next_float)
+            if len(typed.assigned_types.get(name, ())) > 1:
+                tags[name] = next_int
+                next_int += 1
+    return Layout(arrays, dims, scalars, flags, tags, next_int, next_float)
+
+
+BOX_TAGS = {scalar: tag for tag, scalar in enumerate(Scalar)}

@@ -15,7 +15,7 @@ from ..ir import nodes as ir
 from ..ir.types import Scalar, buffer_ctype
 from .calls import render_call
 from .dialects.base import Dialect
-from .layout import Layout
+from .layout import BOX_TAGS, Layout
 
 ERR = "&mg_err"
 COMPARISONS = {"<", "<=", ">", ">=", "==", "!="}
@@ -65,6 +65,8 @@ class Renderer:
                 cast = "(double)" if bank == "floats" else "(int64_t)"
                 self.emit(1, f"mg_{bank}[{slot}] = {cast}{c_name(name)};")
                 self.emit(1, f"mg_ints[{self.layout.assigned_flags[name]}] = mg_set_{c_name(name)};")
+            if name in self.layout.box_tags:
+                self.emit(1, f"mg_ints[{self.layout.box_tags[name]}] = mg_tag_{c_name(name)};")
         self.emit(1, "return 0;")
         self.emit(0, "}")
         source = self.dialect.prelude + "\n" + "\n".join(self.lines) + "\n"
@@ -92,6 +94,8 @@ class Renderer:
                 self.emit(1, f"{scalar.ctype} {c_name(name)} = 0;")
             if name in self.layout.assigned_flags:
                 self.emit(1, f"int mg_set_{c_name(name)} = 0;")
+            if name in self.layout.box_tags:
+                self.emit(1, f"int mg_tag_{c_name(name)} = 0;")
 
     # -- statements ----------------------------------------------------------------
     def block(self, statements, depth: int) -> None:
@@ -108,8 +112,7 @@ class Renderer:
         if isinstance(node, ir.Assign):
             target = self.typed.variables[node.target]
             self.emit(depth, f"{c_name(node.target)} = {self.convert(node.value, target)};")
-            if node.target in self.layout.assigned_flags:
-                self.emit(depth, f"mg_set_{c_name(node.target)} = 1;")
+            self.mark_assigned(node.target, node.value.type, depth)
             self.guarded(depth, before)
         elif isinstance(node, ir.Store):
             element = self.typed.arrays[node.array].element
@@ -164,11 +167,16 @@ class Renderer:
         self.emit(depth + 1, f"const int64_t {label}_trips = mg_trip_count({label}_start, {label}_stop, {label}_step);")
         self.emit(depth + 1, f"for (int64_t {label}_k = 0; {label}_k < {label}_trips; {label}_k++) {{")
         self.emit(depth + 2, f"{c_name(node.var)} = {label}_start + {label}_k * {label}_step;")
-        if node.var in self.layout.assigned_flags:
-            self.emit(depth + 2, f"mg_set_{c_name(node.var)} = 1;")
+        self.mark_assigned(node.var, Scalar.PY_INT, depth + 2)
         self.block(node.body, depth + 2)
         self.emit(depth + 1, "}")
         self.emit(depth, "}")
+
+    def mark_assigned(self, name: str, scalar: Scalar, depth: int) -> None:
+        if name in self.layout.assigned_flags:
+            self.emit(depth, f"mg_set_{c_name(name)} = 1;")
+        if name in self.layout.box_tags:
+            self.emit(depth, f"mg_tag_{c_name(name)} = {BOX_TAGS[scalar]};")
 
     def fresh(self, stem: str) -> str:
         self.labels += 1

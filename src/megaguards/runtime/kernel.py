@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy
 
 from ..analysis.typeinfer import TypedLoop
-from ..codegen.layout import Layout
+from ..codegen.layout import BOX_TAGS, Layout
 from ..guards.signature import Binding
 from ..ir.types import Scalar
 from .marshal import GUARD_FAILED, LIST_KIND, PYTHON_ERROR, GuardFailure
@@ -36,6 +36,7 @@ UNSET = Unset()
 _BOX = {Scalar.PY_BOOL: bool, Scalar.PY_INT: int, Scalar.PY_FLOAT: float,
         Scalar.NP_BOOL: lambda v: numpy.bool_(bool(v)), Scalar.NP_INT32: numpy.int32,
         Scalar.NP_INT64: numpy.int64, Scalar.NP_FLOAT32: numpy.float32, Scalar.NP_FLOAT64: numpy.float64}
+_BOX_BY_TAG = {tag: _BOX[scalar] for scalar, tag in BOX_TAGS.items()}
 
 
 @dataclass
@@ -73,8 +74,11 @@ class Specialization:
         self.check_lists = any(w and is_list for w, is_list in zip(self.written, self.is_list)) and (
             sum(self.is_list) > 1 or any(typed.arrays[n].rank > 1 for n in layout.arrays))
         self.outputs = tuple((layout.assigned_flags.get(name), layout.scalars.get(name),
-                              _BOX[typed.assigned_types[name]] if name in typed.assigned_types else None)
-                             for name in self.live_outs)
+                              layout.box_tags.get(name), self.boxer(name)) for name in self.live_outs)
+
+    def boxer(self, name: str):
+        types = self.typed.assigned_types.get(name, ())
+        return _BOX[next(iter(types))] if len(types) == 1 else None
 
     @property
     def timings(self) -> dict:
@@ -101,12 +105,14 @@ class Specialization:
         for original, copy in commits:
             numpy.copyto(original, copy)
         outputs = []
-        for flag_slot, value_slot, box in self.outputs:
+        for flag_slot, value_slot, tag_slot, box in self.outputs:
             if flag_slot is None or not ints[flag_slot]:
                 outputs.append(UNSET)
-            else:
-                bank, slot = value_slot
-                outputs.append(box((floats if bank == "floats" else ints)[slot]))
+                continue
+            bank, slot = value_slot
+            if tag_slot is not None:
+                box = _BOX_BY_TAG[ints[tag_slot]]
+            outputs.append(box((floats if bank == "floats" else ints)[slot]))
         self.seconds[2] += time.perf_counter() - started
         return tuple(outputs)
 
