@@ -1,0 +1,59 @@
+"""megaguards.jit and megaguards.install in a running program."""
+import textwrap
+
+import megaguards
+
+from conftest import assert_same_as_cpython, run_python, site_for
+
+
+def test_jit_keeps_closures_defaults_and_metadata():
+    scale = 3
+
+    def scaled(a, offset=1):
+        """Docstring kept."""
+        for i in range(len(a)):
+            a[i] = a[i] * scale + offset
+        return a
+    fast = megaguards.jit(scaled)
+    assert fast.__name__ == "scaled" and fast.__doc__ == "Docstring kept." and fast.__wrapped__ is scaled
+    assert fast([1, 2]) == [4, 7]
+    assert site_for(fast)[-1]["compiled_runs"] == 1
+    assert_same_as_cpython(scaled, [5, 6, 7], 2)
+
+
+def test_jit_rejects_non_functions():
+    import pytest
+
+    with pytest.raises(TypeError, match="expects a Python function"):
+        megaguards.jit(len)
+
+
+def test_install_rewrites_modules_imported_afterwards(tmp_path):
+    (tmp_path / "user_kernels.py").write_text(textwrap.dedent("""
+        def dot(a, b):
+            s = 0.0
+            for i in range(len(a)):
+                s += a[i] * b[i]
+            return s
+    """))
+    script = tmp_path / "main.py"
+    script.write_text(textwrap.dedent(f"""
+        import sys, megaguards
+        sys.path.insert(0, {str(tmp_path)!r})
+        megaguards.install([{str(tmp_path)!r}])
+        import user_kernels, json
+        print(user_kernels.dot([1.0, 2.0], [3.0, 4.0]))
+        print(json.dumps([(l["function"], l["compiled_runs"]) for l in megaguards.report()["loops"]]))
+    """))
+    result = run_python(script)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["11.0", '[["dot", 1]]']
+
+
+def test_standard_library_is_never_rewritten():
+    from megaguards.frontend.importhook import is_user_file
+    import json
+
+    assert not is_user_file(json.__file__, None)
+    assert not is_user_file(megaguards.__file__, None)
+    assert is_user_file(__file__, None)
