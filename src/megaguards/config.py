@@ -7,6 +7,7 @@
 | MEGAGUARDS_DUMP        | --dump          | write every generated kernel source into this folder  |
 | MEGAGUARDS_CACHE_DIR   |                 | compiled kernels (default: ~/.cache/megaguards)       |
 | MEGAGUARDS_STRICT      |                 | 1: no reassociating float reductions (later backends) |
+| MEGAGUARDS_HOIST       |                 | 0: keep every bounds/overflow check inside the loop   |
 | MEGAGUARDS_LOG         |                 | logging level of the "megaguards" logger              |
 | CC                     |                 | the C compiler (default: cc, then gcc, then clang)    |
 """
@@ -30,6 +31,7 @@ class Config:
     strict: bool = False
     log_level: str = "warning"
     compiler: str | None = None
+    hoist: bool = True
 
     @property
     def enabled(self) -> bool:
@@ -50,6 +52,7 @@ def from_environment(environ=os.environ) -> Config:
         strict=environ.get("MEGAGUARDS_STRICT", "0") not in ("", "0", "false", "no"),
         log_level=environ.get("MEGAGUARDS_LOG", "warning"),
         compiler=environ.get("CC") or None,
+        hoist=environ.get("MEGAGUARDS_HOIST", "1") not in ("0", "false", "no", "off"),
     )
 
 

@@ -25,6 +25,7 @@ class Layout:
     scalars: dict     # variable -> ("ints" | "floats", slot)
     assigned_flags: dict  # live-out variable -> ints slot of its "was assigned" flag
     box_tags: dict        # live-out assigned several classes -> ints slot of the last one's tag
+    precondition_slot: int  # ints slot: number of the first hoisted check that failed, or -1
     int_slots: int
     float_slots: int
 
@@ -54,7 +55,7 @@ def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[st
             if len(typed.assigned_types.get(name, ())) > 1:
                 tags[name] = next_int
                 next_int += 1
-    return Layout(arrays, dims, scalars, flags, tags, next_int, next_float)
+    return Layout(arrays, dims, scalars, flags, tags, next_int, next_int + 1, next_float)
 
 
 BOX_TAGS = {scalar: tag for tag, scalar in enumerate(Scalar)}

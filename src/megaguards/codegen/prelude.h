@@ -185,3 +185,26 @@ MG_INLINE double mg_math_pow(double x, double y, int *err) {
 MG_INLINE int64_t mg_f2i_floor(double x, int *err) { return mg_f2i(floor(x), err); }
 MG_INLINE int64_t mg_f2i_ceil(double x, int *err) { return mg_f2i(ceil(x), err); }
 MG_INLINE int64_t mg_f2i_trunc(double x, int *err) { return mg_f2i(trunc(x), err); }
+
+/* ---- hoisted checks (kernel prologue) and the check-free loop ---- */
+#define MG_FAIL(k) do { mg_fast = 0; if (mg_failed < 0) mg_failed = (k); } while (0)
+MG_INLINE int mg_fits(__int128 lo, __int128 hi) { return lo >= INT64_MIN && hi <= INT64_MAX; }
+MG_INLINE __int128 mg_min4(__int128 a, __int128 b, __int128 c, __int128 d) {
+    __int128 m = a < b ? a : b; m = m < c ? m : c; return m < d ? m : d;
+}
+MG_INLINE __int128 mg_max4(__int128 a, __int128 b, __int128 c, __int128 d) {
+    __int128 m = a > b ? a : b; m = m > c ? m : c; return m > d ? m : d;
+}
+MG_INLINE __int128 mg_fdiv128(__int128 a, __int128 c) { __int128 q = a / c; return q - ((a % c != 0) && ((a < 0) != (c < 0))); }
+MG_INLINE __int128 mg_mod128(__int128 a, __int128 c) { return a - mg_fdiv128(a, c) * c; }
+MG_INLINE __int128 mg_mod128_lo(__int128 lo, __int128 hi, __int128 c) {
+    return mg_fdiv128(lo, c) == mg_fdiv128(hi, c) ? mg_mod128(lo, c) : 0;
+}
+MG_INLINE __int128 mg_mod128_hi(__int128 lo, __int128 hi, __int128 c) {
+    return mg_fdiv128(lo, c) == mg_fdiv128(hi, c) ? mg_mod128(hi, c) : c - 1;
+}
+/* Python's index wrap where the prologue proved -n <= i < n: no error path. */
+MG_INLINE int64_t mg_wrap(int64_t i, int64_t n) { return i + (i < 0 ? n : 0); }
+/* Floor division and modulo by a positive constant (proven: no zero, no overflow). */
+MG_INLINE int64_t mg_fdiv_pos(int64_t a, int64_t c) { int64_t q = a / c; return q - ((a % c) < 0); }
+MG_INLINE int64_t mg_fmod_pos(int64_t a, int64_t c) { int64_t r = a % c; return r + (r < 0 ? c : 0); }

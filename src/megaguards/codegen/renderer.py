@@ -10,12 +10,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..analysis.bounds import HoistFacts
 from ..analysis.typeinfer import TypedLoop
 from ..ir import nodes as ir
 from ..ir.types import Scalar, buffer_ctype
 from .calls import render_call
 from .dialects.base import Dialect
 from .layout import BOX_TAGS, Layout
+from .prologue import PrologueWriter
 
 ERR = "&mg_err"
 COMPARISONS = {"<", "<=", ">", ">=", "==", "!="}
@@ -28,7 +30,8 @@ MATH_ONE_ARG = {"math.exp": "exp", "math.sin": "sin", "math.cos": "cos", "math.t
 @dataclass(frozen=True)
 class RenderedKernel:
     source: str
-    checks_in_loop: int
+    checks_in_loop: int           # checks inside the loop that runs when the hoisted ones pass
+    preconditions: tuple = ()     # descriptions of the hoisted checks, by number
 
 
 def c_name(name: str) -> str:
@@ -40,8 +43,11 @@ def array_name(name: str) -> str:
 
 
 class Renderer:
-    def __init__(self, typed: TypedLoop, layout: Layout, dialect: Dialect, entry: str = "mg_kernel") -> None:
+    def __init__(self, typed: TypedLoop, layout: Layout, dialect: Dialect, facts: HoistFacts | None = None,
+                 entry: str = "mg_kernel") -> None:
         self.typed = typed
+        self.facts = facts if facts is not None and not facts.empty else None
+        self.fast = False  # rendering the copy of the loop that relies on the hoisted checks
         self.layout = layout
         self.dialect = dialect
         self.entry = entry
@@ -55,10 +61,23 @@ class Renderer:
         self.emit(1, "int mg_err = 0;")
         self.declare_arrays()
         self.declare_scalars()
-        before = self.checks
-        self.statement(self.typed.body, 1)
-        checks = self.checks - before
+        self.emit(1, "int mg_fast = 1; int64_t mg_failed = -1;")
+        preconditions: list[str] = []
+        if self.facts is None:
+            before = self.checks
+            self.statement(self.typed.body, 1)
+            checks = self.checks - before
+        else:
+            preconditions = PrologueWriter(self, self.facts).render(1)
+            self.emit(1, "if (mg_fast) {")
+            before, self.fast = self.checks, True
+            self.statement(self.typed.body, 2)
+            checks, self.fast = self.checks - before, False
+            self.emit(1, "} else {")
+            self.statement(self.typed.body, 2)
+            self.emit(1, "}")
         self.emit(0, "mg_exit:")
+        self.emit(1, f"mg_ints[{self.layout.precondition_slot}] = mg_failed;")
         self.emit(1, "if (mg_err) return mg_err;")
         for name, (bank, slot) in self.layout.scalars.items():
             if name in self.layout.assigned_flags:
@@ -70,7 +89,7 @@ class Renderer:
         self.emit(1, "return 0;")
         self.emit(0, "}")
         source = self.dialect.prelude + "\n" + "\n".join(self.lines) + "\n"
-        return RenderedKernel(source, checks)
+        return RenderedKernel(source, checks, tuple(preconditions))
 
     def emit(self, depth: int, text: str) -> None:
         self.lines.append("    " * depth + text)
@@ -116,7 +135,7 @@ class Renderer:
             self.guarded(depth, before)
         elif isinstance(node, ir.Store):
             element = self.typed.arrays[node.array].element
-            address = self.element_address(node.array, node.indices)
+            address = self.element_address(node)
             value = self.store_value(node.value, element, self.typed.arrays[node.array].is_list)
             self.emit(depth, f"{address} = {value};")
             self.guarded(depth, before)
@@ -183,13 +202,30 @@ class Renderer:
         return f"mg_{stem}{self.labels}"
 
     # -- arrays ------------------------------------------------------------------------
-    def element_address(self, array: str, indices) -> str:
-        name = array_name(array)
+    def element_address(self, access: ir.Load | ir.Store) -> str:
+        name = array_name(access.array)
         terms = []
-        for d, index in enumerate(indices):
-            self.checks += 1
-            terms.append(f"mg_index({self.convert(index, Scalar.PY_INT)}, {name}_n{d}, {ERR}) * {name}_s{d}")
+        for d, index in enumerate(access.indices):
+            value = self.convert(index, Scalar.PY_INT)
+            hoisted = self.facts.index(access, d) if self.fast else None
+            if hoisted is None:
+                self.checks += 1
+                position = f"mg_index({value}, {name}_n{d}, {ERR})"
+            elif hoisted.wrap:
+                position = f"mg_wrap({value}, {name}_n{d})"
+            else:
+                position = value
+            terms.append(f"{position} * {name}_s{d}")
         return f"{name}[{' + '.join(terms)}]"
+
+    def dimension(self, access: int, dim: int) -> str:
+        """The size of dimension ``dim`` of the array a hoisted access reads or writes."""
+        hoisted = next(h for h in self.facts.indices if h.access == access and h.dim == dim)
+        return f"{array_name(hoisted.array)}_n{dim}"
+
+    def proven(self, node: ir.Expr) -> bool:
+        """Integer arithmetic the prologue proved within int64 (in the fast copy only)."""
+        return self.fast and id(node) in self.facts.unchecked
 
     def store_value(self, value: ir.Expr, element: Scalar, is_list: bool) -> str:
         if is_list or element.is_bool:
@@ -240,7 +276,7 @@ class Renderer:
         if isinstance(node, ir.Name):
             return c_name(node.id)
         if isinstance(node, ir.Load):
-            return self.element_address(node.array, node.indices)
+            return self.element_address(node)
         if isinstance(node, ir.Length):
             name = array_name(node.array)
             checks = []
@@ -314,6 +350,10 @@ class Renderer:
             return f"mg_{helper}_{suffix}({a}, {b}, {ERR})"
         if op in ("&", "|", "^"):
             return f"({a} {op} {b})"
+        if self.proven(node) and result is not Scalar.NP_INT32:
+            if op == "//":
+                return f"mg_fdiv_pos({a}, {b})"
+            return f"mg_fmod_pos({a}, {b})" if op == "%" else f"({a} {op} {b})"
         self.checks += 1
         helper = {"+": "add", "-": "sub", "*": "mul", "//": "floordiv", "%": "mod", "**": "pow",
                   "<<": "lshift", ">>": "rshift"}[op]
@@ -337,6 +377,8 @@ class Renderer:
             text = value
         elif node.op == "~":
             text = f"(~{value})"
+        elif self.proven(node):
+            text = f"(-{value})"
         else:
             self.checks += 1
             text = f"mg_neg_i64({value}, {ERR})"

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from .. import config
+from ..analysis.bounds import hoist_checks
 from ..analysis.typeinfer import ArrayInfo, infer_types
 from ..codegen.dialects.c import C
 from ..codegen.layout import plan_layout
@@ -44,7 +45,8 @@ def specialize(site, binding) -> Specialization:
     typed = infer_types(loop.body, scalar_types, arrays, functions)
     live_outs = tuple(n for n in info.live_outs if n in typed.variables)
     layout = plan_layout(typed, tuple(scalar_types), live_outs)
-    rendered = Renderer(typed, layout, C).render()
+    facts = hoist_checks(typed) if config.current().hoist else None
+    rendered = Renderer(typed, layout, C, facts).render()
     site.stats.analysis += time.perf_counter() - started
     started = time.perf_counter()
     cache_dir = config.current().cache_dir
@@ -59,7 +61,7 @@ def specialize(site, binding) -> Specialization:
     dump(site, rendered.source)
     log.debug("site %s:%d compiled (%s)", info.filename, info.line, "cached" if cached else "fresh")
     return Specialization(
-        typed, layout, kernel, rendered.checks_in_loop,
+        typed, layout, kernel, rendered.checks_in_loop, rendered.preconditions,
         written=tuple(use.written for use in loop.arrays),
         is_list=tuple(arrays[use.name].is_list for use in loop.arrays),
         scalar_paths=site.binder.scalar_paths, live_outs=info.live_outs, enter=enter)

@@ -45,12 +45,14 @@ class Specialization:
     layout: Layout
     kernel: ctypes._CFuncPtr
     checks_in_loop: int
+    preconditions: tuple        # descriptions of the hoisted checks, by number
     written: tuple              # for each array (layout order): does the loop write it
     is_list: tuple              # for each array: a list (True) or a NumPy array
     scalar_paths: tuple         # Binder.scalar_paths: order of Binding.scalars
     live_outs: tuple[str, ...]
     enter: ctypes._CFuncPtr     # marshal.c's mg_enter
     seconds: object = field(default_factory=lambda: (ctypes.c_double * 3)())
+    failed_precondition: str | None = None  # of the last run: the hoisted check that failed
 
     def __post_init__(self) -> None:
         layout, typed = self.layout, self.typed
@@ -60,10 +62,10 @@ class Specialization:
             kind = LIST_KIND[info.element.pyclass] if is_list else 0
             itemsize = 0 if is_list else numpy.dtype(info.element.pyclass).itemsize
             plan += [kind, info.rank, itemsize, int(written), layout.dims[name]]
-        scalars = [layout.scalars[path] for path in self.scalar_paths]
-        plan.append(len(scalars))
-        for bank, slot in scalars:
-            plan += [int(bank == "floats"), slot]
+        plan.append(len(self.scalar_paths))
+        for path in self.scalar_paths:
+            bank, slot = layout.scalars[path]
+            plan += [1 if bank == "floats" else 2 if typed.variables[path].is_bool else 0, slot]
         self.plan = (ctypes.c_int64 * len(plan))(*plan)
         self.plan_address = ctypes.addressof(self.plan)
         self.kernel_address = ctypes.cast(self.kernel, ctypes.c_void_p).value
@@ -93,13 +95,16 @@ class Specialization:
         if self.check_lists:
             check_list_rows(arrays, self.is_list, [self.typed.arrays[n].rank for n in self.layout.arrays])
         ints, floats = self.ints_type(), self.floats_type()
+        ints[self.layout.precondition_slot] = -1
         flag = self.enter(arrays, binding.scalars, self.plan_address, self.kernel_address, ints, floats,
                           self.seconds)
+        failed = ints[self.layout.precondition_slot]
+        self.failed_precondition = self.preconditions[failed] if failed >= 0 else None
         if flag:
             if flag == GUARD_FAILED:
                 raise GuardFailure("a list that is not rectangular or not homogeneous, or an int beyond int64")
             if flag == PYTHON_ERROR:
-                raise GuardFailure("out of memory while unboxing")
+                raise GuardFailure("unboxing raised (out of memory, or a value that does not convert)")
             return flag
         started = time.perf_counter()
         for original, copy in commits:

@@ -4,7 +4,7 @@
  * loaded with ctypes.PyDLL.
  *
  * plan (int64): [n_arrays, then per array: kind, rank, itemsize, written, dims_slot,
- *                n_scalars, then per scalar: bank (0 ints, 1 floats), slot]
+ *                n_scalars, then per scalar: bank (0 ints, 1 floats, 2 ints from a truth value), slot]
  * kind: 0 NumPy array (read in place), 1/2/3 list of bool/int/float (unboxed). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -120,8 +120,10 @@ static int store_scalar(PyObject *value, int bank, int64_t slot, int64_t *ints, 
         double d = PyFloat_AsDouble(value);
         if (d == -1.0 && PyErr_Occurred()) return MG_PYERROR;
         floats[slot] = d;
-    } else if (PyBool_Check(value)) {
-        ints[slot] = value == Py_True;
+    } else if (bank == 2) {  /* bool and numpy.bool: truth value */
+        int truth = PyObject_IsTrue(value);
+        if (truth < 0) return MG_PYERROR;
+        ints[slot] = truth;
     } else {
         PyObject *index = PyNumber_Index(value);
         if (index == NULL) return MG_PYERROR;

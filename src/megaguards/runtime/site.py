@@ -106,6 +106,9 @@ class Site:
             outcome = specialization.run(binding)
         except GuardFailure as failure:
             return self.fallback(f"guard: {failure}")
+        if specialization.failed_precondition:
+            self.note(f"hoisted check failed ({specialization.failed_precondition}): "
+                      "ran the copy of the loop that checks inside")
         if isinstance(outcome, int):
             return self.fallback(f"runtime flag: {FLAG_REASONS.get(outcome, outcome)}")
         self.stats.compiled_runs += 1

@@ -33,6 +33,6 @@ for i in range(len(flags)):  # mg: compiled
         n += 10
     elif flags[i] or i > 3:
         n += 1
-    v = flags[i] and i
+    v = (i > 2) and flags[i]
     n += v
 print(repr(n), repr(v))

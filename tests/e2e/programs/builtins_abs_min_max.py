@@ -34,5 +34,5 @@ print(repr(out))
 
 ia = [0] * 8
 for i in range(8):  # mg: compiled
-    ia[i] = abs(i - 5) + min(i, 3) - max(i - 2, 0, -i) + min(True, i)
+    ia[i] = abs(i - 5) + min(i, 3) - max(i - 2, 0, -i) + min(i % 2, 1)
 print(repr(ia))

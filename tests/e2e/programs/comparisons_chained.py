@@ -40,6 +40,6 @@ print(repr(count))
 
 big = [2 ** 53, 2 ** 53 + 1, -(2 ** 53) - 1, 3]
 res = [False] * 4
-for i in range(4):  # mg: compiled
+for i in range(4):  # mg: fallback
     res[i] = big[i] == big[i] * 1.0 or big[i] < 0.5
 print(repr(res))

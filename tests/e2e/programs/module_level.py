@@ -7,7 +7,7 @@ for i in range(N):  # mg: compiled
     total += data[i]
 print(repr(total), repr(i))
 
-best = -1
+best = -1.0
 best_at = -1
 for j in range(N):  # mg: compiled
     if data[j] > best:

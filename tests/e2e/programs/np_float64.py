@@ -26,5 +26,5 @@ print(repr(t), type(t).__name__, repr(s), type(s).__name__)
 
 z = np.zeros(8)
 for i in range(8):  # mg: compiled
-    z[i] = (i - 3.5) // 2 + (i % 3) / 7 - 2 ** (i - 4) + z[i - 1]
+    z[i] = (i - 3.5) // 2 + (i % 3) / 7 - 2.0 ** (i - 4) + z[i - 1]
 print(z.tolist(), z.dtype)

@@ -21,7 +21,7 @@ def float_powers(bases, exps, out):
 out = [0] * 72
 int_powers(out)
 print(repr(out))
-bases = [2.0, 0.5, 1.5, 10.0, 0.0, 1.0, 3.25]
+bases = [2.0, 0.5, 1.5, 10.0, 1.0, 3.25]
 exps = [0.0, 1.0, 2.0, 0.5, -1.0, -2.5, 3.0, 1e-3]
 fout = [0.0] * (len(bases) * len(exps))
 float_powers(bases, exps, fout)

@@ -1,0 +1,207 @@
+"""Which bounds and overflow checks can leave the loop (MegaGuards §3.3.3).
+
+An integer expression is *hoistable* when it is built from constants, loop-invariant
+integer live-ins, array sizes and the variables of enclosing ``range`` loops with
+``+ - *`` (and ``//``, ``%`` by positive constants).  Its range over the whole
+iteration space follows by interval arithmetic from the loops' bounds, so one check
+at kernel entry proves every subscript in range and every intermediate within int64.
+
+This module only decides *what* is hoisted (pure, over the typed IR); the renderer
+emits the entry checks (the kernel's prologue) and a check-free copy of the loop,
+used when they all pass.  A subscript whose range may be negative (``a[i - 1]``,
+``a[n - 1 - i]``) is wrapped Python-style without a branch to an error path.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir import nodes as ir
+from ..ir.types import Scalar
+from .typeinfer import TypedLoop
+
+HOISTABLE_TYPES = (Scalar.PY_INT, Scalar.PY_BOOL, Scalar.NP_INT64, Scalar.NP_BOOL)
+
+
+@dataclass(frozen=True)
+class LoopRange:
+    """A ``for`` loop whose variable's range is computable at entry."""
+
+    loop: int              # id() of the ir.For node
+    var: str
+    start: ir.Expr
+    stop: ir.Expr
+    step: int
+    parent: int | None     # the enclosing LoopRange's loop id
+    scope: tuple           # (variable, loop id) pairs usable in start and stop
+
+
+@dataclass(frozen=True)
+class HoistedIndex:
+    """One subscript (one dimension of one access) checked once, at entry."""
+
+    access: int            # id() of the ir.Load / ir.Store
+    array: str
+    dim: int
+    index: ir.Expr
+    wrap: bool             # may be negative: wrapped Python-style in the fast loop
+    loop: int | None       # innermost enclosing LoopRange (its emptiness skips the check)
+    description: str
+    scope: tuple           # (variable, loop id) pairs: which loop each variable belongs to
+
+
+@dataclass(frozen=True)
+class HoistFacts:
+    loops: tuple[LoopRange, ...]                 # outer before inner
+    indices: tuple[HoistedIndex, ...]
+    ranges: tuple[tuple[ir.Expr, int | None, tuple], ...]  # other hoisted integer expressions: (expr, loop, scope)
+    unchecked: frozenset                         # id() of BinOp/UnaryOp nodes proven within int64
+
+    @property
+    def empty(self) -> bool:
+        return not (self.indices or self.ranges)
+
+    def index(self, access: ir.Node, dim: int) -> HoistedIndex | None:
+        return self._by_access.get((id(access), dim))
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_by_access", {(h.access, h.dim): h for h in self.indices})
+
+
+def _names_bound_outside_headers(node: ir.Node) -> set[str]:
+    return {n.target for n in ir.walk(node) if isinstance(n, ir.Assign)}
+
+
+def _for_bindings(node: ir.Node) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for child in ir.walk(node):
+        if isinstance(child, ir.For):
+            counts[child.var] = counts.get(child.var, 0) + 1
+    return counts
+
+
+class _Hoister:
+    def __init__(self, typed: TypedLoop) -> None:
+        self.typed = typed
+        assigned = _names_bound_outside_headers(typed.body)
+        self.invariant = {name for name in typed.live_ins if name not in typed.assigned_types}
+        self.reassigned = assigned
+        self.loops: list[LoopRange] = []
+        self.indices: list[HoistedIndex] = []
+        self.ranges: list[tuple] = []
+        self.unchecked: set[int] = set()
+
+    # is an expression hoistable, given the usable loop variables ------------------
+    def hoistable(self, node: ir.Expr, scope: dict[str, int]) -> bool:
+        if node.type not in HOISTABLE_TYPES:
+            return False
+        if isinstance(node, ir.Const):
+            return True
+        if isinstance(node, ir.Name):
+            return node.id in scope or node.id in self.invariant
+        if isinstance(node, (ir.Shape,)) or (isinstance(node, ir.Length) and not node.prefix):
+            return True
+        if isinstance(node, ir.UnaryOp):
+            return node.op in ("-", "+") and self.hoistable(node.operand, scope)
+        if isinstance(node, ir.BinOp):
+            if node.op in ("+", "-", "*"):
+                return self.hoistable(node.left, scope) and self.hoistable(node.right, scope)
+            if node.op in ("//", "%"):
+                right = node.right
+                return (isinstance(right, ir.Const) and type(right.value) is int and right.value > 0
+                        and self.hoistable(node.left, scope))
+        return False
+
+    def mark(self, node: ir.Expr) -> None:
+        for child in ir.walk(node):
+            if isinstance(child, (ir.BinOp, ir.UnaryOp)):
+                self.unchecked.add(id(child))
+
+    @staticmethod
+    def may_be_negative(node: ir.Expr) -> bool:
+        """Static guess of the sign: constants below zero, subtraction, negation."""
+        for child in ir.walk(node):
+            if isinstance(child, ir.Const) and child.value < 0:
+                return True
+            if isinstance(child, ir.UnaryOp) and child.op == "-":
+                return True
+            if isinstance(child, ir.BinOp) and child.op == "-":
+                return True
+        return False
+
+    # walk -------------------------------------------------------------------------
+    def statements(self, statements, scope: dict[str, int], loop: int | None) -> None:
+        for statement in statements:
+            self.statement(statement, scope, loop)
+
+    def statement(self, node: ir.Stmt, scope: dict[str, int], loop: int | None) -> None:
+        if isinstance(node, ir.For):
+            self.expressions((node.start, node.stop, node.step), scope, loop)
+            inner_scope = {k: v for k, v in scope.items() if k != node.var}
+            inner_loop = loop
+            step = node.step
+            usable = (isinstance(step, ir.Const) and step.value != 0
+                      and self.hoistable(node.start, scope) and self.hoistable(node.stop, scope)
+                      and node.var not in self.reassigned
+                      and _for_bindings_in(node.body).get(node.var, 0) == 0)
+            if usable:
+                self.loops.append(LoopRange(id(node), node.var, node.start, node.stop, step.value, loop,
+                                            tuple(scope.items())))
+                inner_scope[node.var] = id(node)
+                inner_loop = id(node)
+            self.statements(node.body, inner_scope, inner_loop)
+            return
+        if isinstance(node, ir.Assign):
+            self.expressions((node.value,), scope, loop)
+        elif isinstance(node, ir.Store):
+            self.access(node, scope, loop)
+            self.expressions((node.value,), scope, loop)
+        elif isinstance(node, ir.If):
+            self.expressions((node.test,), scope, loop)
+            self.statements(node.body, scope, loop)
+            self.statements(node.orelse, scope, loop)
+        elif isinstance(node, ir.While):
+            self.expressions((node.test,), scope, loop)
+            self.statements(node.body, scope, loop)
+
+    def access(self, node: ir.Load | ir.Store, scope: dict[str, int], loop: int | None) -> None:
+        for dim, index in enumerate(node.indices):
+            if self.hoistable(index, scope):
+                self.mark(index)
+                where = f"line {node.line}: subscript {dim + 1} of '{node.array}' in range"
+                self.indices.append(HoistedIndex(id(node), node.array, dim, index, self.may_be_negative(index), loop, where,
+                                                 tuple(scope.items())))
+            else:
+                self.expressions((index,), scope, loop)
+
+    def expressions(self, roots, scope: dict[str, int], loop: int | None) -> None:
+        for root in roots:
+            self.expression(root, scope, loop)
+
+    def expression(self, node: ir.Expr, scope: dict[str, int], loop: int | None) -> None:
+        if isinstance(node, (ir.BinOp, ir.UnaryOp)) and self.hoistable(node, scope):
+            self.mark(node)
+            self.ranges.append((node, loop, tuple(scope.items())))  # its intermediates are checked against int64 at entry
+            return
+        if isinstance(node, ir.Load):
+            self.access(node, scope, loop)
+            return
+        for value in node.__dict__.values():
+            for child in value if isinstance(value, tuple) else (value,):
+                if isinstance(child, ir.Expr):
+                    self.expression(child, scope, loop)
+
+
+def _for_bindings_in(statements) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for statement in statements:
+        for name, count in _for_bindings(statement).items():
+            counts[name] = counts.get(name, 0) + count
+    return counts
+
+
+def hoist_checks(typed: TypedLoop) -> HoistFacts:
+    """The checks that can be done once at entry for this typed loop."""
+    hoister = _Hoister(typed)
+    hoister.statement(typed.body, {}, None)
+    return HoistFacts(tuple(hoister.loops), tuple(hoister.indices), tuple(hoister.ranges),
+                      frozenset(hoister.unchecked))

@@ -1,0 +1,104 @@
+"""The kernel prologue: hoisted bounds and overflow checks, evaluated once at entry.
+
+Interval arithmetic in ``__int128`` over the loops' ranges (outer before inner);
+each precondition that fails clears ``mg_fast`` and records its number, and the
+kernel then runs its copy of the loop that keeps every check inside.
+"""
+from __future__ import annotations
+
+from ..analysis.bounds import HoistFacts
+from ..ir import nodes as ir
+
+
+class PrologueWriter:
+    def __init__(self, renderer, facts: HoistFacts) -> None:
+        self.renderer = renderer
+        self.facts = facts
+        self.loop_number = {loop.loop: k for k, loop in enumerate(facts.loops)}
+        self.temporaries = 0
+        self.descriptions: list[str] = []
+
+    def emit(self, depth: int, text: str) -> None:
+        self.renderer.emit(depth, text)
+
+    def precondition(self, description: str) -> int:
+        self.descriptions.append(description)
+        return len(self.descriptions) - 1
+
+    def empty_flag(self, loop: int | None) -> str:
+        return "0" if loop is None else f"mg_L{self.loop_number[loop]}_empty"
+
+    def render(self, depth: int) -> list[str]:
+        self.emit(depth, "/* hoisted checks: one evaluation before the loop */")
+        for k, loop in enumerate(self.facts.loops):
+            number = self.precondition(f"line {self.line_of(loop.start)}: range of loop variable '{loop.var}' within int64")
+            self.emit(depth, f"__int128 mg_L{k}_lo = 0, mg_L{k}_hi = -1; int mg_L{k}_empty = 1;")
+            self.emit(depth, f"if (!{self.empty_flag(loop.parent)}) {{")
+            scope = dict(loop.scope)
+            start = self.interval(loop.start, depth + 1, number, scope)
+            stop = self.interval(loop.stop, depth + 1, number, scope)
+            if loop.step > 0:
+                self.emit(depth + 1, f"mg_L{k}_lo = {start[0]}; mg_L{k}_hi = {stop[1]} - 1;")
+            else:
+                self.emit(depth + 1, f"mg_L{k}_lo = {stop[0]} + 1; mg_L{k}_hi = {start[1]};")
+            self.emit(depth + 1, f"mg_L{k}_empty = mg_L{k}_lo > mg_L{k}_hi;")
+            self.emit(depth, "}")
+        for hoisted in self.facts.indices:
+            number = self.precondition(hoisted.description)
+            self.emit(depth, f"if (!{self.empty_flag(hoisted.loop)}) {{  /* {hoisted.description} */")
+            low, high = self.interval(hoisted.index, depth + 1, number, dict(hoisted.scope))
+            size = f"(__int128){self.renderer.dimension(hoisted.access, hoisted.dim)}"
+            lowest = f"-{size}" if hoisted.wrap else "0"
+            self.emit(depth + 1, f"if (!({low} >= {lowest} && {high} < {size})) MG_FAIL({number});")
+            self.emit(depth, "}")
+        for expression, loop, scope in self.facts.ranges:
+            number = self.precondition(f"line {expression.line}: integer arithmetic within int64")
+            self.emit(depth, f"if (!{self.empty_flag(loop)}) {{")
+            self.interval(expression, depth + 1, number, dict(scope))
+            self.emit(depth, "}")
+        return self.descriptions
+
+    @staticmethod
+    def line_of(node: ir.Node) -> int:
+        return node.line
+
+    def fresh(self) -> str:
+        self.temporaries += 1
+        return f"mg_h{self.temporaries}"
+
+    def interval(self, node: ir.Expr, depth: int, number: int, scope: dict) -> tuple[str, str]:
+        """C expressions (lo, hi) bounding ``node``; intermediates checked against int64."""
+        if isinstance(node, ir.Const):
+            value = f"((__int128){int(node.value)}LL)" if node.value != -(2**63) else "((__int128)INT64_MIN)"
+            return value, value
+        if isinstance(node, ir.Name):
+            if node.id in scope:  # a loop variable: the range of its loop
+                k = self.loop_number[scope[node.id]]
+                return f"mg_L{k}_lo", f"mg_L{k}_hi"
+            value = f"((__int128){self.renderer.expr(node)})"
+            return value, value
+        if isinstance(node, (ir.Length, ir.Shape)):
+            value = f"((__int128){self.renderer.expr(node)})"
+            return value, value
+        name = self.fresh()
+        if isinstance(node, ir.UnaryOp):
+            low, high = self.interval(node.operand, depth, number, scope)
+            pair = (f"-({high})", f"-({low})") if node.op == "-" else (low, high)
+        else:
+            left = self.interval(node.left, depth, number, scope)
+            right = self.interval(node.right, depth, number, scope)
+            if node.op == "+":
+                pair = (f"{left[0]} + {right[0]}", f"{left[1]} + {right[1]}")
+            elif node.op == "-":
+                pair = (f"{left[0]} - {right[1]}", f"{left[1]} - {right[0]}")
+            elif node.op == "*":
+                products = [f"{a} * {b}" for a in left for b in right]
+                pair = (f"mg_min4({', '.join(products)})", f"mg_max4({', '.join(products)})")
+            elif node.op == "//":
+                pair = (f"mg_fdiv128({left[0]}, {right[0]})", f"mg_fdiv128({left[1]}, {right[1]})")
+            else:  # % by a positive constant
+                pair = (f"mg_mod128_lo({left[0]}, {left[1]}, {right[0]})",
+                        f"mg_mod128_hi({left[0]}, {left[1]}, {right[0]})")
+        self.emit(depth, f"__int128 {name}_lo = {pair[0]}, {name}_hi = {pair[1]};")
+        self.emit(depth, f"if (!mg_fits({name}_lo, {name}_hi)) MG_FAIL({number});")
+        return f"{name}_lo", f"{name}_hi"

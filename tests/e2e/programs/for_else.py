@@ -1,0 +1,28 @@
+# expect: fallback
+"""for ... else: the else block runs only without break (loop stays in CPython)."""
+
+
+def find(a, x):
+    for i in range(len(a)):  # mg: fallback
+        if a[i] == x:
+            break
+    else:
+        i = -1
+    return i
+
+
+print(repr(find([1, 2, 3], 2)), repr(find([1, 2, 3], 7)), repr(find([5], 5)))
+
+
+def primes(n):
+    out = []
+    for p in range(2, n):  # mg: fallback
+        for d in range(2, p):
+            if p % d == 0:
+                break
+        else:
+            out.append(p)
+    return out
+
+
+print(repr(primes(30)))

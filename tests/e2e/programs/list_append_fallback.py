@@ -1,0 +1,30 @@
+# expect: fallback
+"""Loops that append to lists fall back; their inner loops may still compile."""
+
+
+def squares(n):
+    out = []
+    for i in range(n):  # mg: fallback
+        out.append(i * i)
+    return out
+
+
+def rows(n):
+    table = []
+    for i in range(n):  # mg: fallback
+        row = [0] * n
+        for j in range(n):  # mg: compiled
+            row[j] = i * j - j
+        table.append(row)
+    return table
+
+
+print(repr(squares(10)))
+print(repr(rows(4)))
+evens = []
+for i in range(12):  # mg: fallback
+    if i % 2 == 0:
+        evens.append(i)
+    else:
+        evens.extend([-i])
+print(repr(evens), repr(i))
