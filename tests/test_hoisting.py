@@ -1,0 +1,102 @@
+"""Bounds and overflow checks hoisted out of loops: the compiled loop that runs has
+no checks left for affine subscripts, the results stay CPython's, and a failed
+hoisted check says which one and falls back to the checked copy."""
+import numpy
+
+import megaguards
+from megaguards import config
+
+from conftest import assert_same_as_cpython, site_for
+
+
+def checks_of(function, *arguments):
+    fast = assert_same_as_cpython(function, *arguments)
+    return site_for(fast)[-1]["checks_in_loop"]
+
+
+def matmul(A, B, C, n):
+    for i in range(n):
+        for j in range(n):
+            total = 0.0
+            for k in range(n):
+                total += A[i][k] * B[k][j]
+            C[i][j] = total
+
+
+def stencil(A, B, n):
+    for i in range(1, n - 1):
+        for j in range(1, n - 1):
+            B[i][j] = 0.2 * (A[i][j] + A[i - 1][j] + A[i + 1][j] + A[i][j - 1] + A[i][j + 1])
+
+
+def saxpy(a, x, y):
+    for i in range(len(x)):
+        y[i] = a * x[i] + y[i]
+
+
+def shift(a, b):
+    for i in range(len(a)):
+        b[i] = a[i - 1]
+
+
+def flattened(C, A, NI, NJ):
+    for i in range(NI):
+        for j in range(NJ):
+            C[NJ * i + j] = A[NJ * i + j] * 2.0 + C[i * NJ + j]
+
+
+def reverse(a, b):
+    for i in range(len(a)):
+        b[i] = a[len(a) - 1 - i]
+
+
+def grid(n):
+    return [[float(i * n + j) for j in range(n)] for i in range(n)]
+
+
+def test_affine_kernels_keep_no_checks_inside():
+    assert checks_of(matmul, grid(6), grid(6), grid(6), 6) == 0
+    assert checks_of(stencil, grid(7), grid(7), 7) == 0
+    assert checks_of(saxpy, 2.5, numpy.arange(9.0), numpy.ones(9)) == 0
+    assert checks_of(shift, [1, 2, 3, 4], [0, 0, 0, 0]) == 0  # a[-1] read at i = 0, wrapped
+    assert checks_of(flattened, [1.0] * 12, [2.0] * 12, 3, 4) == 0
+    assert checks_of(reverse, [1.5, 2.5, 3.5], [0.0] * 3) == 0
+
+
+def test_failed_hoisted_check_runs_the_checked_loop_and_says_why():
+    def partial(a, b, n):
+        for i in range(n):
+            if i < 3:
+                b[i] = a[i + 1]   # i + 1 reaches n, but only where the if is false
+    fast = assert_same_as_cpython(partial, [1, 2, 3, 4], [0, 0, 0, 0], 4)
+    loop = site_for(fast)[-1]
+    assert loop["compiled_runs"] >= 1
+    assert any("hoisted check failed" in reason and "subscript 1 of 'a'" in reason for reason in loop["reasons"])
+
+
+def test_out_of_range_affine_subscript_still_raises_like_python():
+    assert_same_as_cpython(shift, [1, 2, 3], [0, 0], compiled=None)
+    def past_end(a, n):
+        for i in range(n):
+            a[i + 1] = a[i]
+    assert_same_as_cpython(past_end, [1, 2, 3], 3, compiled=False)
+
+
+def test_overflow_of_hoisted_index_arithmetic_is_detected():
+    def far(a, big):
+        for i in range(2):
+            a[i] = a[big * (i + 1) - big * (i + 1)]
+    assert_same_as_cpython(far, [7, 8], 2**62, compiled=False)  # Python: big ints, index 0
+    assert_same_as_cpython(far, [7, 8], 5)
+
+
+def test_hoisting_can_be_switched_off():
+    previous = config.current()
+    try:
+        config.configure(hoist=False)
+        fast = megaguards.jit(saxpy)
+        y = numpy.ones(5)
+        fast(2.0, numpy.arange(5.0), y)
+        assert site_for(fast)[-1]["checks_in_loop"] == 3  # x[i], y[i] read, y[i] written
+    finally:
+        config.configure(hoist=previous.hoist)
