@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """megaguards benchmark runner: ratios against CPython, side by side, in one run.
 
-    python benchmarks/run.py [--quick] [--repetitions N]
+    python benchmarks/run.py [--quick] [--repetitions N] [--only GROUP[,GROUP...]]
 
 Every program in benchmarks/programs/ is a plain Python script; it runs under
 CPython (``python prog.py ...``) and under megaguards (``python -m megaguards
@@ -10,8 +10,9 @@ counts.  Programs print ``checksum=`` (must be identical across interpreters),
 ``time=`` (the kernel region, timed inside the program with
 time.perf_counter) and ``first=`` (the first call of the kernel in its process).
 The table of ratios, with each target and PASS/FAIL, is printed and written to
-benchmarks/results/latest.md and latest.json.  Exit status: 0 when every row
-with a target passes and every checksum matches, 1 otherwise.
+benchmarks/results/latest.md and latest.json (latest-only.* with --only).  Exit
+status: 0 when every row with a target passes and every checksum matches, 1
+otherwise, 2 if a benchmark could not run.
 
 See benchmarks/README.md for what each row means.
 """
@@ -26,6 +27,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -47,6 +49,11 @@ FULL = {
     "unbox_n": 10**7,
     "unbox_repeats": 5,
     "cold_n": 300,
+    "numpy_overhead_iterations": 4,
+    "hoist_mm_n": 300,
+    "stencil": (400, 20),      # grid side, time steps
+    "saxpy_n": 10**7,
+    "hoist_repeats": 5,        # kernel calls per megaguards process in the hoisting rows (CPython: 1)
 }
 QUICK = {
     "repetitions": 1,
@@ -59,6 +66,11 @@ QUICK = {
     "unbox_n": 10**6,
     "unbox_repeats": 3,
     "cold_n": 100,
+    "numpy_overhead_iterations": 4,
+    "hoist_mm_n": 150,
+    "stencil": (150, 10),
+    "saxpy_n": 10**6,
+    "hoist_repeats": 2,
 }
 # Targets (full sizes; in --quick mode the sizes are smaller, so PASS/FAIL is indicative only).
 MM_TARGET = 50.0
@@ -67,6 +79,39 @@ OVERHEAD_TARGET_US = 20.0
 COLD_TARGET_S = 0.5
 WARM_COMPILE_TARGET_S = 0.01   # "~0": a disk-cache hit plus dlopen, nothing compiled
 UNBOX_TARGET = 3.0
+NUMPY_OVERHEAD_TARGET_US = 10.0  # mega guard + dispatch of a warm site whose live-ins are NumPy arrays
+HOIST_TARGET = 1.3               # hoisting on vs off (MEGAGUARDS_HOIST), stencil and saxpy; mm: info
+
+# --only: groups of rows, in the order a full run runs them.  A name selects its group; a name
+# that is no group selects the groups it prefixes ("hoist" = hoist-mm, hoist-stencil, hoist-saxpy).
+GROUPS = {
+    "mm": "rows 1, 1b, 1c: mm speed-up over CPython, first call, whole process",
+    "mandelbrot": "rows 2, 2b: Mandelbrot speed-up over CPython",
+    "overhead": "rows 3, 3b: per-entry overhead of a warm loop site (list live-in)",
+    "overhead-numpy": "rows 3c, 3d: per-entry overhead of a warm loop site with NumPy array live-ins",
+    "cold": "rows 4, 4b: cold analysis + compile, second process",
+    "unbox": "row 5: list unboxing vs numpy.array",
+    "hoist-mm": "rows 6, 6b, 6c: hoisting on vs off, mm on nested float lists",
+    "hoist-stencil": "rows 7, 7b, 7c: hoisting on vs off, 2-D Jacobi stencil on NumPy arrays "
+                     "(also saves results/stencil_kernel_hoisted.c)",
+    "hoist-saxpy": "rows 8, 8b, 8c: hoisting on vs off, saxpy on NumPy float64 arrays",
+}
+KERNEL_DUMP = "stencil_kernel_hoisted.c"
+
+
+def select_groups(values: list[str] | None) -> list[str]:
+    """The groups named by --only (comma-separated, repeatable), in run order."""
+    if not values:
+        return list(GROUPS)
+    chosen = set()
+    for value in values:
+        for token in filter(None, (t.strip().lower() for t in value.split(","))):
+            matched = [token] if token in GROUPS else [g for g in GROUPS if g.split("-")[0] == token]
+            if not matched:
+                raise SystemExit(f"--only: unknown group {token!r}; groups: {', '.join(GROUPS)}, "
+                                 f"or 'hoist' for every hoist-* group")
+            chosen.update(matched)
+    return [g for g in GROUPS if g in chosen]
 
 
 class BenchmarkError(RuntimeError):
@@ -153,29 +198,33 @@ class Runner:
         if self.verbose:
             print(message, file=sys.stderr, flush=True)
 
-    def environment(self, cache_dir: Path | None = None) -> dict:
-        env = dict(os.environ)
-        for key in ("MEGAGUARDS_DEVICE", "MEGAGUARDS_REPORT", "MEGAGUARDS_DUMP", "MEGAGUARDS_STRICT"):
-            env.pop(key, None)
+    def environment(self, cache_dir: Path | None = None, extra: dict | None = None) -> dict:
+        # No MEGAGUARDS_* setting of the caller's shell leaks into a measurement (device, hoisting,
+        # threads, ...): every run sees megaguards' defaults plus what the row sets explicitly.
+        env = {key: value for key, value in os.environ.items() if not key.startswith("MEGAGUARDS_")}
         env["MEGAGUARDS_CACHE_DIR"] = str(cache_dir or self.cache_dir)
         if self.compiler:
             env["CC"] = self.compiler
         env["PYTHONHASHSEED"] = "0"
+        env.update(extra or {})
         return env
 
-    def command(self, engine: str, program: Path, arguments: list[str], report: Path | None) -> list[str]:
+    def command(self, engine: str, program: Path, arguments: list[str], report: Path | None,
+                dump: Path | None = None) -> list[str]:
         if engine == "cpython":
             return [sys.executable, str(program), *arguments]
         if engine == "pypy":
             return [self.pypy, str(program), *arguments]
-        return [sys.executable, "-m", "megaguards", "run", "--report-json", str(report), str(program), *arguments]
+        return [sys.executable, "-m", "megaguards", "run", "--report-json", str(report),
+                *(["--dump", str(dump)] if dump else []), str(program), *arguments]
 
-    def run_once(self, engine: str, program: Path, arguments: list[str], cache_dir: Path | None = None) -> dict:
+    def run_once(self, engine: str, program: Path, arguments: list[str], cache_dir: Path | None = None,
+                 extra_env: dict | None = None, dump: Path | None = None) -> dict:
         report = self.scratch / f"report-{time.monotonic_ns()}.json" if engine == "megaguards" else None
-        command = self.command(engine, program, arguments, report)
+        command = self.command(engine, program, arguments, report, dump)
         started = time.perf_counter()
-        result = subprocess.run(command, capture_output=True, text=True, env=self.environment(cache_dir),
-                                cwd=str(REPOSITORY))
+        result = subprocess.run(command, capture_output=True, text=True,
+                                env=self.environment(cache_dir, extra_env), cwd=str(REPOSITORY))
         wall = time.perf_counter() - started
         if result.returncode != 0:
             raise BenchmarkError(f"{' '.join(command)} exited with {result.returncode}:\n{result.stderr[-3000:]}")
@@ -187,23 +236,44 @@ class Runner:
             report.unlink()
         return outcome
 
-    def engines(self) -> list[str]:
-        return ["cpython", "megaguards"] + (["pypy"] if self.pypy else [])
+    def engines(self, pypy: bool = True) -> list[tuple]:
+        """(name, kind, extra environment) of each engine a row compares."""
+        return ([("cpython", "cpython", {}), ("megaguards", "megaguards", {})]
+                + ([("pypy", "pypy", {})] if self.pypy and pypy else []))
 
-    def measure(self, program: str, arguments: list[str]) -> dict:
-        """Best of N interleaved runs per engine, after one untimed megaguards run that
-        fills the disk cache (so no megaguards timing includes a C compile)."""
+    def measure(self, program: str, arguments: list[str], engines: list[tuple] | None = None,
+                engine_arguments: dict | None = None, function: str | None = None,
+                dump: str | None = None) -> dict:
+        """Best of N interleaved runs per engine, after one untimed run of each megaguards
+        engine that fills the disk cache (so no megaguards timing includes a C compile).
+
+        ``engines``: (name, kind, extra environment) triples (default: CPython, megaguards
+        and PyPy if installed); ``engine_arguments``: program arguments per engine name
+        where they differ from ``arguments``; ``function``: keep that loop site of every
+        megaguards run's report (``sites``); ``dump``: the engine whose warm-up run also
+        writes its kernels' C source (``--dump``), into ``summary['dump_dir']``."""
         path = PROGRAMS / program
-        self.log(f"  {program} {' '.join(arguments)}: warm-up (fills the kernel cache)")
-        self.run_once("megaguards", path, arguments)
-        runs: dict[str, list[dict]] = {engine: [] for engine in self.engines()}
+        engines = engines or self.engines()
+        engine_arguments = engine_arguments or {}
+        dump_dir = None
+        for name, kind, extra in engines:
+            if kind != "megaguards":
+                continue
+            args = engine_arguments.get(name, arguments)
+            if dump == name:
+                dump_dir = self.scratch / f"dump-{name}-{time.monotonic_ns()}"
+            self.log(f"  {program} {' '.join(args)}: warm-up of {name} (fills the kernel cache"
+                     + (", dumps the kernels)" if dump == name else ")"))
+            self.run_once(kind, path, args, extra_env=extra, dump=dump_dir if dump == name else None)
+        runs: dict[str, list[dict]] = {name: [] for name, _, _ in engines}
         for repetition in range(self.settings["repetitions"]):
-            for engine in self.engines():
-                outcome = self.run_once(engine, path, arguments)
-                runs[engine].append(outcome)
-                self.log(f"    [{repetition + 1}/{self.settings['repetitions']}] {engine:10s} "
+            for name, kind, extra in engines:
+                outcome = self.run_once(kind, path, engine_arguments.get(name, arguments), extra_env=extra)
+                runs[name].append(outcome)
+                self.log(f"    [{repetition + 1}/{self.settings['repetitions']}] {name:10s} "
                          f"time={outcome['time']:.6g}s first={outcome['first']:.6g}s wall={outcome['wall']:.3f}s")
         summary = {}
+        kinds = {name: kind for name, kind, _ in engines}
         for engine, outcomes in runs.items():
             summary[engine] = {
                 "time": min(o["time"] for o in outcomes),
@@ -214,16 +284,22 @@ class Runner:
                 "walls": [o["wall"] for o in outcomes],
                 "checksums": sorted({o["checksum"] for o in outcomes}),
             }
-            if engine == "megaguards":
+            if kinds[engine] == "megaguards":
                 summary[engine]["report"] = outcomes[-1]["report"]
+                if function:
+                    summary[engine]["sites"] = [kernel_site(o["report"], function) for o in outcomes]
                 stderr = {o["stderr"] for o in outcomes if o["stderr"]}
                 if stderr:
                     summary[engine]["stderr"] = sorted(stderr)
+            if engine in engine_arguments:
+                summary[engine]["arguments"] = engine_arguments[engine]
         reference = summary["cpython"]["checksums"]
         summary["checksum"] = reference[0] if len(reference) == 1 else reference
         summary["checksums_match"] = all(summary[e]["checksums"] == reference for e in runs) and len(reference) == 1
         summary["program"] = program
         summary["arguments"] = arguments
+        if dump_dir is not None:
+            summary["dump_dir"] = str(dump_dir)
         return summary
 
 
@@ -235,9 +311,10 @@ def kernel_site(report: dict, function: str) -> dict | None:
     return min(sites, key=lambda loop: loop["line"]) if sites else None
 
 
-def compiled_problem(summary: dict, function: str, every_entry: bool = False) -> str | None:
+def compiled_problem(summary: dict, function: str, every_entry: bool = False,
+                     engine: str = "megaguards") -> str | None:
     """Why the megaguards numbers are not those of compiled code, or None."""
-    site = kernel_site(summary["megaguards"]["report"], function)
+    site = kernel_site(summary[engine]["report"], function)
     if site is None:
         return f"no loop site of {function}() in the megaguards report"
     if site["compiled_runs"] == 0:
@@ -289,6 +366,7 @@ def speedup_rows(summary: dict, label: str, function: str, target: float, row_id
         "id": row_id, "benchmark": f"{label}: kernel, warm (incl. unbox + write-back)",
         "cpython": seconds(cpython["time"]), "megaguards": seconds(mega["time"]), "pypy": pypy_cell(summary),
         "result": ratio_text(warm), "value": warm, "unit": "x", "target": f">= {target:g}x",
+        "checks": str(site["checks_in_loop"]) if site else "-",
         "status": status(warm >= target and summary["checksums_match"] and not problem),
         "notes": "; ".join(notes + ([breakdown] if breakdown else [])),
     }]
@@ -314,11 +392,12 @@ def wall_row(summary: dict, label: str, row_id: str) -> dict:
     }
 
 
-def overhead_rows(summary: dict, iterations: int, calls: int, row_id: str) -> list[dict]:
+def overhead_rows(summary: dict, iterations: int, calls: int, row_id: str, function: str = "tiny",
+                  what: str = "loop-site entry overhead", target_us: float | None = OVERHEAD_TARGET_US) -> list[dict]:
     cpython, mega = summary["cpython"], summary["megaguards"]
     difference = mega["time"] - cpython["time"]
-    problem = compiled_problem(summary, "tiny", every_entry=True)
-    site = kernel_site(mega["report"], "tiny")
+    problem = compiled_problem(summary, function, every_entry=True)
+    site = kernel_site(mega["report"], function)
     inside = ""
     if site and site["compiled_runs"]:
         s = site["seconds"]
@@ -326,13 +405,17 @@ def overhead_rows(summary: dict, iterations: int, calls: int, row_id: str) -> li
         inside = (f"of which the report's unbox + execute + write-back: {kernel * 1e6:.2f} us/entry (mean over "
                   f"all entries); the rest is the site call, guard/signature, argument set-up and dispatch")
     notes = [n for n in (problem, None if summary["checksums_match"] else "CHECKSUM MISMATCH") if n]
+    passed = summary["checksums_match"] and not problem
+    if target_us is not None:
+        passed = passed and difference * 1e6 <= target_us
     return [{
-        "id": row_id, "benchmark": f"loop-site entry overhead, {iterations}-iteration loop ({calls} calls, warm)",
+        "id": row_id, "benchmark": f"{what}, {iterations}-iteration loop ({calls} calls, warm)",
         "cpython": f"{cpython['time'] * 1e6:.2f} us/call", "megaguards": f"{mega['time'] * 1e6:.2f} us/call",
         "pypy": f"{summary['pypy']['time'] * 1e6:.2f} us/call" if "pypy" in summary else "-",
         "result": f"{difference * 1e6:+.1f} us/entry", "value": difference * 1e6, "unit": "us",
-        "target": f"<= {OVERHEAD_TARGET_US:g} us",
-        "status": status(difference * 1e6 <= OVERHEAD_TARGET_US and summary["checksums_match"] and not problem),
+        "target": f"<= {target_us:g} us" if target_us is not None else "info",
+        "checks": str(site["checks_in_loop"]) if site else "-",
+        "status": status(passed) if target_us is not None else ("INFO" if passed else "FAIL"),
         "notes": "; ".join(notes + [f"megaguards/CPython per call: {mega['time'] / cpython['time']:.0f}x slower"]
                            + ([inside] if inside else [])),
     }]
@@ -428,15 +511,142 @@ def unbox_rows(runner: Runner) -> tuple[list[dict], dict]:
     return rows, data
 
 
+def hoist_engines() -> list[tuple]:
+    """CPython, and megaguards with hoisting on and off.  Both megaguards engines are pinned to the
+    sequential C back end (MEGAGUARDS_DEVICE=seq) so that the rows isolate hoisting: a parallel back
+    end that only kicks in when hoisting is on would otherwise be measured with it."""
+    return [("cpython", "cpython", {}),
+            ("hoist_on", "megaguards", {"MEGAGUARDS_HOIST": "1", "MEGAGUARDS_DEVICE": "seq"}),
+            ("hoist_off", "megaguards", {"MEGAGUARDS_HOIST": "0", "MEGAGUARDS_DEVICE": "seq"})]
+
+
+def best_mean(summary: dict, engine: str, stage: str) -> float | None:
+    """The smallest, over the runs, of the report's mean seconds[stage] per compiled run."""
+    means = [site["seconds"][stage] / site["compiled_runs"] for site in summary[engine].get("sites", [])
+             if site and site["compiled_runs"]]
+    return min(means) if means else None
+
+
+def hoist_rows(summary: dict, label: str, function: str, target: float | None, row_id: str,
+               calls: int) -> list[dict]:
+    """Hoisting on vs off (MEGAGUARDS_HOIST=1 / 0) for one kernel, and each against CPython."""
+    cpython, on, off = summary["cpython"], summary["hoist_on"], summary["hoist_off"]
+    problems = []
+    for engine in ("hoist_on", "hoist_off"):
+        problem = compiled_problem(summary, function, every_entry=True, engine=engine)
+        if problem:
+            problems.append(f"{engine}: {problem}")
+    site_on, site_off = kernel_site(on["report"], function), kernel_site(off["report"], function)
+    checks_on = site_on["checks_in_loop"] if site_on else None
+    checks_off = site_off["checks_in_loop"] if site_off else None
+    if site_on:
+        failed = [r for r in site_on["reasons"] if r.startswith("hoisted check failed")]
+        if failed:
+            problems.append("hoisting on: " + "; ".join(failed))
+    if checks_on:
+        problems.append(f"hoisting on leaves {checks_on} checks in the loop (expected 0)")
+    if not summary["checksums_match"]:
+        problems.append("CHECKSUM MISMATCH")
+    value = off["time"] / on["time"]
+    passed = not problems and (target is None or value >= target)
+    stages = {engine: {stage: best_mean(summary, engine, stage) for stage in ("unbox", "execute", "writeback")}
+              for engine in ("hoist_on", "hoist_off")}
+    entries = site_on["entries"] // max(calls, 1) if site_on else 0
+    details = []
+    execute_on, execute_off = stages["hoist_on"]["execute"], stages["hoist_off"]["execute"]
+    if execute_on and execute_off:
+        details.append(f"kernel execute only (report's seconds.execute, mean per compiled run, best run): "
+                       f"on {seconds(execute_on)}, off {seconds(execute_off)}: {ratio_text(execute_off / execute_on)}")
+    if entries and all(v is not None for v in stages["hoist_on"].values()):
+        per_entry = on["time"] / entries
+        rest = per_entry - sum(stages["hoist_on"].values())
+        details.append(f"hoisting on, per loop entry ({entries} per timed call): fastest call {seconds(per_entry)}; "
+                       f"report's means per compiled run (incl. each process's first call): unbox "
+                       f"{seconds(stages['hoist_on']['unbox'])}, execute {seconds(execute_on)}, write-back "
+                       f"{seconds(stages['hoist_on']['writeback'])}"
+                       + (f", leaving ~{seconds(rest)} for the site call, guard, copying written NumPy arrays "
+                          f"and the Python around the loop" if rest > 0 else ""))
+    notes = problems + [f"result = megaguards time with MEGAGUARDS_HOIST=0 / with hoisting on, both "
+                        f"MEGAGUARDS_DEVICE=seq (best of {len(on['times'])} processes x {calls} calls each)"] + details
+    checks = f"{checks_on if checks_on is not None else '?'} on / {checks_off if checks_off is not None else '?'} off"
+    rows = [{
+        "id": row_id, "benchmark": f"hoisting on vs off: {label}, kernel warm",
+        "cpython": seconds(cpython["time"]), "megaguards": f"{seconds(on['time'])} on / {seconds(off['time'])} off",
+        "pypy": "-", "result": ratio_text(value), "value": value, "unit": "x",
+        "target": f">= {target:g}x" if target is not None else "info", "checks": checks,
+        "status": status(passed) if target is not None else ("INFO" if passed else "FAIL"),
+        "notes": "; ".join(notes),
+    }]
+    for suffix, engine, state, checks_count in (("b", "hoist_on", "on", checks_on),
+                                                 ("c", "hoist_off", "off", checks_off)):
+        mega = summary[engine]
+        speedup = cpython["time"] / mega["time"]
+        rows.append({
+            "id": row_id + suffix, "benchmark": f"{label}: CPython / megaguards, hoisting {state}",
+            "cpython": seconds(cpython["time"]), "megaguards": seconds(mega["time"]), "pypy": "-",
+            "result": ratio_text(speedup), "value": speedup, "unit": "x", "target": "info",
+            "checks": str(checks_count) if checks_count is not None else "?", "status": "INFO",
+            "notes": (f"megaguards/CPython time: {mega['time'] / cpython['time']:.2e}; CPython: best of "
+                      f"{len(cpython['times'])} processes x 1 call"),
+        })
+    return rows
+
+
+def fast_copy_counts(kernel: str) -> dict | None:
+    """Checks in the copy of the loop under ``if (mg_fast) {`` and in the checking copy (the rest)."""
+    marker = kernel.find("if (mg_fast) {")
+    if marker < 0:
+        return None
+    depth, end = 0, None
+    for position in range(marker + len("if (mg_fast) "), len(kernel)):
+        if kernel[position] == "{":
+            depth += 1
+        elif kernel[position] == "}":
+            depth -= 1
+            if depth == 0:
+                end = position + 1
+                break
+    if end is None:
+        return None
+    fast, rest = kernel[marker:end], kernel[:marker] + kernel[end:]
+    checked = re.compile(r"\bmg_(?:add|sub|mul|neg|abs|floordiv|mod|pow|lshift|rshift)_i64\(")
+    return {"fast_mg_index": fast.count("mg_index("), "fast_checked_int_ops": len(checked.findall(fast)),
+            "fast_mg_wrap": fast.count("mg_wrap("), "checking_copy_mg_index": rest.count("mg_index("),
+            "checking_copy_checked_int_ops": len(checked.findall(rest))}
+
+
+def save_kernel(summary: dict, function: str, destination: Path) -> dict:
+    """The dumped C of ``function``'s loop (hoisting on), from ``int mg_kernel(`` to the end."""
+    site = kernel_site(summary["hoist_on"]["report"], function)
+    dump_dir = Path(summary.get("dump_dir", ""))
+    if site is None or not dump_dir.is_dir():
+        raise BenchmarkError(f"no kernel dump of {function}()'s loop")
+    stem = Path(site["file"]).stem
+    files = sorted(dump_dir.glob(f"{stem}_line{site['line']}_*"))
+    if not files:
+        raise BenchmarkError(f"--dump wrote no {stem}_line{site['line']}_* file in {dump_dir}")
+    lines = files[0].read_text().splitlines(keepends=True)
+    start = next((k for k, line in enumerate(lines) if line.startswith("int mg_kernel(")), None)
+    if start is None:
+        raise BenchmarkError(f"no line starting with 'int mg_kernel(' in {files[0].name}")
+    kernel = "".join(lines[start:])
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    destination.write_text(kernel)
+    return {"file": str(destination.relative_to(REPOSITORY)), "dumped_as": files[0].name,
+            "dumps_for_this_line": len(files), "source_line": site["line"], "prelude_lines_dropped": start,
+            "kernel_lines": len(lines) - start, "counts": fast_copy_counts(kernel)}
+
+
 # ----------------------------------------------------------------------------- output
 
 COLUMNS = [("id", "#"), ("benchmark", "benchmark"), ("cpython", "CPython"), ("megaguards", "megaguards"),
-           ("pypy", "PyPy"), ("result", "result"), ("target", "target"), ("status", "status")]
+           ("pypy", "PyPy"), ("result", "result"), ("target", "target"), ("checks", "checks in loop"),
+           ("status", "status")]
 
 
 def render_text(rows: list[dict], with_pypy: bool) -> str:
     columns = [c for c in COLUMNS if with_pypy or c[0] != "pypy"]
-    table = [[title for _, title in columns]] + [[str(row[key]) for key, _ in columns] for row in rows]
+    table = [[title for _, title in columns]] + [[str(row.get(key, "-")) for key, _ in columns] for row in rows]
     widths = [max(len(line[i]) for line in table) for i in range(len(columns))]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in table]
     lines.insert(1, "  ".join("-" * width for width in widths))
@@ -450,7 +660,7 @@ def render_markdown(rows: list[dict], with_pypy: bool, header: list[str], notes:
     out.append("| " + " | ".join(title for _, title in columns) + " |")
     out.append("|" + "|".join("---" for _ in columns) + "|")
     for row in rows:
-        out.append("| " + " | ".join(str(row[key]).replace("|", "\\|") for key, _ in columns) + " |")
+        out.append("| " + " | ".join(str(row.get(key, "-")).replace("|", "\\|") for key, _ in columns) + " |")
     out += ["", "## Notes", ""] + [f"- {note}" for note in notes]
     out += ["", "## Machine", ""] + [f"- {key}: {value}" for key, value in machine.items()]
     return "\n".join(out) + "\n"
@@ -464,10 +674,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="smaller sizes, 1 repetition (targets are for full sizes)")
     parser.add_argument("--repetitions", "-n", type=int, help="subprocess runs per interpreter (default 3; 1 with --quick)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--only", metavar="GROUP[,GROUP]", action="append",
+                        help="run only these groups of rows (repeatable): " + "; ".join(
+                            f"{name} ({what})" for name, what in GROUPS.items())
+                        + "; 'hoist' = every hoist-* group. "
+                          "Results go to results/latest-only.{md,json}, leaving latest.* alone")
     parser.add_argument("--ref", metavar="COMMIT",
                         help="benchmark src/ as of this git commit (exported to a temporary folder put first on "
                              "PYTHONPATH) instead of the working tree, e.g. while src/ is being edited")
     options = parser.parse_args(argv)
+    groups = select_groups(options.only)
     snapshot = None
     if options.ref:
         snapshot = Path(tempfile.mkdtemp(prefix="mg-bench-src-"))
@@ -497,34 +713,93 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict] = []
     raw: dict = {}
     started = time.perf_counter()
+    load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
     try:
         n, repeats = settings["mm_n"], settings["kernel_repeats"]
-        runner.log(f"[1] mm n={n}")
-        raw["mm_warm"] = runner.measure("mm.py", [str(n), str(repeats)])
-        raw["mm_single"] = runner.measure("mm.py", [str(n), "1"])
-        rows += speedup_rows(raw["mm_warm"], f"mm n={n}", "matmul", MM_TARGET, "1")
-        rows.append(wall_row(raw["mm_single"], f"mm n={n}", "1c"))
+        if "mm" in groups:
+            runner.log(f"[1] mm n={n}")
+            raw["mm_warm"] = runner.measure("mm.py", [str(n), str(repeats)])
+            raw["mm_single"] = runner.measure("mm.py", [str(n), "1"])
+            rows += speedup_rows(raw["mm_warm"], f"mm n={n}", "matmul", MM_TARGET, "1")
+            rows.append(wall_row(raw["mm_single"], f"mm n={n}", "1c"))
 
-        width, height, max_iter = settings["mandelbrot"]
-        label = f"mandelbrot {width}x{height} max_iter={max_iter}"
-        runner.log(f"[2] {label}")
-        raw["mandelbrot"] = runner.measure("mandelbrot.py", [str(width), str(height), str(max_iter), str(repeats)])
-        rows += speedup_rows(raw["mandelbrot"], label, "mandelbrot", MANDELBROT_TARGET, "2")
+        if "mandelbrot" in groups:
+            width, height, max_iter = settings["mandelbrot"]
+            label = f"mandelbrot {width}x{height} max_iter={max_iter}"
+            runner.log(f"[2] {label}")
+            raw["mandelbrot"] = runner.measure("mandelbrot.py", [str(width), str(height), str(max_iter), str(repeats)])
+            rows += speedup_rows(raw["mandelbrot"], label, "mandelbrot", MANDELBROT_TARGET, "2")
 
         calls, batches = settings["overhead_calls"], settings["overhead_batches"]
-        for index, iterations in enumerate(settings["overhead_iterations"]):
-            runner.log(f"[3] overhead, {iterations}-iteration loop, {calls} calls x {batches} batches")
-            key = f"overhead_{iterations}"
-            raw[key] = runner.measure("overhead.py", [str(calls), str(iterations), str(batches)])
-            rows += overhead_rows(raw[key], iterations, calls, "3" + ("" if index == 0 else "b"))
+        if "overhead" in groups:
+            for index, iterations in enumerate(settings["overhead_iterations"]):
+                runner.log(f"[3] overhead, {iterations}-iteration loop, {calls} calls x {batches} batches")
+                key = f"overhead_{iterations}"
+                raw[key] = runner.measure("overhead.py", [str(calls), str(iterations), str(batches)])
+                rows += overhead_rows(raw[key], iterations, calls, "3" + ("" if index == 0 else "b"))
 
-        runner.log("[4] cold analysis + compile, then a second process on the same cache dir")
-        cold, raw["cold_compile"] = cold_rows(runner, settings["cold_n"])
-        rows += cold
+        if "overhead-numpy" in groups:
+            iterations = settings["numpy_overhead_iterations"]
+            for row_id, write, function, what, target in (
+                    ("3c", "0", "tiny", "mega guard + dispatch, NumPy live-ins (2 float64 arrays read)",
+                     NUMPY_OVERHEAD_TARGET_US),
+                    ("3d", "1", "tiny_write", "the same, a 3rd NumPy array written (copy + commit)", None)):
+                runner.log(f"[3] overhead with NumPy arrays{' (one written)' if write == '1' else ''}, "
+                           f"{iterations}-iteration loop, {calls} calls x {batches} batches")
+                key = f"overhead_numpy_{'write' if write == '1' else 'read'}"
+                raw[key] = runner.measure("overhead_numpy.py", [str(calls), str(iterations), str(batches), write],
+                                          engines=runner.engines(pypy=False))
+                rows += overhead_rows(raw[key], iterations, calls, row_id, function=function, what=what,
+                                      target_us=target)
 
-        runner.log(f"[5] unboxing a list of {settings['unbox_n']} floats")
-        unbox, raw["unbox"] = unbox_rows(runner)
-        rows += unbox
+        if "cold" in groups:
+            runner.log("[4] cold analysis + compile, then a second process on the same cache dir")
+            cold, raw["cold_compile"] = cold_rows(runner, settings["cold_n"])
+            rows += cold
+
+        if "unbox" in groups:
+            runner.log(f"[5] unboxing a list of {settings['unbox_n']} floats")
+            unbox, raw["unbox"] = unbox_rows(runner)
+            rows += unbox
+
+        hoist_calls = settings["hoist_repeats"]
+        if "hoist-mm" in groups:
+            n = settings["hoist_mm_n"]
+            runner.log(f"[6] hoisting on vs off: mm n={n}")
+            raw["hoist_mm"] = runner.measure("mm.py", [str(n), str(hoist_calls)], engines=hoist_engines(),
+                                             engine_arguments={"cpython": [str(n), "1"]}, function="matmul")
+            rows += hoist_rows(raw["hoist_mm"], f"mm n={n}, nested float lists", "matmul", None, "6", hoist_calls)
+
+        if "hoist-stencil" in groups:
+            side, steps = settings["stencil"]
+            runner.log(f"[7] hoisting on vs off: Jacobi {side}x{side}, {steps} steps")
+            raw["hoist_stencil"] = runner.measure(
+                "stencil.py", [str(side), str(steps), str(hoist_calls)], engines=hoist_engines(),
+                engine_arguments={"cpython": [str(side), str(steps), "1"]}, function="jacobi_step", dump="hoist_on")
+            stencil = hoist_rows(raw["hoist_stencil"], f"Jacobi 5-point {side}x{side}, {steps} steps, NumPy float64",
+                                 "jacobi_step", HOIST_TARGET, "7", hoist_calls)
+            saved = save_kernel(raw["hoist_stencil"], "jacobi_step", RESULTS / KERNEL_DUMP)
+            raw["hoist_stencil"]["kernel_saved"] = saved
+            counts = saved["counts"]
+            stencil[0]["notes"] += (
+                f"; kernel (hoisting on) saved as {saved['file']} ({saved['kernel_lines']} lines, prelude dropped)"
+                + (f": copy run when the prologue's checks pass has {counts['fast_mg_index']} mg_index bounds checks "
+                   f"and {counts['fast_checked_int_ops']} checked int ops ({counts['fast_mg_wrap']} branch-free "
+                   f"mg_wrap for possibly-negative subscripts); the checking copy has {counts['checking_copy_mg_index']} "
+                   f"mg_index and {counts['checking_copy_checked_int_ops']} checked int ops" if counts else
+                   ": no 'if (mg_fast)' copy found in it"))
+            runner.log(f"    kernel saved: {saved['file']} (from {saved['dumped_as']})")
+            rows += stencil
+
+        if "hoist-saxpy" in groups:
+            n = settings["saxpy_n"]
+            exponent = len(str(n)) - 1
+            size = f"10^{exponent}" if n == 10**exponent else str(n)
+            runner.log(f"[8] hoisting on vs off: saxpy n={size}")
+            raw["hoist_saxpy"] = runner.measure("saxpy.py", [str(n), str(hoist_calls)], engines=hoist_engines(),
+                                                engine_arguments={"cpython": [str(n), "1"]}, function="saxpy")
+            rows += hoist_rows(raw["hoist_saxpy"], f"saxpy n={size}, NumPy float64", "saxpy", HOIST_TARGET, "8",
+                               hoist_calls)
     except BenchmarkError as error:
         print(f"benchmark failed: {error}", file=sys.stderr)
         return 2
@@ -534,6 +809,7 @@ def main(argv: list[str] | None = None) -> int:
         if snapshot is not None:
             shutil.rmtree(snapshot, ignore_errors=True)
     elapsed = time.perf_counter() - started
+    load_after = os.getloadavg() if hasattr(os, "getloadavg") else None
 
     mismatches = [s["program"] for s in raw.values() if isinstance(s, dict) and s.get("checksums_match") is False]
     mode = "quick (reduced sizes: PASS/FAIL is indicative only; targets are defined for full sizes)" \
@@ -549,6 +825,13 @@ def main(argv: list[str] | None = None) -> int:
         f"- checksums identical across interpreters: {'yes' if not mismatches else 'NO: ' + ', '.join(mismatches)}",
         f"- total benchmark time: {elapsed:.0f} s",
     ]
+    if groups != list(GROUPS):
+        header.insert(2, f"- rows: only {', '.join(groups)} (--only)")
+    if load_before and load_after:
+        header.append(f"- load average (1 min) before / after: {load_before[0]:.2f} / {load_after[0]:.2f} on "
+                      f"{machine['cpus_usable']} usable CPUs"
+                      + (" -- other work was running: timings are noisy" if max(load_before[0], load_after[0])
+                         > 0.5 * (machine['cpus_usable'] or 1) + 0.3 else ""))
     notes += [
         "Ratios are CPython time / megaguards time (higher is better) for the same program and sizes.",
         "Kernel times are measured inside the program with time.perf_counter around the compute function; "
@@ -556,7 +839,10 @@ def main(argv: list[str] | None = None) -> int:
         "'warm' = fastest call within a process (what a hot loop costs: guard, unbox, native code, write-back); "
         "'first call' additionally pays per-process analysis and megaguards' lazy set-up.",
         "Row 3's result is the absolute per-entry overhead: megaguards per-call time minus CPython per-call "
-        "time of the same function.",
+        "time of the same function (3c, 3d: the same with NumPy array live-ins).",
+        "Rows 6-8 compare megaguards with hoisting on (default) and off (MEGAGUARDS_HOIST=0) side by side: result = "
+        "time with hoisting off / time with it on. CPython runs the kernel once per process there (it has no warm-up "
+        "to gain); 'checks in loop' is the report's checks_in_loop (checks left in the loop that runs).",
     ]
     with_pypy = pypy is not None
     print()
@@ -573,15 +859,20 @@ def main(argv: list[str] | None = None) -> int:
           + (": " + ", ".join("#" + row["id"] for row in failed) if failed else ""))
 
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "latest.md").write_text(render_markdown(rows, with_pypy, header, notes, machine))
-    for summary in raw.values():  # keep the JSON small: reports only as the kernel's site
-        if isinstance(summary, dict) and "megaguards" in summary and "report" in summary["megaguards"]:
-            summary["megaguards"]["report"] = summary["megaguards"]["report"]["loops"]
-    document = {"version": 1, "mode": "quick" if options.quick else "full", "settings": settings,
-                "machine": machine, "rows": rows, "notes": notes, "checksums_match": not mismatches,
-                "elapsed_seconds": elapsed, "raw": raw}
-    (RESULTS / "latest.json").write_text(json.dumps(document, indent=2, default=str) + "\n")
-    print(f"written: {RESULTS / 'latest.md'}, {RESULTS / 'latest.json'}")
+    stem = "latest" if groups == list(GROUPS) else "latest-only"
+    (RESULTS / f"{stem}.md").write_text(render_markdown(rows, with_pypy, header, notes, machine))
+    for summary in raw.values():  # keep the JSON small: reports only as their loops
+        if isinstance(summary, dict):
+            for engine in summary.values():
+                if isinstance(engine, dict) and isinstance(engine.get("report"), dict):
+                    engine["report"] = engine["report"].get("loops", [])
+    document = {"version": 1, "mode": "quick" if options.quick else "full", "groups": groups,
+                "settings": settings, "machine": machine, "rows": rows, "notes": notes,
+                "checksums_match": not mismatches, "elapsed_seconds": elapsed,
+                "load_average_1min": [load_before and load_before[0], load_after and load_after[0]], "raw": raw}
+    (RESULTS / f"{stem}.json").write_text(json.dumps(document, indent=2, default=str) + "\n")
+    print(f"written: {RESULTS / f'{stem}.md'}, {RESULTS / f'{stem}.json'}"
+          + (f", {RESULTS / KERNEL_DUMP}" if "hoist-stencil" in groups else ""))
     return 0 if not failed and not mismatches else 1
 
 

@@ -14,10 +14,14 @@ from megaguards import config
 
 @pytest.fixture(scope="session", autouse=True)
 def kernel_cache(tmp_path_factory):
-    """Compiled kernels go to a per-session folder, shared by tests and subprocesses."""
+    """Compiled kernels go to a per-session folder, shared by tests and subprocesses.
+
+    Tests run parallel loops even when tiny (no work threshold), so the OpenMP code is
+    exercised, and in strict mode, so float reductions stay bit-identical to CPython
+    (tests of the reassociating mode turn it off explicitly)."""
     folder = tmp_path_factory.mktemp("kernel-cache")
-    os.environ["MEGAGUARDS_CACHE_DIR"] = str(folder)
-    config.configure(cache_dir=folder)
+    os.environ.update(MEGAGUARDS_CACHE_DIR=str(folder), MEGAGUARDS_PARALLEL_WORK="0", MEGAGUARDS_STRICT="1")
+    config.configure(cache_dir=folder, parallel_work=0, strict=True)
     return folder
 
 

@@ -31,7 +31,7 @@ def test_run_matches_python_with_argv_imports_and_exit_code(tmp_path):
     actual = run_megaguards("run", "--report-json", report, script, "3", "x", cwd=tmp_path)
     assert (actual.stdout, actual.returncode) == (expected.stdout, expected.returncode) == ("['3', 'x'] __main__ 6\n", 3)
     loops = json.loads(report.read_text())["loops"]
-    assert [(loop["function"], loop["compiled_runs"], loop["backend"]) for loop in loops] == [("total", 1, "c-seq")]
+    assert [(loop["function"], loop["compiled_runs"], loop["backend"]) for loop in loops] == [("total", 1, "c-omp")]
 
 
 def test_uncaught_exception_traceback_points_at_user_lines(tmp_path):

@@ -2,12 +2,14 @@
 
 | variable               | flag            | meaning                                              |
 |------------------------|-----------------|------------------------------------------------------|
-| MEGAGUARDS_DEVICE      | --device        | auto (default) / seq / off (plain CPython)            |
+| MEGAGUARDS_DEVICE      | --device        | auto (default) / cpu (all cores) / seq / off (CPython) |
 | MEGAGUARDS_REPORT      | --report-json   | write the JSON loop report to this path at exit       |
 | MEGAGUARDS_DUMP        | --dump          | write every generated kernel source into this folder  |
 | MEGAGUARDS_CACHE_DIR   |                 | compiled kernels (default: ~/.cache/megaguards)       |
 | MEGAGUARDS_STRICT      |                 | 1: no reassociating float reductions (later backends) |
 | MEGAGUARDS_HOIST       |                 | 0: keep every bounds/overflow check inside the loop   |
+| MEGAGUARDS_THREADS     |                 | threads of parallel loops (default: all cores)        |
+| MEGAGUARDS_PARALLEL_WORK |               | work estimate below which a parallel loop runs alone  |
 | MEGAGUARDS_LOG         |                 | logging level of the "megaguards" logger              |
 | CC                     |                 | the C compiler (default: cc, then gcc, then clang)    |
 """
@@ -18,7 +20,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-DEVICES = ("auto", "seq", "off")
+DEVICES = ("auto", "cpu", "seq", "off")
 
 
 @dataclass(frozen=True)
@@ -32,10 +34,16 @@ class Config:
     log_level: str = "warning"
     compiler: str | None = None
     hoist: bool = True
+    threads: int = 0            # 0: OpenMP's default (all cores)
+    parallel_work: int = 20000  # iterations x body weight needed to fork threads
 
     @property
     def enabled(self) -> bool:
         return self.device != "off"
+
+    @property
+    def parallel(self) -> bool:
+        return self.device in ("auto", "cpu")
 
 
 def from_environment(environ=os.environ) -> Config:
@@ -53,7 +61,22 @@ def from_environment(environ=os.environ) -> Config:
         log_level=environ.get("MEGAGUARDS_LOG", "warning"),
         compiler=environ.get("CC") or None,
         hoist=environ.get("MEGAGUARDS_HOIST", "1") not in ("0", "false", "no", "off"),
+        threads=_integer(environ, "MEGAGUARDS_THREADS", 0),
+        parallel_work=_integer(environ, "MEGAGUARDS_PARALLEL_WORK", 20000),
     )
+
+
+def _integer(environ, name: str, default: int) -> int:
+    text = environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"{name} must be a non-negative integer, not {text!r}") from None
+    if value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, not {text!r}")
+    return value
 
 
 _current = from_environment()

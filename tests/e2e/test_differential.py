@@ -50,6 +50,9 @@ def _environment(cache_dir: str) -> dict:
                  "PYTHONSTARTUP", "PYTHONINSPECT"):
         env.pop(name, None)
     env["MEGAGUARDS_CACHE_DIR"] = cache_dir
+    # Exactness everywhere (no reassociated float reductions), and parallel loops even when tiny.
+    env["MEGAGUARDS_STRICT"] = "1"
+    env["MEGAGUARDS_PARALLEL_WORK"] = "0"
     env["PYTHONHASHSEED"] = "0"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["PYTHONIOENCODING"] = "utf-8"

@@ -11,12 +11,14 @@ import re
 from dataclasses import dataclass
 
 from ..analysis.bounds import HoistFacts
+from ..analysis.parallel import ParallelPlan
 from ..analysis.typeinfer import TypedLoop
 from ..ir import nodes as ir
 from ..ir.types import Scalar, buffer_ctype
 from .calls import render_call
 from .dialects.base import Dialect
 from .layout import BOX_TAGS, Layout
+from .openmp import render_parallel_loop
 from .prologue import PrologueWriter
 
 ERR = "&mg_err"
@@ -32,6 +34,7 @@ class RenderedKernel:
     source: str
     checks_in_loop: int           # checks inside the loop that runs when the hoisted ones pass
     preconditions: tuple = ()     # descriptions of the hoisted checks, by number
+    parallel: bool = False        # uses OpenMP (compile with -fopenmp)
 
 
 def c_name(name: str) -> str:
@@ -44,8 +47,13 @@ def array_name(name: str) -> str:
 
 class Renderer:
     def __init__(self, typed: TypedLoop, layout: Layout, dialect: Dialect, facts: HoistFacts | None = None,
+                 plan: ParallelPlan | None = None, threads: int = 0, work_threshold: int = 20000,
                  entry: str = "mg_kernel") -> None:
         self.typed = typed
+        self.plan = plan if plan is not None else ParallelPlan({}, ())
+        self.threads = threads
+        self.work_threshold = work_threshold
+        self.parallel = None  # the ParallelContext while rendering a parallel loop's body
         self.facts = facts if facts is not None and not facts.empty else None
         self.fast = False  # rendering the copy of the loop that relies on the hoisted checks
         self.layout = layout
@@ -88,8 +96,9 @@ class Renderer:
                 self.emit(1, f"mg_ints[{self.layout.box_tags[name]}] = mg_tag_{c_name(name)};")
         self.emit(1, "return 0;")
         self.emit(0, "}")
-        source = self.dialect.prelude + "\n" + "\n".join(self.lines) + "\n"
-        return RenderedKernel(source, checks, tuple(preconditions))
+        headers = "#include <omp.h>\n" if self.uses_openmp else ""
+        source = headers + self.dialect.prelude + "\n" + "\n".join(self.lines) + "\n"
+        return RenderedKernel(source, checks, tuple(preconditions), self.uses_openmp)
 
     def emit(self, depth: int, text: str) -> None:
         self.lines.append("    " * depth + text)
@@ -124,7 +133,22 @@ class Renderer:
     def guarded(self, depth: int, before: int) -> None:
         """Leave the kernel if a helper of the statement just rendered set the flag."""
         if self.checks != before:
-            self.emit(depth, "if (MG_UNLIKELY(mg_err)) goto mg_exit;")
+            self.emit(depth, "if (MG_UNLIKELY(mg_err)) {")
+            self.error_exit(depth + 1)
+            self.emit(depth, "}")
+
+    @property
+    def uses_openmp(self) -> bool:
+        return bool(self.plan.loops) and self.facts is not None
+
+    def error_exit(self, depth: int) -> None:
+        """Leave on a flag: the kernel, or (in a parallel loop) this iteration, stopping the rest."""
+        if self.parallel is None:
+            self.emit(depth, "goto mg_exit;")
+            return
+        self.emit(depth, "#pragma omp atomic write")
+        self.emit(depth, f"{self.parallel.label}_error = mg_err;")
+        self.emit(depth, f"goto {self.parallel.label}_next;")
 
     def statement(self, node: ir.Stmt, depth: int) -> None:
         before = self.checks
@@ -175,6 +199,9 @@ class Renderer:
             raise TypeError(f"cannot render {type(node).__name__}")
 
     def range_loop(self, node: ir.For, depth: int) -> None:
+        if self.fast and self.parallel is None and id(node) in self.plan.loops:
+            render_parallel_loop(self, node, self.plan.loops[id(node)], depth, self.threads, self.work_threshold)
+            return
         label = self.fresh("r")
         before = self.checks
         bounds = [self.convert(e, Scalar.PY_INT) for e in (node.start, node.stop, node.step)]
@@ -182,7 +209,10 @@ class Renderer:
         self.emit(depth + 1, f"const int64_t {label}_start = {bounds[0]}, {label}_stop = {bounds[1]}, "
                              f"{label}_step = {bounds[2]};")
         self.guarded(depth + 1, before)
-        self.emit(depth + 1, f"if (MG_UNLIKELY({label}_step == 0)) {{ mg_err = MG_ERR_VALUE; goto mg_exit; }}")
+        self.emit(depth + 1, f"if (MG_UNLIKELY({label}_step == 0)) {{")
+        self.emit(depth + 2, "mg_err = MG_ERR_VALUE;")
+        self.error_exit(depth + 2)
+        self.emit(depth + 1, "}")
         self.emit(depth + 1, f"const int64_t {label}_trips = mg_trip_count({label}_start, {label}_stop, {label}_step);")
         self.emit(depth + 1, f"for (int64_t {label}_k = 0; {label}_k < {label}_trips; {label}_k++) {{")
         self.emit(depth + 2, f"{c_name(node.var)} = {label}_start + {label}_k * {label}_step;")
@@ -192,6 +222,8 @@ class Renderer:
         self.emit(depth, "}")
 
     def mark_assigned(self, name: str, scalar: Scalar, depth: int) -> None:
+        if self.parallel is not None and name in self.parallel.variables:
+            self.emit(depth, f"{self.parallel.label}_at_{c_name(name)} = {self.parallel.label}_k;")
         if name in self.layout.assigned_flags:
             self.emit(depth, f"mg_set_{c_name(name)} = 1;")
         if name in self.layout.box_tags:

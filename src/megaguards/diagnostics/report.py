@@ -19,7 +19,7 @@ def loop_record(site: Site) -> dict:
         "compiled_runs": stats.compiled_runs,
         "fallback_runs": stats.fallback_runs,
         "backend": site.backend_name,
-        "parallel_depth": 0,
+        "parallel_depth": site.parallel_depth,
         "checks_in_loop": site.checks_in_loop,
         "reasons": list(stats.reasons),
         "seconds": site.seconds(),

@@ -9,12 +9,13 @@ from pathlib import Path
 
 from .. import config
 from ..analysis.bounds import hoist_checks
+from ..analysis.parallel import plan_parallel
 from ..analysis.typeinfer import ArrayInfo, infer_types
 from ..codegen.dialects.c import C
 from ..codegen.layout import plan_layout
 from ..codegen.renderer import Renderer
 from ..errors import CompilerError, Unsupported
-from .compiler import build_shared_object, find_compiler, load
+from .compiler import KERNEL_FLAGS, build_shared_object, find_compiler, load
 from .kernel import Specialization
 from .marshal import helper
 
@@ -45,13 +46,20 @@ def specialize(site, binding) -> Specialization:
     typed = infer_types(loop.body, scalar_types, arrays, functions)
     live_outs = tuple(n for n in info.live_outs if n in typed.variables)
     layout = plan_layout(typed, tuple(scalar_types), live_outs)
-    facts = hoist_checks(typed) if config.current().hoist else None
-    rendered = Renderer(typed, layout, C, facts).render()
+    options = config.current()
+    facts = hoist_checks(typed) if options.hoist else None
+    plan = None
+    if options.parallel and facts is not None:
+        plan = plan_parallel(typed, facts, alias_groups(loop, binding), options.strict)
+        for reason in plan.reasons:
+            site.note(reason)
+    rendered = Renderer(typed, layout, C, facts, plan, options.threads, options.parallel_work).render()
     site.stats.analysis += time.perf_counter() - started
     started = time.perf_counter()
     cache_dir = config.current().cache_dir
     try:
-        path, cached = build_shared_object(rendered.source, cache_dir, found)
+        flags = KERNEL_FLAGS + (("-fopenmp",) if rendered.parallel else ())
+        path, cached = build_shared_object(rendered.source, cache_dir, found, flags)
     except CompilerError as error:
         log.error("%s", error)
         raise Unsupported(f"generated C did not compile (a megaguards bug): {str(error)[:200]}") from None
@@ -62,9 +70,16 @@ def specialize(site, binding) -> Specialization:
     log.debug("site %s:%d compiled (%s)", info.filename, info.line, "cached" if cached else "fresh")
     return Specialization(
         typed, layout, kernel, rendered.checks_in_loop, rendered.preconditions,
+        parallel_depth=plan.depth if plan is not None and rendered.parallel else 0,
         written=tuple(use.written for use in loop.arrays),
         is_list=tuple(arrays[use.name].is_list for use in loop.arrays),
         scalar_paths=site.binder.scalar_paths, live_outs=info.live_outs, enter=enter)
+
+
+def alias_groups(loop, binding) -> dict:
+    """Array name -> the first name bound to the same object (one array for the analysis)."""
+    first: dict[int, str] = {}
+    return {use.name: first.setdefault(id(value), use.name) for use, value in zip(loop.arrays, binding.arrays)}
 
 
 def dump(site, source: str) -> None:

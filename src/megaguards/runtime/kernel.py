@@ -46,6 +46,7 @@ class Specialization:
     kernel: ctypes._CFuncPtr
     checks_in_loop: int
     preconditions: tuple        # descriptions of the hoisted checks, by number
+    parallel_depth: int
     written: tuple              # for each array (layout order): does the loop write it
     is_list: tuple              # for each array: a list (True) or a NumPy array
     scalar_paths: tuple         # Binder.scalar_paths: order of Binding.scalars

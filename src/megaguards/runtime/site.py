@@ -126,8 +126,18 @@ class Site:
         return result
 
     @property
+    def compiled(self) -> list:
+        return [s for s in self.specializations.values() if isinstance(s, Specialization)]
+
+    @property
     def backend_name(self) -> str | None:
-        return "c-seq" if any(isinstance(s, Specialization) for s in self.specializations.values()) else None
+        if not self.compiled:
+            return None
+        return "c-omp" if self.parallel_depth else "c-seq"
+
+    @property
+    def parallel_depth(self) -> int:
+        return max((s.parallel_depth for s in self.compiled), default=0)
 
     @property
     def checks_in_loop(self) -> int:

@@ -1,0 +1,161 @@
+"""Cross-iteration dependences of array accesses, with islpy (MegaGuards §3.4.1).
+
+For a candidate loop L and two accesses to the same array (one a write), the
+loop carries a dependence when two *different* iterations of L (same values of
+the loops around L) can touch the same element.  That is an integer set built
+from the iteration domains (the ``range`` bounds) and the subscripts; it is
+empty exactly when L is free of dependences for that pair, for every value of
+the parameters (loop-invariant scalars and array sizes).
+
+Subscripts are those the kernel prologue proved in range (``analysis.bounds``):
+a wrapped subscript (``a[i - 1]``) touches element ``e`` if ``e >= 0`` and
+``e + n`` otherwise.  Anything not affine is assumed to touch every element.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import islpy as isl
+
+from ..ir import nodes as ir
+from .bounds import HoistFacts
+
+
+@dataclass(frozen=True)
+class Access:
+    node: ir.Load | ir.Store
+    group: str                # the array, or its alias group
+    write: bool
+    loops: tuple[ir.For, ...]  # enclosing loops inside the candidate (outermost first)
+
+
+def _identifier(name: str) -> str:
+    return re.sub(r"[^0-9A-Za-z_]", "_", name)
+
+
+class _Affine:
+    """Renders IR integer expressions as isl affine text, or None if not affine."""
+
+    def __init__(self, variables: dict[str, str], invariant: set[str], params: set[str]) -> None:
+        self.variables = variables      # loop variable -> isl name for this copy
+        self.invariant = invariant
+        self.params = params            # collected parameter names
+
+    def constant(self, node: ir.Expr):
+        if isinstance(node, ir.Const) and type(node.value) in (int, bool):
+            return int(node.value)
+        if isinstance(node, ir.UnaryOp) and node.op == "-":
+            value = self.constant(node.operand)
+            return None if value is None else -value
+        return None
+
+    def text(self, node: ir.Expr) -> str | None:
+        value = self.constant(node)
+        if value is not None:
+            return str(value)
+        if isinstance(node, ir.Name):
+            if node.id in self.variables:
+                return self.variables[node.id]
+            if node.id in self.invariant:
+                name = "p_" + _identifier(node.id)
+                self.params.add(name)
+                return name
+            return None
+        if isinstance(node, (ir.Length, ir.Shape)):
+            if isinstance(node, ir.Length) and node.prefix:
+                return None
+            dim = node.dim if isinstance(node, ir.Shape) else 0
+            name = f"n_{_identifier(node.array)}_{dim}"
+            self.params.add(name)
+            return name
+        if isinstance(node, ir.UnaryOp) and node.op in ("-", "+"):
+            inner = self.text(node.operand)
+            return None if inner is None else (f"-({inner})" if node.op == "-" else inner)
+        if isinstance(node, ir.BinOp):
+            if node.op in ("+", "-"):
+                left, right = self.text(node.left), self.text(node.right)
+                return None if left is None or right is None else f"({left}) {node.op} ({right})"
+            if node.op == "*":
+                for factor, other in ((node.left, node.right), (node.right, node.left)):
+                    value = self.constant(factor)
+                    if value is not None:
+                        inner = self.text(other)
+                        return None if inner is None else f"{value} * ({inner})"
+                return None
+            if node.op in ("//", "%"):
+                divisor = self.constant(node.right)
+                inner = self.text(node.left)
+                if divisor is None or divisor <= 0 or inner is None:
+                    return None
+                return f"floor(({inner})/{divisor})" if node.op == "//" else f"(({inner}) mod {divisor})"
+        return None
+
+
+def _domain(loop: ir.For, affine: _Affine) -> list[str]:
+    """Constraints on one loop variable from its range(); unknown bounds add none."""
+    var = affine.variables[loop.var]
+    step = affine.constant(loop.step)
+    start, stop = affine.text(loop.start), affine.text(loop.stop)
+    constraints = []
+    if step is None or step == 0:
+        return constraints
+    if start is not None:
+        constraints.append(f"{var} >= {start}" if step > 0 else f"{var} <= {start}")
+        if abs(step) > 1:
+            constraints.append(f"({var} - ({start})) mod {abs(step)} = 0")
+    if stop is not None:
+        constraints.append(f"{var} < {stop}" if step > 0 else f"{var} > {stop}")
+    return constraints
+
+
+def _element(access: Access, dim: int, affine: _Affine, facts: HoistFacts, target: str) -> str | None:
+    """Constraint text saying element ``target`` is what ``access`` touches in ``dim``."""
+    hoisted = facts.index(access.node, dim) if facts is not None else None
+    if hoisted is None:
+        return None
+    index = affine.text(hoisted.index)
+    if index is None:
+        return None
+    if not hoisted.wrap:
+        return f"{target} = {index}"
+    size = f"n_{_identifier(access.node.array)}_{dim}"
+    affine.params.add(size)
+    return f"(({index} >= 0 and {target} = {index}) or ({index} < 0 and {target} = {index} + {size}))"
+
+
+def carries_dependence(candidate: ir.For, outer: tuple[ir.For, ...], first: Access, second: Access,
+                       invariant: set[str], facts: HoistFacts) -> bool:
+    """Can two different iterations of ``candidate`` touch one element through these accesses?"""
+    params: set[str] = set()
+    shared = {loop.var: f"o{k}" for k, loop in enumerate(outer)}
+    copies = []
+    for copy, access in enumerate((first, second)):
+        variables = dict(shared)
+        for depth, loop in enumerate((candidate, *access.loops)):
+            variables[loop.var] = f"x{copy}_{depth}"
+        copies.append(_Affine(variables, invariant, params))
+    constraints = []
+    outer_affine = _Affine(shared, invariant, params)
+    for loop in outer:
+        constraints += _domain(loop, _Affine(dict(outer_affine.variables), invariant, params))
+    for affine, access in zip(copies, (first, second)):
+        for loop in (candidate, *access.loops):
+            constraints += _domain(loop, affine)
+    constraints.append(f"({copies[0].variables[candidate.var]} < {copies[1].variables[candidate.var]} or "
+                       f"{copies[0].variables[candidate.var]} > {copies[1].variables[candidate.var]})")
+    elements = []
+    for dim in range(len(first.node.indices)):
+        target = f"e{dim}"
+        one = _element(first, dim, copies[0], facts, target)
+        two = _element(second, dim, copies[1], facts, target)
+        if one is None or two is None:
+            continue  # unknown subscript: any element of this dimension
+        constraints += [one, two]
+        elements.append(target)
+    names = sorted({v for c in copies for v in c.variables.values()}) + elements
+    for name in params:
+        if name.startswith("n_"):
+            constraints.append(f"{name} >= 0")
+    text = f"[{', '.join(sorted(params))}] -> {{ [{', '.join(names)}] : {' and '.join(constraints) or 'true'} }}"
+    return not isl.Set(text).is_empty()

@@ -1,0 +1,272 @@
+"""Which loops run in parallel (MegaGuards §3.4.1, Leung's outermost-first rule).
+
+A loop is parallel when no array element is touched by two of its iterations
+with one of them writing (``dependence.carries_dependence``) and every scalar it
+assigns is either *private* (written before read in each iteration) or a
+*reduction* (``s += e``, ``s *= e``, ``s -= e``, bitwise ``&= |= ^=``,
+``s = max(s, e)``, ``s = min(s, e)``, ``if e > s: s = e``).  The outermost
+parallel loop of each nest is chosen; loops inside it stay sequential in each
+thread.  Every rejection carries a reason.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir import nodes as ir
+from ..ir.types import Scalar
+from .bounds import HoistFacts
+from .dependence import Access, carries_dependence
+from .typeinfer import TypedLoop
+
+COMBINE = {"+": "+", "-": "+", "*": "*", "&": "&", "|": "|", "^": "^"}
+
+
+@dataclass(frozen=True)
+class Reduction:
+    var: str
+    kind: str  # "+", "*", "&", "|", "^", "max", "min"
+
+
+@dataclass(frozen=True)
+class ParallelLoop:
+    loop: int                   # id() of the ir.For
+    private: tuple[str, ...]    # scalars written before read in every iteration
+    reductions: tuple[Reduction, ...]
+    weight: int                 # static cost estimate of one iteration (for the work threshold)
+
+
+@dataclass(frozen=True)
+class ParallelPlan:
+    loops: dict                 # id() of ir.For -> ParallelLoop
+    reasons: tuple[str, ...]
+
+    @property
+    def depth(self) -> int:
+        return 1 if self.loops else 0
+
+
+def exposed_reads(statements, defined: frozenset = frozenset()) -> set[str]:
+    """Scalars read before being assigned in the same iteration of a loop body."""
+    exposed: set[str] = set()
+
+    def reads(node):
+        for child in ir.walk(node):
+            if isinstance(child, ir.Name) and child.id not in defined_now[0]:
+                exposed.add(child.id)
+
+    defined_now = [set(defined)]
+
+    def block(body):
+        for statement in body:
+            step(statement)
+
+    def step(node):
+        if isinstance(node, ir.Assign):
+            reads(node.value)
+            defined_now[0].add(node.target)
+        elif isinstance(node, ir.Store):
+            for index in node.indices:
+                reads(index)
+            reads(node.value)
+        elif isinstance(node, ir.If):
+            reads(node.test)
+            before = set(defined_now[0])
+            block(node.body)
+            after_body = defined_now[0]
+            defined_now[0] = set(before)
+            block(node.orelse)
+            defined_now[0] = after_body & defined_now[0]
+        elif isinstance(node, (ir.For, ir.While)):
+            before = set(defined_now[0])
+            if isinstance(node, ir.For):
+                for bound in (node.start, node.stop, node.step):
+                    reads(bound)
+                defined_now[0].add(node.var)
+            else:
+                reads(node.test)
+            block(node.body)
+            defined_now[0] = before
+    block(statements)
+    return exposed
+
+
+def _reduction_kind(var: str, statement: ir.Stmt) -> str | None:
+    """The combine kind if ``statement`` is a reduction step on ``var``, else None."""
+    def mentions(node) -> bool:
+        return any(isinstance(n, ir.Name) and n.id == var for n in ir.walk(node))
+
+    if isinstance(statement, ir.Assign) and statement.target == var:
+        value = statement.value
+        if isinstance(value, ir.BinOp) and value.op in COMBINE:
+            if isinstance(value.left, ir.Name) and value.left.id == var and not mentions(value.right):
+                return COMBINE[value.op]
+            if (value.op in "+*&|^" and isinstance(value.right, ir.Name) and value.right.id == var
+                    and not mentions(value.left)):
+                return value.op
+        if (isinstance(value, ir.Call) and value.function in ("max", "min") and len(value.args) == 2
+                and isinstance(value.args[0], ir.Name) and value.args[0].id == var and not mentions(value.args[1])):
+            return value.function
+    if (isinstance(statement, ir.If) and not statement.orelse and len(statement.body) == 1
+            and isinstance(statement.test, ir.Compare) and len(statement.test.ops) == 1):
+        test, (assign,) = statement.test, statement.body
+        op, left, right = test.ops[0], test.left, test.comparators[0]
+        if isinstance(assign, ir.Assign) and assign.target == var and not mentions(assign.value):
+            if isinstance(right, ir.Name) and right.id == var and left == assign.value:
+                return {">": "max", "<": "min"}.get(op)   # if e > s: s = e
+            if isinstance(left, ir.Name) and left.id == var and right == assign.value:
+                return {"<": "max", ">": "min"}.get(op)   # if s < e: s = e
+    return None
+
+
+def _reduction_steps(var: str, statements) -> set[str] | None:
+    """Kinds of all statements that touch ``var``, if each is a reduction step."""
+    kinds: set[str] = set()
+    for statement in statements:
+        kind = _reduction_kind(var, statement)
+        if kind is not None:
+            kinds.add(kind)
+            continue
+        if isinstance(statement, (ir.If, ir.While, ir.For)):
+            if any(isinstance(n, ir.Name) and n.id == var for n in _own_expressions(statement)):
+                return None
+            nested = [s for block in _blocks(statement) for s in block]
+            inner = _reduction_steps(var, nested)
+            if inner is None:
+                return None
+            kinds |= inner
+        elif any((isinstance(n, ir.Name) and n.id == var) or (isinstance(n, ir.Assign) and n.target == var)
+                 for n in ir.walk(statement)):
+            return None
+    return kinds
+
+
+def _blocks(statement):
+    if isinstance(statement, ir.If):
+        return (statement.body, statement.orelse)
+    return (statement.body,)
+
+
+def _own_expressions(statement):
+    roots = {ir.If: lambda s: (s.test,), ir.While: lambda s: (s.test,),
+             ir.For: lambda s: (s.start, s.stop, s.step)}[type(statement)](statement)
+    for root in roots:
+        yield from ir.walk(root)
+
+
+class _Planner:
+    def __init__(self, typed: TypedLoop, facts: HoistFacts, groups: dict, strict: bool) -> None:
+        self.typed = typed
+        self.facts = facts
+        self.groups = groups
+        self.strict = strict
+        self.invariant = {n for n in typed.live_ins if n not in typed.assigned_types}
+        self.loops: dict[int, ParallelLoop] = {}
+        self.reasons: list[str] = []
+
+    def visit(self, statements, outer: tuple) -> None:
+        for statement in statements:
+            if isinstance(statement, ir.For):
+                decision = self.decide(statement, outer)
+                if isinstance(decision, ParallelLoop):
+                    self.loops[statement.line, id(statement)] = decision
+                    continue
+                self.reasons.append(f"loop '{statement.var}' at line {statement.line}: {decision}")
+                self.visit(statement.body, outer + (statement,))
+            elif isinstance(statement, ir.If):
+                self.visit(statement.body, outer)
+                self.visit(statement.orelse, outer)
+            elif isinstance(statement, ir.While):
+                self.visit(statement.body, outer)
+
+    def decide(self, loop: ir.For, outer: tuple) -> ParallelLoop | str:
+        if not any(h.var == loop.var and h.loop == id(loop) for h in self.facts.loops):
+            return "its range is not computable before the loop"
+        if any(isinstance(s, ir.Break) for s in _level_statements(loop.body)):
+            return "'break' leaves it early"
+        accesses = list(_accesses(loop.body, (), self.groups))
+        for first in accesses:
+            if not first.write:
+                continue
+            for second in accesses:
+                if second.group != first.group or (second.write and id(second.node) < id(first.node)):
+                    continue
+                if carries_dependence(loop, outer, first, second, self.invariant, self.facts):
+                    kind = "output" if second.write else "flow/anti"
+                    return (f"carries a {kind} dependence on '{first.group}' (lines {first.node.line} "
+                            f"and {second.node.line})")
+        assigned = {n.target for n in ir.walk(loop) if isinstance(n, ir.Assign)}
+        assigned |= {n.var for n in ir.walk(loop) if isinstance(n, ir.For) and n is not loop}
+        if loop.var in assigned:
+            return f"its variable '{loop.var}' is assigned in the body"
+        exposed = exposed_reads(loop.body, frozenset({loop.var}))
+        private, reductions = [], []
+        for name in sorted(assigned):
+            if name not in exposed:
+                private.append(name)
+                continue
+            kinds = _reduction_steps(name, loop.body)
+            if not kinds or len(kinds) != 1:
+                return f"scalar '{name}' carries a value from one iteration to the next"
+            kind = next(iter(kinds))
+            scalar = self.typed.variables[name]
+            if scalar.is_float and kind in ("+", "*"):
+                if self.strict:
+                    return f"reduction on '{name}' (float): MEGAGUARDS_STRICT keeps it sequential"
+                self.reasons.append(f"reduction on '{name}' (float, reassociated)")
+            if scalar.is_float and kind in "&|^" or scalar.is_bool:
+                return f"scalar '{name}' carries a value from one iteration to the next"
+            reductions.append(Reduction(name, kind))
+        return ParallelLoop(id(loop), tuple(private), tuple(reductions), _weight(loop.body))
+
+
+def _level_statements(statements):
+    """Statements of a loop body, not looking into nested loops."""
+    for statement in statements:
+        yield statement
+        if isinstance(statement, ir.If):
+            yield from _level_statements(statement.body)
+            yield from _level_statements(statement.orelse)
+
+
+def _accesses(statements, loops: tuple, groups: dict):
+    for statement in statements:
+        if isinstance(statement, ir.For):
+            for bound in (statement.start, statement.stop, statement.step):
+                yield from _loads(bound, loops, groups)
+            yield from _accesses(statement.body, loops + (statement,), groups)
+            continue
+        if isinstance(statement, ir.Store):
+            yield Access(statement, groups.get(statement.array, statement.array), True, loops)
+        for value in statement.__dict__.values():
+            for child in value if isinstance(value, tuple) else (value,):
+                if isinstance(child, ir.Expr):
+                    yield from _loads(child, loops, groups)
+                elif isinstance(child, ir.Stmt):
+                    yield from _accesses((child,), loops, groups)
+
+
+def _loads(expression, loops, groups):
+    for node in ir.walk(expression):
+        if isinstance(node, ir.Load):
+            yield Access(node, groups.get(node.array, node.array), False, loops)
+
+
+def _weight(statements, factor: int = 1) -> int:
+    total = 0
+    for statement in statements:
+        if isinstance(statement, (ir.For, ir.While)):
+            total += _weight(statement.body, factor * 16)
+        elif isinstance(statement, ir.If):
+            total += factor + _weight(statement.body, factor) + _weight(statement.orelse, factor)
+        else:
+            total += factor * sum(1 for _ in ir.walk(statement))
+    return total
+
+
+def plan_parallel(typed: TypedLoop, facts: HoistFacts | None, groups: dict, strict: bool) -> ParallelPlan:
+    """The loops to run in parallel; ``groups`` maps each array to its alias group."""
+    if facts is None or facts.empty:
+        return ParallelPlan({}, ("no subscripts proven in range before the loop",))
+    planner = _Planner(typed, facts, groups, strict)
+    planner.visit((typed.body,), ())
+    return ParallelPlan({key[1]: value for key, value in planner.loops.items()}, tuple(planner.reasons))

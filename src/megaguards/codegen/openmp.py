@@ -1,0 +1,139 @@
+"""Rendering one parallel loop with OpenMP (part of the renderer, split for size).
+
+Every scalar the loop body assigns gets a private copy per thread (declared in
+the parallel region, shadowing the kernel's variable), plus the number of the
+last iteration that assigned it.  After the region, values are merged in thread
+order: a private scalar takes the value of the sequentially last assignment
+(exactly Python's final value, even for conditional assignments); a reduction
+combines the per-thread partials (ints with overflow checks; float max/min
+exactly; float sums and products reassociated, the documented exception).
+An error in any iteration stops the others and discards the results.
+"""
+from __future__ import annotations
+
+from ..analysis.parallel import ParallelLoop
+from ..ir import nodes as ir
+from ..ir.types import Scalar
+
+MAX_THREADS = 256
+IDENTITY = {"+": ("0", "-0.0"), "*": ("1", "1.0"), "&": ("-1", None), "|": ("0", None), "^": ("0", None),
+            "max": ("INT64_MIN", "-INFINITY"), "min": ("INT64_MAX", "INFINITY")}
+
+
+def _identity(kind: str, scalar: Scalar) -> str:
+    integer, floating = IDENTITY[kind]
+    if scalar.is_float:
+        return floating
+    if scalar.ctype == "int32_t" and kind in ("max", "min"):
+        return "INT32_MIN" if kind == "max" else "INT32_MAX"
+    return integer
+
+
+class ParallelContext:
+    def __init__(self, label: str, variables: tuple[str, ...]) -> None:
+        self.label = label
+        self.variables = variables
+
+
+def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int, threads: int,
+                         work_threshold: int) -> None:
+    from .renderer import c_name
+
+    label = renderer.fresh("p")
+    before = renderer.checks
+    bounds = [renderer.convert(e, Scalar.PY_INT) for e in (node.start, node.stop, node.step)]
+    reductions = {r.var: r.kind for r in plan.reductions}
+    variables = tuple(dict.fromkeys(plan.private + tuple(reductions)))
+    typed = renderer.typed
+    emit = renderer.emit
+    emit(depth, "{  /* parallel loop (OpenMP) */")
+    inner = depth + 1
+    emit(inner, f"const int64_t {label}_start = {bounds[0]}, {label}_stop = {bounds[1]}, {label}_step = {bounds[2]};")
+    renderer.guarded(inner, before)
+    emit(inner, f"if (MG_UNLIKELY({label}_step == 0)) {{ mg_err = MG_ERR_VALUE; goto mg_exit; }}")
+    emit(inner, f"const int64_t {label}_trips = mg_trip_count({label}_start, {label}_stop, {label}_step);")
+    count = f"{threads}" if threads else "omp_get_max_threads()"
+    emit(inner, f"int {label}_threads = {count}; if ({label}_threads > {MAX_THREADS}) {label}_threads = {MAX_THREADS};")
+    emit(inner, f"int {label}_error = 0;")
+    for name in variables:
+        emit(inner, f"{typed.variables[name].ctype} {label}_value_{c_name(name)}[{MAX_THREADS}];")
+        emit(inner, f"int64_t {label}_last_{c_name(name)}[{MAX_THREADS}];")
+        if name in renderer.layout.box_tags:
+            emit(inner, f"int {label}_tag_{c_name(name)}[{MAX_THREADS}];")
+    emit(inner, f"for (int t = 0; t < {MAX_THREADS}; t++) {{")
+    for name in variables:
+        emit(inner + 1, f"{label}_last_{c_name(name)}[t] = -1;")
+    emit(inner, "}")
+    work = f"(double){label}_trips * {plan.weight}.0 >= {work_threshold}.0"
+    emit(inner, f"#pragma omp parallel num_threads({label}_threads) if({work})")
+    emit(inner, "{")
+    region = inner + 1
+    emit(region, "int mg_err = 0;")
+    emit(region, f"const int {label}_tid = omp_get_thread_num();")
+    emit(region, f"int64_t {c_name(node.var)} = 0;")
+    for name in variables:
+        scalar = typed.variables[name]
+        start = _identity(reductions[name], scalar) if name in reductions else "0"
+        emit(region, f"{scalar.ctype} {c_name(name)} = {start}; int64_t {label}_at_{c_name(name)} = -1;")
+        emit(region, f"int mg_set_{c_name(name)} = 0; int mg_tag_{c_name(name)} = 0;")
+    emit(region, "#pragma omp for schedule(static)")
+    emit(region, f"for (int64_t {label}_k = 0; {label}_k < {label}_trips; {label}_k++) {{")
+    body = region + 1
+    emit(body, f"if ({label}_error) continue;")
+    emit(body, f"{c_name(node.var)} = {label}_start + {label}_k * {label}_step;")
+    saved = renderer.parallel
+    renderer.parallel = ParallelContext(label, variables)
+    renderer.block(node.body, body)
+    renderer.parallel = saved
+    emit(body, f"{label}_next: ;")
+    emit(region, "}")
+    for name in variables:
+        emit(region, f"{label}_value_{c_name(name)}[{label}_tid] = {c_name(name)};")
+        emit(region, f"{label}_last_{c_name(name)}[{label}_tid] = {label}_at_{c_name(name)};")
+        if name in renderer.layout.box_tags:
+            emit(region, f"{label}_tag_{c_name(name)}[{label}_tid] = mg_tag_{c_name(name)};")
+    emit(inner, "}")
+    emit(inner, f"if ({label}_error) {{ mg_err = {label}_error; goto mg_exit; }}")
+    _merge(renderer, label, variables, reductions, inner)
+    emit(inner, f"if ({label}_trips > 0) {{")
+    emit(inner + 1, f"{c_name(node.var)} = {label}_start + ({label}_trips - 1) * {label}_step;")
+    renderer.mark_assigned(node.var, Scalar.PY_INT, inner + 1)
+    emit(inner, "}")
+    emit(depth, "}")
+
+
+def _merge(renderer, label: str, variables, reductions: dict, depth: int) -> None:
+    """Thread results back into the kernel's variables, in thread (= iteration) order."""
+    from .renderer import c_name
+
+    emit = renderer.emit
+    for name in variables:
+        var = c_name(name)
+        scalar = renderer.typed.variables[name]
+        emit(depth, f"{{ int64_t best = -1; int winner = -1;")
+        emit(depth + 1, f"for (int t = 0; t < {MAX_THREADS}; t++) {{")
+        emit(depth + 2, f"if ({label}_last_{var}[t] < 0) continue;")
+        if name in reductions:
+            emit(depth + 2, f"{var} = {_combine(reductions[name], scalar, var, f'{label}_value_{var}[t]')};")
+        emit(depth + 2, f"if ({label}_last_{var}[t] > best) {{ best = {label}_last_{var}[t]; winner = t; }}")
+        emit(depth + 1, "}")
+        emit(depth + 1, "if (MG_UNLIKELY(mg_err)) goto mg_exit;")
+        emit(depth + 1, "if (winner >= 0) {")
+        if name not in reductions:
+            emit(depth + 2, f"{var} = {label}_value_{var}[winner];")
+        if name in renderer.layout.assigned_flags:
+            emit(depth + 2, f"mg_set_{var} = 1;")
+        if name in renderer.layout.box_tags:
+            emit(depth + 2, f"mg_tag_{var} = {label}_tag_{var}[winner];")
+        emit(depth + 1, "}")
+        emit(depth, "}")
+
+
+def _combine(kind: str, scalar: Scalar, total: str, part: str) -> str:
+    if kind in ("max", "min"):
+        return f"(({part}) {'>' if kind == 'max' else '<'} ({total}) ? ({part}) : ({total}))"
+    if scalar.is_float or kind in "&|^":
+        return f"({total} {kind} {part})"
+    helper = {"+": "mg_add_i64", "*": "mg_mul_i64"}[kind]
+    text = f"{helper}({total}, {part}, &mg_err)"
+    return f"mg_to_i32({text}, &mg_err)" if scalar.ctype == "int32_t" else text
