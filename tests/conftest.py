@@ -44,8 +44,8 @@ def site_for(function):
 
     code = getattr(function, "__wrapped__", function).__code__
     last = code.co_firstlineno + len(__import__("inspect").getsourcelines(code)[0])
-    return [loop_record(site) for site in REGISTRY.sites
-            if site.info.filename == code.co_filename and code.co_firstlineno <= site.info.line < last]
+    return [loop_record(site) for site in REGISTRY.sites if site.stats.entries
+            and site.info.filename == code.co_filename and code.co_firstlineno <= site.info.line < last]
 
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -82,14 +82,20 @@ int mg_kernel(char **mg_arrays, int64_t *mg_ints, double *mg_floats) {
     if (mg_fast) {
         {
             const int64_t mg_r1_start = 1LL, mg_r1_stop = (v_n - 1LL), mg_r1_step = 1LL;
-            if (MG_UNLIKELY(mg_r1_step == 0)) { mg_err = MG_ERR_VALUE; goto mg_exit; }
+            if (MG_UNLIKELY(mg_r1_step == 0)) {
+                mg_err = MG_ERR_VALUE;
+                goto mg_exit;
+            }
             const int64_t mg_r1_trips = mg_trip_count(mg_r1_start, mg_r1_stop, mg_r1_step);
             for (int64_t mg_r1_k = 0; mg_r1_k < mg_r1_trips; mg_r1_k++) {
                 v_i = mg_r1_start + mg_r1_k * mg_r1_step;
                 mg_set_v_i = 1;
                 {
                     const int64_t mg_r2_start = 1LL, mg_r2_stop = (v_n - 1LL), mg_r2_step = 1LL;
-                    if (MG_UNLIKELY(mg_r2_step == 0)) { mg_err = MG_ERR_VALUE; goto mg_exit; }
+                    if (MG_UNLIKELY(mg_r2_step == 0)) {
+                        mg_err = MG_ERR_VALUE;
+                        goto mg_exit;
+                    }
                     const int64_t mg_r2_trips = mg_trip_count(mg_r2_start, mg_r2_stop, mg_r2_step);
                     for (int64_t mg_r2_k = 0; mg_r2_k < mg_r2_trips; mg_r2_k++) {
                         v_j = mg_r2_start + mg_r2_k * mg_r2_step;
@@ -102,22 +108,34 @@ int mg_kernel(char **mg_arrays, int64_t *mg_ints, double *mg_floats) {
     } else {
         {
             const int64_t mg_r3_start = 1LL, mg_r3_stop = mg_sub_i64(v_n, 1LL, &mg_err), mg_r3_step = 1LL;
-            if (MG_UNLIKELY(mg_err)) goto mg_exit;
-            if (MG_UNLIKELY(mg_r3_step == 0)) { mg_err = MG_ERR_VALUE; goto mg_exit; }
+            if (MG_UNLIKELY(mg_err)) {
+                goto mg_exit;
+            }
+            if (MG_UNLIKELY(mg_r3_step == 0)) {
+                mg_err = MG_ERR_VALUE;
+                goto mg_exit;
+            }
             const int64_t mg_r3_trips = mg_trip_count(mg_r3_start, mg_r3_stop, mg_r3_step);
             for (int64_t mg_r3_k = 0; mg_r3_k < mg_r3_trips; mg_r3_k++) {
                 v_i = mg_r3_start + mg_r3_k * mg_r3_step;
                 mg_set_v_i = 1;
                 {
                     const int64_t mg_r4_start = 1LL, mg_r4_stop = mg_sub_i64(v_n, 1LL, &mg_err), mg_r4_step = 1LL;
-                    if (MG_UNLIKELY(mg_err)) goto mg_exit;
-                    if (MG_UNLIKELY(mg_r4_step == 0)) { mg_err = MG_ERR_VALUE; goto mg_exit; }
+                    if (MG_UNLIKELY(mg_err)) {
+                        goto mg_exit;
+                    }
+                    if (MG_UNLIKELY(mg_r4_step == 0)) {
+                        mg_err = MG_ERR_VALUE;
+                        goto mg_exit;
+                    }
                     const int64_t mg_r4_trips = mg_trip_count(mg_r4_start, mg_r4_stop, mg_r4_step);
                     for (int64_t mg_r4_k = 0; mg_r4_k < mg_r4_trips; mg_r4_k++) {
                         v_j = mg_r4_start + mg_r4_k * mg_r4_step;
                         mg_set_v_j = 1;
                         a_B[mg_index(v_i, a_B_n0, &mg_err) * a_B_s0 + mg_index(v_j, a_B_n1, &mg_err) * a_B_s1] = (0.2 * ((((a_A[mg_index(v_i, a_A_n0, &mg_err) * a_A_s0 + mg_index(v_j, a_A_n1, &mg_err) * a_A_s1] + a_A[mg_index(mg_sub_i64(v_i, 1LL, &mg_err), a_A_n0, &mg_err) * a_A_s0 + mg_index(v_j, a_A_n1, &mg_err) * a_A_s1]) + a_A[mg_index(mg_add_i64(v_i, 1LL, &mg_err), a_A_n0, &mg_err) * a_A_s0 + mg_index(v_j, a_A_n1, &mg_err) * a_A_s1]) + a_A[mg_index(v_i, a_A_n0, &mg_err) * a_A_s0 + mg_index(mg_sub_i64(v_j, 1LL, &mg_err), a_A_n1, &mg_err) * a_A_s1]) + a_A[mg_index(v_i, a_A_n0, &mg_err) * a_A_s0 + mg_index(mg_add_i64(v_j, 1LL, &mg_err), a_A_n1, &mg_err) * a_A_s1]));
-                        if (MG_UNLIKELY(mg_err)) goto mg_exit;
+                        if (MG_UNLIKELY(mg_err)) {
+                            goto mg_exit;
+                        }
                     }
                 }
             }

@@ -151,6 +151,7 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
     const int64_t *entry = plan + 1;
     char *pointers[MAX_ARRAYS];
     char *owned[MAX_ARRAYS] = {0};
+    int written[MAX_ARRAYS] = {0};   /* an unboxed list some name of it writes */
     int64_t shapes[MAX_ARRAYS][MAX_RANK];
     int result = 0;
     if (n_arrays > MAX_ARRAYS) return MG_GUARD;
@@ -183,7 +184,12 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
             stride *= shape[d] ? shape[d] : 1;
             size *= shape[d];
         }
-        if (alias >= 0) { pointers[k] = pointers[alias]; continue; }
+        if (alias >= 0) {
+            pointers[k] = pointers[alias];
+            written[alias] |= (int)entry[3];
+            continue;
+        }
+        written[k] = (int)entry[3];
         if (size == 0) { pointers[k] = (char *)mg_empty; continue; }
         owned[k] = malloc((size_t)size * element_size(kind));
         if (owned[k] == NULL) { PyErr_NoMemory(); result = MG_PYERROR; goto done; }
@@ -205,7 +211,7 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
     if (result) goto done;
     entry = plan + 1;
     for (int64_t k = 0; k < n_arrays; k++, entry += 5) {
-        if (owned[k] == NULL || !entry[3]) continue;  /* not an unboxed list, or read only */
+        if (owned[k] == NULL || !written[k]) continue;  /* not an unboxed list, or read only */
         int64_t position = 0;
         if (box_level(PyTuple_GET_ITEM(arrays, k), 0, (int)entry[1], shapes[k], (int)entry[0],
                       owned[k], &position)) { result = MG_PYERROR; goto done; }

@@ -1,0 +1,201 @@
+"""Parallel loop decisions (dependence analysis, privatization, reductions) and
+the results of the OpenMP code against CPython (tests force parallel execution
+even for tiny loops; see conftest)."""
+import math
+
+import numpy
+import pytest
+
+import megaguards
+from megaguards import config
+
+from conftest import assert_same_as_cpython, site_for
+
+
+def decision(function, *arguments):
+    fast = assert_same_as_cpython(function, *arguments)
+    loop = min(site_for(fast), key=lambda record: record["line"])  # the outermost loop's site
+    return loop["parallel_depth"], loop["backend"], loop["reasons"]
+
+
+def elementwise(a, b):
+    for i in range(len(a)):
+        b[i] = math.sqrt(a[i]) * 2.0 + 1.0
+
+
+def matmul(A, B, C, n):
+    for i in range(n):
+        for j in range(n):
+            total = 0.0
+            for k in range(n):
+                total += A[i][k] * B[k][j]
+            C[i][j] = total
+
+
+def stencil(A, B, n):
+    for i in range(1, n - 1):
+        for j in range(1, n - 1):
+            B[i][j] = (A[i - 1][j] + A[i + 1][j] + A[i][j - 1] + A[i][j + 1]) * 0.25
+
+
+def int_sum_and_max(a):
+    s = 0
+    best = -1
+    for i in range(len(a)):
+        s += a[i] * a[i]
+        if a[i] > best:
+            best = a[i]
+    return s, best
+
+
+def float_min(a):
+    low = 1e300
+    for i in range(len(a)):
+        low = min(low, a[i])
+    return low
+
+
+def mandelbrot(out, n, m):
+    for y in range(n):
+        for x in range(m):
+            cr, ci = -2.0 + 3.0 * x / m, -1.5 + 3.0 * y / n
+            zr = zi = 0.0
+            k = 0
+            while k < 50 and zr * zr + zi * zi <= 4.0:
+                zr, zi = zr * zr - zi * zi + cr, 2.0 * zr * zi + ci
+                k += 1
+            out[y][x] = k
+
+
+def forces(px, py, fx, fy, n):
+    for i in range(n):
+        ax = 0.0
+        ay = 0.0
+        for j in range(n):
+            if i != j:
+                dx, dy = px[j] - px[i], py[j] - py[i]
+                d = math.sqrt(dx * dx + dy * dy) + 0.01
+                ax += dx / (d * d * d)
+                ay += dy / (d * d * d)
+        fx[i] = ax
+        fy[i] = ay
+
+
+def last_values(a, b):
+    t = -1
+    for i in range(len(a)):
+        if a[i] > 2:
+            t = a[i] * 10      # written before read: private, last assigned value survives
+        b[i] = i
+    return t, i
+
+
+def grid(n):
+    return [[float((i * 7 + j * 3) % 11) for j in range(n)] for i in range(n)]
+
+
+@pytest.mark.parametrize("function, arguments", [
+    (elementwise, ([1.0, 4.0, 9.0, 2.0], [0.0] * 4)),
+    (matmul, (grid(5), grid(5), grid(5), 5)),
+    (stencil, (grid(6), grid(6), 6)),
+    (int_sum_and_max, ([3, -1, 7, 7, 2],)),
+    (float_min, ([3.5, -0.0, 0.0, float("nan"), -2.25],)),
+    (mandelbrot, ([[0] * 6 for _ in range(5)], 5, 6)),
+    (forces, ([0.0, 1.0, 2.5], [0.0, 2.0, -1.0], [0.0] * 3, [0.0] * 3, 3)),
+    (last_values, ([1, 5, 2, 9, 0], [0] * 5)),
+])
+def test_must_parallelize(function, arguments):
+    depth, backend, reasons = decision(function, *arguments)
+    assert (depth, backend) == (1, "c-omp"), reasons
+
+
+def prefix_sum(a):
+    for i in range(1, len(a)):
+        a[i] = a[i - 1] + a[i]
+
+
+def gauss_seidel(A, n):
+    for i in range(1, n - 1):
+        for j in range(1, n - 1):
+            A[i][j] = (A[i - 1][j] + A[i + 1][j] + A[i][j - 1] + A[i][j + 1]) * 0.25
+
+
+def swaps(a):
+    for i in range(0, len(a) - 1, 2):
+        a[i], a[i + 1] = a[i + 1], a[i]
+    for i in range(len(a) - 1):
+        a[i], a[i + 1] = a[i + 1], a[i]
+
+
+def recurrence(a):
+    s = 1.0
+    for i in range(len(a)):
+        s = s * 0.5 + a[i]
+        a[i] = s
+
+
+def shifted(a, b):
+    for i in range(1, len(a)):
+        b[i] = a[i - 1] * 2
+
+
+@pytest.mark.parametrize("function, arguments, expected", [
+    (prefix_sum, ([1, 2, 3, 4, 5],), "dependence on 'a'"),
+    (gauss_seidel, (grid(6), 6), "dependence on 'A'"),
+    (recurrence, ([1.0, 2.0, 3.0],), "scalar 's' carries a value"),
+])
+def test_must_stay_sequential(function, arguments, expected):
+    depth, backend, reasons = decision(function, *arguments)
+    assert depth == 0 and backend == "c-seq"
+    assert any(expected in reason for reason in reasons), reasons
+
+
+def test_swaps_second_loop_is_sequential_first_is_parallel():
+    fast = assert_same_as_cpython(swaps, [1, 2, 3, 4, 5, 6, 7])
+    loops = {loop["line"]: loop for loop in site_for(fast)}
+    first, second = sorted(loops)
+    assert loops[first]["parallel_depth"] == 1 and loops[second]["parallel_depth"] == 0
+
+
+def test_aliased_arguments_are_one_array_for_the_analysis():
+    def aliased(x):
+        shifted(x, x)
+        return x
+    fast_shifted = megaguards.jit(shifted)
+    a = [1, 2, 3, 4]
+    fast_shifted(a, [0] * 4)
+    assert site_for(fast_shifted)[-1]["parallel_depth"] == 1
+    same = [1, 2, 3, 4]
+    fast_shifted(same, same)
+    expected = [1, 2, 3, 4]
+    shifted(expected, expected)
+    assert same == expected == [1, 2, 4, 8]
+
+
+def test_float_sum_reassociates_only_outside_strict_mode():
+    def total(a):
+        s = 0.0
+        for i in range(len(a)):
+            s += a[i]
+        return s
+    values = [0.1 * k for k in range(1000)]
+    try:
+        config.configure(strict=False)
+        fast = megaguards.jit(total)
+        assert fast(values) == pytest.approx(total(values), rel=1e-12)
+        loop = site_for(fast)[-1]
+        assert loop["parallel_depth"] == 1
+        assert any("reduction on 's' (float, reassociated)" in r for r in loop["reasons"])
+    finally:
+        config.configure(strict=True)
+    strict = megaguards.jit(total)
+    assert strict(values) == total(values)
+    assert site_for(strict)[-1]["parallel_depth"] == 0
+
+
+def test_error_in_a_parallel_iteration_gives_cpython_behaviour():
+    def divide(a, b, out):
+        for i in range(len(a)):
+            out[i] = a[i] // b[i]
+    assert_same_as_cpython(divide, [5, 6, 7, 8], [1, 2, 0, 3], [0] * 4, compiled=False)
+    assert_same_as_cpython(divide, numpy.arange(8), numpy.arange(1, 9), numpy.zeros(8, dtype=numpy.int64))
