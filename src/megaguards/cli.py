@@ -12,7 +12,7 @@ from pathlib import Path
 from . import __version__, config
 
 _PACKAGE = str(Path(__file__).resolve().parent)
-SUBCOMMANDS = ("run",)
+SUBCOMMANDS = ("run", "explain")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -23,12 +23,17 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"megaguards {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="command")
     run = commands.add_parser("run", help="run a script like `python script.py`, loops accelerated")
-    run.add_argument("--device", choices=config.DEVICES, help="auto (default), seq, or off (plain CPython)")
-    run.add_argument("--report", action="store_true", help="print the per-loop report on stderr at exit")
-    run.add_argument("--report-json", metavar="PATH", help="write the per-loop JSON report to PATH at exit")
-    run.add_argument("--dump", metavar="DIR", help="write every generated kernel source into DIR")
-    run.add_argument("script", help="the Python script to run")
-    run.add_argument("arguments", nargs=argparse.REMAINDER, help="arguments passed to the script")
+    explain = commands.add_parser("explain", help="run a script, then print per loop what was compiled, "
+                                                  "parallel or not and why, and the generated code")
+    explain.add_argument("--no-source", action="store_true", help="leave the generated code out")
+    for command in (run, explain):
+        command.add_argument("--device", choices=config.DEVICES,
+                             help="auto (default), cpu (all cores), seq (one core), off (plain CPython)")
+        command.add_argument("--report", action="store_true", help="print the per-loop report on stderr at exit")
+        command.add_argument("--report-json", metavar="PATH", help="write the per-loop JSON report to PATH at exit")
+        command.add_argument("--dump", metavar="DIR", help="write every generated kernel source into DIR")
+        command.add_argument("script", help="the Python script to run")
+        command.add_argument("arguments", nargs=argparse.REMAINDER, help="arguments passed to the script")
     return parser
 
 
@@ -59,6 +64,8 @@ def run(options) -> int:
               f"[Errno 2] No such file or directory", file=sys.stderr)
         return 2
     atexit.register(_write_reports)
+    if options.command == "explain":
+        atexit.register(_print_explanation, not options.no_source)
     from .frontend.importhook import compile_script, run_code
 
     try:
@@ -85,6 +92,12 @@ def _print_user_traceback(kind, error, trace) -> None:
         trace = trace.tb_next
     sys.stderr.flush()
     traceback.print_exception(kind, error, trace)
+
+
+def _print_explanation(show_source: bool) -> None:
+    from .diagnostics.explain import explain_all
+
+    print(explain_all(show_source), file=sys.stderr)
 
 
 def _write_reports() -> None:

@@ -16,7 +16,8 @@ from ..codegen.layout import plan_layout
 from ..codegen.renderer import Renderer
 from ..errors import CompilerError, Unsupported
 from .compiler import KERNEL_FLAGS, build_shared_object, find_compiler, load
-from .kernel import Specialization
+from ..ir import nodes as ir
+from .kernel import Explanation, Specialization
 from .marshal import helper
 
 log = logging.getLogger("megaguards")
@@ -73,7 +74,38 @@ def specialize(site, binding) -> Specialization:
         parallel_depth=plan.depth if plan is not None and rendered.parallel else 0,
         written=tuple(use.written for use in loop.arrays),
         is_list=tuple(arrays[use.name].is_list for use in loop.arrays),
-        scalar_paths=site.binder.scalar_paths, live_outs=info.live_outs, enter=enter)
+        scalar_paths=site.binder.scalar_paths, live_outs=info.live_outs, enter=enter,
+        explanation=Explanation(signature=describe_signature(scalar_types, arrays),
+                                parallel=describe_plan(typed, plan, rendered.parallel),
+                                source=kernel_source(rendered.source)))
+
+
+def describe_signature(scalars: dict, arrays: dict) -> str:
+    parts = [f"{name}: {scalar!r}" for name, scalar in scalars.items()]
+    parts += [f"{name}: {'list' if info.is_list else 'ndarray'}[{info.rank}-D, {info.element!r}]"
+              for name, info in arrays.items()]
+    return ", ".join(parts)
+
+
+def describe_plan(typed, plan, parallel: bool) -> list[str]:
+    if plan is None or not parallel:
+        return []
+    lines = []
+    for node in ir.walk(typed.body):
+        decision = plan.loops.get(id(node))
+        if decision is None:
+            continue
+        reductions = ", ".join(f"{r.var} ({r.kind})" for r in decision.reductions) or "none"
+        private = ", ".join(n for n in decision.private if not n.startswith("mg_tmp")) or "none"
+        lines.append(f"loop '{node.var}' at line {node.line}: parallel (OpenMP); private: {private}; "
+                     f"reductions: {reductions}")
+    return lines
+
+
+def kernel_source(source: str) -> str:
+    """The generated kernel without the shared prelude."""
+    start = source.find("\nint mg_kernel(")
+    return source[start + 1:] if start >= 0 else source
 
 
 def alias_groups(loop, binding) -> dict:

@@ -39,6 +39,15 @@ _BOX = {Scalar.PY_BOOL: bool, Scalar.PY_INT: int, Scalar.PY_FLOAT: float,
 _BOX_BY_TAG = {tag: _BOX[scalar] for scalar, tag in BOX_TAGS.items()}
 
 
+@dataclass(frozen=True)
+class Explanation:
+    """What ``megaguards explain`` shows for one specialization."""
+
+    signature: str
+    parallel: list
+    source: str
+
+
 @dataclass
 class Specialization:
     typed: TypedLoop
@@ -52,6 +61,7 @@ class Specialization:
     scalar_paths: tuple         # Binder.scalar_paths: order of Binding.scalars
     live_outs: tuple[str, ...]
     enter: ctypes._CFuncPtr     # marshal.c's mg_enter
+    explanation: Explanation
     seconds: object = field(default_factory=lambda: (ctypes.c_double * 3)())
     failed_precondition: str | None = None  # of the last run: the hoisted check that failed
 
