@@ -23,11 +23,11 @@ import datetime
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
 import sys
-import re
 import tempfile
 import time
 from pathlib import Path
@@ -67,8 +67,8 @@ QUICK = {
     "unbox_repeats": 3,
     "cold_n": 100,
     "numpy_overhead_iterations": 4,
-    "hoist_mm_n": 150,
-    "stencil": (150, 10),
+    "hoist_mm_n": 100,
+    "stencil": (100, 10),
     "saxpy_n": 10**6,
     "hoist_repeats": 2,
 }

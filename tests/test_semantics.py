@@ -252,3 +252,19 @@ def test_variable_reset_each_row_then_accumulating_numpy_values():
     a = numpy.arange(12, dtype=numpy.float64).reshape(3, 4)
     assert_same_as_cpython(row_sums, a, numpy.zeros(3), 4)
     assert_same_as_cpython(row_sums, a, numpy.zeros(3), 0)  # s stays a Python float
+
+
+def test_numpy_writes_when_a_flag_can_be_raised_go_through_shadows():
+    def divide(a, b):
+        for i in range(len(a)):
+            a[i] = a[i] // b[i]
+
+    def guarded_shift(a, b):
+        for i in range(len(a)):
+            if i < len(a) - 1:
+                b[i] = a[i + 1] * 2.0   # the hoisted check fails: the checked loop runs
+    base = numpy.arange(12, dtype=numpy.int64).reshape(3, 4)
+    assert_same_as_cpython(divide, base[:, 1], numpy.array([1, 0, 2]), compiled=False)
+    assert_same_as_cpython(divide, base[::2, 2], numpy.array([2, 3]))
+    strided = numpy.zeros(10)[::2]
+    assert_same_as_cpython(guarded_shift, numpy.arange(5.0), strided)

@@ -51,7 +51,7 @@ INTLIKE = (PY_INT, PY_BOOL, NP_I64, NP_I32, NUMPY_BOOL)
 FLOATLIKE = (PY_FLOAT, NP_F64, NP_F32)
 CTYPE = {PY_INT: "i64", NP_I64: "i64", PY_BOOL: "b", NUMPY_BOOL: "b", NP_I32: "i32",
          PY_FLOAT: "f64", NP_F64: "f64", NP_F32: "f32"}
-DTYPES = {"float64": NP_F64, "int64": NP_I64, "int32": NP_I32, "float32": NP_F32}
+DTYPES = {"float64": NP_F64, "int64": NP_I64, "int32": NP_I32, "float32": NP_F32, "bool": numpy.bool_}
 
 _OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
         "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "&": operator.and_,
@@ -126,16 +126,24 @@ class Program:
     seed: int
     source: str
     parameters: list                       # names, in order
-    calls: list = field(default_factory=list)  # each: a tuple of argument values
+    make_calls: object = None              # () -> [argument tuple per call], fresh objects each time
 
     def describe_calls(self) -> str:
         return "\n".join(f"# call {k}: {format_arguments(self.parameters, call)}"
-                         for k, call in enumerate(self.calls))
+                         for k, call in enumerate(self.make_calls()))
 
 
 def format_value(value) -> str:
     if isinstance(value, numpy.ndarray):
-        return f"numpy.array({value.tolist()!r}, dtype=numpy.{value.dtype})"
+        notes = []
+        if not value.flags.writeable:
+            notes.append("read-only")
+        if not value.flags.c_contiguous:
+            notes.append(f"view: strides {value.strides}")
+        elif value.base is not None and value.base.size != value.size:
+            notes.append("view into a larger buffer")
+        note = f"  # {', '.join(notes)}" if notes else ""
+        return f"numpy.array({value.tolist()!r}, dtype=numpy.{value.dtype}){note}"
     if isinstance(value, float):
         if value != value:
             return "math.nan"
@@ -187,6 +195,7 @@ class Generator:
         self.big_ints = r.random() < 0.15
         self.special_floats = r.random() < 0.15
         self.use_math = r.random() < 0.5
+        self.p_layout = r.choice([0.0, 0.0, 0.1, 0.3])
 
     # -- helpers -------------------------------------------------------------------
     def chance(self, p: float) -> bool:
@@ -211,7 +220,8 @@ class Generator:
             if container == "list":
                 element = r.choice(["int", "int", "float", "float", "float"] + (["bool"] if r.random() < 0.1 else []))
             else:
-                element = r.choice(["float64", "float64", "int64", "int64", "int32", "float32"])
+                element = r.choice(["float64", "float64", "int64", "int64", "int32", "float32"]
+                                   + (["bool"] if r.random() < 0.05 else []))
             dims = (r.choice("NNM"),) if rank == 1 else r.choice([("N", "M"), ("M", "N"), ("N", "N"), ("M", "M")])
             name = next(names)
             if rank == 2:
@@ -221,11 +231,16 @@ class Generator:
         self.parameters = [a.name for a in self.arrays] + list(self.scalar_params)
         # aliasing: a second name for one array, or a row of a matrix passed as a vector
         self.alias = None
-        if r.random() < 0.06 and len(self.arrays) >= 2:
+        if r.random() < 0.1 and len(self.arrays) >= 2:
             first, second = r.sample(self.arrays, 2)
             if first.rank == second.rank == 1:
+                kind = r.choice(["same", "overlap", "overlap"])
+                if kind == "overlap":
+                    first.container = "ndarray"
+                    if first.element not in DTYPES:
+                        first.element = r.choice(["float64", "int64"])
                 second.container, second.element, second.dims = first.container, first.element, first.dims
-                self.alias = ("same", first.name, second.name)
+                self.alias = (kind, first.name, second.name)
             elif first.rank == 2 and second.rank == 1:
                 second.container, second.element, second.dims = first.container, first.element, (first.dims[1],)
                 self.alias = ("row", first.name, second.name)
@@ -350,6 +365,17 @@ class Generator:
                 options.append(("var", name, t))
         options.append(("const",))
         options.append(("const",))
+        if want_int and r.random() < 0.08:
+            kind = r.choice(["int", "float"])
+            (a, ta), (b, tb) = self.leaf(kind, scope), self.leaf(kind, scope)
+            op = r.choice(["<", "<=", ">", "==", "!="])
+            t = result_type(op, ta, tb)
+            if t is not None:
+                return f"({a} {op} {b})", t
+        if r.random() < 0.03:
+            (a, ta), (b, tb) = self.leaf(kind, scope), self.leaf(kind, scope)
+            if ta is tb:
+                return f"({a} {r.choice(['and', 'or'])} {b})", ta
         pick = r.choice(options)
         if pick[0] == "array":
             a = pick[1]
@@ -373,6 +399,8 @@ class Generator:
             result = {PY_BOOL: PY_INT, NUMPY_BOOL: None}.get(t, t)
             if result is None:
                 return text, t
+            if t in (PY_INT, NP_I64, NP_I32) and r.random() < 0.2:
+                return f"~{self.wrap(text)}", t
             return f"-{self.wrap(text)}", result
         if roll < 0.66:
             text, t = self.expr(kind, scope, depth - 1)
@@ -542,6 +570,8 @@ class Generator:
             self.while_loop(scope, depth, loop_depth)
         elif roll < 0.96 and in_loop:
             self.jump(scope, depth)
+        elif roll < 0.965:
+            self.multiple(scope, depth)
         elif roll < 0.98 and scope.loops:
             # read the loop variable of an inner loop after it, or reassign a loop variable
             v = r.choice(scope.loops)[0]
@@ -557,7 +587,7 @@ class Generator:
         array = r.choice(self.arrays)
         target = self.element(array, scope)
         element = array.element_type
-        if element is PY_BOOL:
+        if element in (PY_BOOL, NUMPY_BOOL):
             condition = self.condition(scope, 1)
             self.emit(depth, f"{target} = {f'bool({condition})' if r.random() < 0.6 else condition}")
             return
@@ -613,6 +643,17 @@ class Generator:
         else:
             self.emit(depth, f"{name} = {name} {op} {self.wrap(value)}")
 
+    def multiple(self, scope: _Scope, depth: int) -> None:
+        r = self.rng
+        if r.random() < 0.5:
+            value, t = self.expr("int", scope, 1)
+            self.emit(depth, f"acc, p = p, acc + {self.wrap(self.coerce(value, t, PY_INT)[0])}")
+        else:
+            first, second = self.temp(), self.temp()
+            value, t = self.expr("float", scope, 2)
+            self.emit(depth, f"{first} = {second} = {value}")
+            scope.scalars[first] = scope.scalars[second] = t
+
     def temporary(self, scope: _Scope, depth: int) -> None:
         r = self.rng
         name = self.temp()
@@ -627,6 +668,15 @@ class Generator:
     def conditional(self, scope: _Scope, depth: int, loop_depth: int, in_loop: bool) -> None:
         r = self.rng
         self.emit(depth, f"if {self.condition(scope, 2)}:")
+        late = None
+        if r.random() < 0.25:  # bound in one branch only, read after the if
+            late = f"c{self.temp_count + 1}"
+            self.temp_count += 1
+            target = r.choice([PY_INT, PY_FLOAT])
+            value, t = self.expr("int" if target is PY_INT else "float", scope, 2)
+            self.emit(depth + 1, f"{late} = {self.coerce(value, t, target)[0]}")
+            if r.random() < 0.6:  # bound before the loops too (else: maybe UnboundLocalError)
+                self.prelude.append(f"{late} = {r.choice(['0', '7', '-1']) if target is PY_INT else '0.5'}")
         self.statements(scope.child(), depth + 1, loop_depth, r.choice([1, 1, 2]), in_loop)
         if r.random() < 0.2:
             self.emit(depth, f"elif {self.condition(scope, 1)}:")
@@ -634,6 +684,8 @@ class Generator:
         if r.random() < 0.4:
             self.emit(depth, "else:")
             self.statements(scope.child(), depth + 1, loop_depth, r.choice([1, 2]), in_loop)
+        if late is not None:
+            self.emit(depth, f"{'acc' if target is PY_INT else 'facc'} += {late}")
 
     def jump(self, scope: _Scope, depth: int) -> None:
         self.emit(depth, f"if {self.condition(scope, 1)}:")
@@ -665,6 +717,8 @@ class Generator:
         if loop_depth == 0:
             self.top_loop_vars.add(var)
         self.statements(inner, depth + 1, loop_depth + 1, r.choice([1, 2, 2, 3]), True)
+        if loop_depth > 0 and r.random() < 0.2:  # the variable after its (maybe zero-trip) loop
+            self.emit(depth, f"acc = acc + {var}")
 
     # -- the whole program ---------------------------------------------------------------------
     def program(self) -> Program:
@@ -672,6 +726,7 @@ class Generator:
         self.choose_parameters()
         self.loop_vars: set[str] = set()
         self.top_loop_vars: set[str] = set()
+        self.prelude: list[str] = []
         self.returns: list[str] = []
         self.emit(0, "import math")
         self.emit(0, "import numpy")
@@ -687,6 +742,7 @@ class Generator:
             self.accumulators["g"] = PY_FLOAT
             self.emit(1, "g = s * 0.5")
         scope.scalars.update(self.accumulators)
+        prelude_at = len(self.lines)
         for _ in range(r.choice([1, 1, 2, 2, 3])):
             if r.random() < 0.15:
                 self.temporary(scope, 1)
@@ -698,10 +754,14 @@ class Generator:
             returned.append(r.choice(sorted(self.loop_vars)))
         returned += [t for t in self.returns if r.random() < 0.3]
         self.emit(1, f"return {', '.join(returned)}")
+        self.lines[prelude_at:prelude_at] = ["    " + line for line in self.prelude]
         source = "\n".join(self.lines) + "\n"
-        program = Program(self.seed, source, self.parameters)
-        program.calls = self.calls()
-        return program
+        state = self.rng.getstate()
+
+        def make_calls():  # replays the same random choices: equal, fresh arguments
+            self.rng.setstate(state)
+            return self.calls()
+        return Program(self.seed, source, self.parameters, make_calls)
 
     # -- arguments ---------------------------------------------------------------------------------
     def calls(self) -> list:
@@ -734,6 +794,8 @@ class Generator:
             source = values[first_name]
             if kind == "same":
                 values[second] = source
+            elif kind == "overlap" and isinstance(source, numpy.ndarray):
+                values[first_name], values[second] = self.overlapping(source)
             elif len(source):
                 values[second] = source[r.randrange(len(source))]
         if self.shared_rows:
@@ -765,12 +827,46 @@ class Generator:
             scalars["n"] = numpy.int64(n)
         return tuple(values[spec.name] for spec in self.arrays) + tuple(scalars[name] for name in self.scalar_params)
 
+    def overlapping(self, array: numpy.ndarray):
+        """Two views of one buffer with ``array``'s length: shifted by one, or reversed."""
+        r = self.rng
+        if r.random() < 0.5 or len(array) == 0:
+            return array, array[::-1]
+        base = numpy.empty(len(array) + 1, dtype=array.dtype)
+        base[:-1] = array
+        base[-1] = base[0]
+        return (base[:-1], base[1:]) if r.random() < 0.5 else (base[1:], base[:-1])
+
+    def layout(self, array: numpy.ndarray) -> numpy.ndarray:
+        """The same values in another memory layout (or read-only), sometimes."""
+        r = self.rng
+        if r.random() >= self.p_layout or array.size == 0:
+            return array
+        variant = r.choice(["reversed", "strided", "transposed", "offset", "readonly", "readonly"])
+        if variant == "reversed":
+            return array[::-1].copy()[::-1]
+        if variant == "strided":
+            base = numpy.zeros((array.shape[0] * 2,) + array.shape[1:], dtype=array.dtype)
+            base[1::2] = 7
+            base[::2] = array
+            return base[::2]
+        if variant == "transposed" and array.ndim == 2:
+            return array.T.copy().T
+        if variant == "offset":
+            base = numpy.zeros(array.size + 1, dtype=array.dtype)
+            base[1:] = array.ravel()
+            return base[1:].reshape(array.shape)
+        array.flags.writeable = False
+        return array
+
     def make_array(self, container: str, element: str, shape: list):
         r = self.rng
         big = self.big_ints and r.random() < 0.5
         special = self.special_floats and r.random() < 0.5
 
         def scalar():
+            if element == "bool":
+                return r.random() < 0.5
             if element in ("int", "int64", "int32"):
                 if big and r.random() < 0.4:
                     limit = 2**31 - 1 if element == "int32" else 2**62
@@ -792,7 +888,7 @@ class Generator:
             if element in ("float",):
                 return _floats(nested)
             return nested
-        return numpy.array(nested, dtype=element).reshape(shape)
+        return self.layout(numpy.array(nested, dtype=element).reshape(shape))
 
 
 def _floats(value):

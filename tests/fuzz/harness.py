@@ -112,10 +112,17 @@ def _short(value, limit: int = 400) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def same_outcome(function, fast, arguments: tuple, compiled_check=None):
-    """Run ``function`` and ``fast`` on deep copies of ``arguments``; returns (equal, detail)."""
-    expected = outcome(function, copy.deepcopy(arguments))
-    actual = outcome(fast, copy.deepcopy(arguments))
+def fresh(arguments):
+    """``arguments`` itself when it is a factory (called), else a deep copy of it.  A factory
+    keeps what deepcopy loses: read-only flags, strides, views sharing one buffer."""
+    return tuple(arguments()) if callable(arguments) else copy.deepcopy(tuple(arguments))
+
+
+def same_outcome(function, fast, arguments):
+    """Run ``function`` and ``fast`` on fresh copies of ``arguments`` (a tuple or a factory
+    of tuples); returns (equal, description of the difference)."""
+    expected = outcome(function, fresh(arguments))
+    actual = outcome(fast, fresh(arguments))
     return expected == actual, ("" if expected == actual else describe_difference(expected, actual))
 
 
@@ -198,8 +205,8 @@ def run_program(program, progress=None) -> SeedResult:
     expected = []
     armed = _alarm(SLOW_PLAIN_SECONDS)
     try:
-        for call in program.calls:
-            expected.append(outcome(module.kernel, copy.deepcopy(call)))
+        for call in program.make_calls():
+            expected.append(outcome(module.kernel, call))
     except _Slow:
         result.status, result.detail = "slow", "the plain run is too slow"
         return result
@@ -209,7 +216,7 @@ def run_program(program, progress=None) -> SeedResult:
         progress("plain-done")
     try:
         fast = megaguards.jit(module.kernel)
-        actual = [outcome(fast, copy.deepcopy(call)) for call in program.calls]
+        actual = [outcome(fast, call) for call in program.make_calls()]
     except Exception:
         result.status, result.detail = "error", "harness: " + traceback.format_exc(limit=5)
         return result

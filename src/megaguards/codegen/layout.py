@@ -26,16 +26,20 @@ class Layout:
     assigned_flags: dict  # live-out variable -> ints slot of its "was assigned" flag
     box_tags: dict        # live-out assigned several classes -> ints slot of the last one's tag
     precondition_slot: int  # ints slot: number of the first hoisted check that failed, or -1
+    shadows: dict         # NumPy array -> mg_arrays index of its shadow (NULL: never written)
+    in_place_slot: int    # ints slot: 1 if NumPy arrays were written in place, 0 if into shadows
     int_slots: int
     float_slots: int
 
 
 def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[str, ...]) -> Layout:
     arrays = tuple(typed.arrays)  # the order of loop.arrays, as the runtime binds them
+    numpy_arrays = [name for name in arrays if not typed.arrays[name].is_list]
+    shadows = {name: len(arrays) + k for k, name in enumerate(numpy_arrays)}
     dims, next_int = {}, 0
-    for name in arrays:
+    for name in arrays + tuple(f"{name}#shadow" for name in numpy_arrays):
         dims[name] = next_int
-        next_int += 2 * typed.arrays[name].rank
+        next_int += 2 * typed.arrays[name.split("#")[0]].rank
     scalars, next_float = {}, 0
     for name in dict.fromkeys(list(live_ins) + list(live_outs)):
         scalar = typed.variables.get(name)
@@ -55,7 +59,7 @@ def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[st
             if len(typed.assigned_types.get(name, ())) > 1:
                 tags[name] = next_int
                 next_int += 1
-    return Layout(arrays, dims, scalars, flags, tags, next_int, next_int + 1, next_float)
+    return Layout(arrays, dims, scalars, flags, tags, next_int, shadows, next_int + 1, next_int + 2, next_float)
 
 
 BOX_TAGS = {scalar: tag for tag, scalar in enumerate(Scalar)}

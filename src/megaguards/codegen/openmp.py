@@ -50,7 +50,7 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
     inner = depth + 1
     emit(inner, f"const int64_t {label}_start = {bounds[0]}, {label}_stop = {bounds[1]}, {label}_step = {bounds[2]};")
     renderer.guarded(inner, before)
-    emit(inner, f"if (MG_UNLIKELY({label}_step == 0)) {{ mg_err = MG_ERR_VALUE; goto mg_exit; }}")
+    # A parallel loop's range was hoisted: its step is a non-zero constant.
     emit(inner, f"const int64_t {label}_trips = mg_trip_count({label}_start, {label}_stop, {label}_step);")
     count = f"{threads}" if threads else "omp_get_max_threads()"
     emit(inner, f"int {label}_threads = {count}; if ({label}_threads > {MAX_THREADS}) {label}_threads = {MAX_THREADS};")
@@ -107,6 +107,8 @@ def _merge(renderer, label: str, variables, reductions: dict, depth: int) -> Non
     from .renderer import c_name
 
     emit = renderer.emit
+    if any(kind in ("+", "*") and not renderer.typed.variables[name].is_float for name, kind in reductions.items()):
+        renderer.flags_outside_checks = True
     for name in variables:
         var = c_name(name)
         scalar = renderer.typed.variables[name]
@@ -134,6 +136,6 @@ def _combine(kind: str, scalar: Scalar, total: str, part: str) -> str:
         return f"(({part}) {'>' if kind == 'max' else '<'} ({total}) ? ({part}) : ({total}))"
     if scalar.is_float or kind in "&|^":
         return f"({total} {kind} {part})"
-    helper = {"+": "mg_add_i64", "*": "mg_mul_i64"}[kind]
+    helper = {"+": "mg_add_i64", "*": "mg_mul_i64"}[kind]  # may flag: the renderer knows (see merge)
     text = f"{helper}({total}, {part}, &mg_err)"
     return f"mg_to_i32({text}, &mg_err)" if scalar.ctype == "int32_t" else text

@@ -208,3 +208,17 @@ MG_INLINE int64_t mg_wrap(int64_t i, int64_t n) { return i + (i < 0 ? n : 0); }
 /* Floor division and modulo by a positive constant (proven: no zero, no overflow). */
 MG_INLINE int64_t mg_fdiv_pos(int64_t a, int64_t c) { int64_t q = a / c; return q - ((a % c) < 0); }
 MG_INLINE int64_t mg_fmod_pos(int64_t a, int64_t c) { int64_t r = a % c; return r + (r < 0 ? c : 0); }
+
+/* Copy a strided NumPy array into a C-contiguous shadow (written when writing in
+ * place could leave a partial result behind a flag). */
+static void mg_copy_strided(char *dst, const char *src, int rank, const int64_t *shape,
+                            const int64_t *strides, int64_t itemsize) {
+    int64_t index[8] = {0}, total = 1;
+    for (int d = 0; d < rank; d++) total *= shape[d];
+    for (int64_t n = 0; n < total; n++) {
+        int64_t offset = 0;
+        for (int d = 0; d < rank; d++) offset += index[d] * strides[d];
+        for (int64_t b = 0; b < itemsize; b++) dst[n * itemsize + b] = src[offset * itemsize + b];
+        for (int d = rank - 1; d >= 0; d--) { if (++index[d] < shape[d]) break; index[d] = 0; }
+    }
+}

@@ -54,6 +54,7 @@ class Renderer:
         self.threads = threads
         self.work_threshold = work_threshold
         self.parallel = None  # the ParallelContext while rendering a parallel loop's body
+        self.flags_outside_checks = False  # e.g. an int reduction's merge can overflow
         self.facts = facts if facts is not None and not facts.empty else None
         self.fast = False  # rendering the copy of the loop that relies on the hoisted checks
         self.layout = layout
@@ -72,11 +73,13 @@ class Renderer:
         self.emit(1, "int mg_fast = 1; int64_t mg_failed = -1;")
         preconditions: list[str] = []
         if self.facts is None:
+            placeholder = self.shadow_switch()
             before = self.checks
             self.statement(self.typed.body, 1)
             checks = self.checks - before
         else:
             preconditions = PrologueWriter(self, self.facts).render(1)
+            placeholder = self.shadow_switch()
             self.emit(1, "if (mg_fast) {")
             before, self.fast = self.checks, True
             self.statement(self.typed.body, 2)
@@ -84,6 +87,8 @@ class Renderer:
             self.emit(1, "} else {")
             self.statement(self.typed.body, 2)
             self.emit(1, "}")
+        can_flag = checks > 0 or self.flags_outside_checks
+        self.lines[placeholder] = self.lines[placeholder].replace("MG_CHECK_FREE", "0" if can_flag else "1")
         self.emit(0, "mg_exit:")
         self.emit(1, f"mg_ints[{self.layout.precondition_slot}] = mg_failed;")
         self.emit(1, "if (mg_err) return mg_err;")
@@ -109,9 +114,33 @@ class Renderer:
             base = self.layout.dims[name]
             self.emit(1, f"{buffer_ctype(info.element)} *{array_name(name)} = "
                          f"({buffer_ctype(info.element)} *)mg_arrays[{index}];")
+            qualifier = "" if name in self.layout.shadows else "const "  # shadows may replace it
             for d in range(info.rank):
-                self.emit(1, f"const int64_t {array_name(name)}_n{d} = mg_ints[{base + d}], "
-                             f"{array_name(name)}_s{d} = mg_ints[{base + info.rank + d}];")
+                self.emit(1, f"const int64_t {array_name(name)}_n{d} = mg_ints[{base + d}];")
+                self.emit(1, f"{qualifier}int64_t {array_name(name)}_s{d} = mg_ints[{base + info.rank + d}];")
+
+    def shadow_switch(self) -> int:
+        """NumPy arrays are written in place only when the loop that runs cannot raise a
+        flag; otherwise into shadow copies, committed by the caller after success.
+        Returns the index of the line whose MG_CHECK_FREE is decided after rendering."""
+        self.emit(1, "const int mg_in_place = mg_fast && MG_CHECK_FREE;")
+        placeholder = len(self.lines) - 1
+        self.emit(1, f"mg_ints[{self.layout.in_place_slot}] = mg_in_place;")
+        for name, index in self.layout.shadows.items():
+            info, array = self.typed.arrays[name], array_name(name)
+            rank = info.rank
+            self.emit(1, f"if (!mg_in_place && mg_arrays[{index}]) {{")
+            shape = ", ".join(f"{array}_n{d}" for d in range(rank))
+            strides = ", ".join(f"{array}_s{d}" for d in range(rank))
+            self.emit(2, f"const int64_t shape[] = {{{shape}}}, strides[] = {{{strides}}};")
+            self.emit(2, f"mg_copy_strided(mg_arrays[{index}], (const char *){array}, {rank}, shape, strides, "
+                         f"sizeof(*{array}));")
+            self.emit(2, f"{array} = ({buffer_ctype(info.element)} *)mg_arrays[{index}];")
+            for d in reversed(range(rank)):
+                following = "1" if d == rank - 1 else f"{array}_s{d + 1} * ({array}_n{d + 1} ? {array}_n{d + 1} : 1)"
+                self.emit(2, f"{array}_s{d} = {following};")
+            self.emit(1, "}")
+        return placeholder
 
     def declare_scalars(self) -> None:
         for name, scalar in self.typed.variables.items():
@@ -209,10 +238,12 @@ class Renderer:
         self.emit(depth + 1, f"const int64_t {label}_start = {bounds[0]}, {label}_stop = {bounds[1]}, "
                              f"{label}_step = {bounds[2]};")
         self.guarded(depth + 1, before)
-        self.emit(depth + 1, f"if (MG_UNLIKELY({label}_step == 0)) {{")
-        self.emit(depth + 2, "mg_err = MG_ERR_VALUE;")
-        self.error_exit(depth + 2)
-        self.emit(depth + 1, "}")
+        if not (isinstance(node.step, ir.Const) and node.step.value != 0):  # range() step 0 raises
+            self.checks += 1
+            self.emit(depth + 1, f"if (MG_UNLIKELY({label}_step == 0)) {{")
+            self.emit(depth + 2, "mg_err = MG_ERR_VALUE;")
+            self.error_exit(depth + 2)
+            self.emit(depth + 1, "}")
         self.emit(depth + 1, f"const int64_t {label}_trips = mg_trip_count({label}_start, {label}_stop, {label}_step);")
         self.emit(depth + 1, f"for (int64_t {label}_k = 0; {label}_k < {label}_trips; {label}_k++) {{")
         self.emit(depth + 2, f"{c_name(node.var)} = {label}_start + {label}_k * {label}_step;")

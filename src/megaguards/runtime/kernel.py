@@ -67,12 +67,15 @@ class Specialization:
 
     def __post_init__(self) -> None:
         layout, typed = self.layout, self.typed
-        plan = [len(layout.arrays)]
+        plan = [len(layout.arrays) + len(layout.shadows)]
         for name, written, is_list in zip(layout.arrays, self.written, self.is_list):
             info = typed.arrays[name]
             kind = LIST_KIND[info.element.pyclass] if is_list else 0
             itemsize = 0 if is_list else numpy.dtype(info.element.pyclass).itemsize
             plan += [kind, info.rank, itemsize, int(written), layout.dims[name]]
+        for name in layout.shadows:
+            info = typed.arrays[name]
+            plan += [4, info.rank, numpy.dtype(info.element.pyclass).itemsize, 0, layout.dims[f"{name}#shadow"]]
         plan.append(len(self.scalar_paths))
         for path in self.scalar_paths:
             bank, slot = layout.scalars[path]
@@ -100,14 +103,12 @@ class Specialization:
     def run(self, binding: Binding) -> tuple | int:
         """Live-out tuple on success; the kernel's flag (an int > 0) otherwise."""
         arrays = binding.arrays
-        commits = ()
-        if self.numpy_written:
-            arrays, commits = self.copy_written(arrays)
+        shadows = self.shadows_for(arrays) if self.layout.shadows else ()
         if self.check_lists:
             check_list_rows(arrays, self.is_list, [self.typed.arrays[n].rank for n in self.layout.arrays])
         ints, floats = self.ints_type(), self.floats_type()
         ints[self.layout.precondition_slot] = -1
-        flag = self.enter(arrays, binding.scalars, self.plan_address, self.kernel_address, ints, floats,
+        flag = self.enter(arrays + tuple(shadow for _, shadow in shadows), binding.scalars, self.plan_address, self.kernel_address, ints, floats,
                           self.seconds)
         failed = ints[self.layout.precondition_slot]
         self.failed_precondition = self.preconditions[failed] if failed >= 0 else None
@@ -118,8 +119,12 @@ class Specialization:
                 raise GuardFailure("unboxing raised (out of memory, or a value that does not convert)")
             return flag
         started = time.perf_counter()
-        for original, copy in commits:
-            numpy.copyto(original, copy)
+        if not ints[self.layout.in_place_slot]:
+            committed: set[int] = set()
+            for original, shadow in shadows:
+                if shadow is not None and id(shadow) not in committed:
+                    committed.add(id(shadow))
+                    numpy.copyto(original, shadow)
         outputs = []
         for flag_slot, value_slot, tag_slot, box in self.outputs:
             if flag_slot is None or not ints[flag_slot]:
@@ -132,25 +137,28 @@ class Specialization:
         self.seconds[2] += time.perf_counter() - started
         return tuple(outputs)
 
-    def copy_written(self, arrays: tuple):
-        """Written NumPy arrays are replaced by copies (one per distinct object), committed
-        after success; another view overlapping one of them would read stale data."""
-        arrays = list(arrays)
-        copies: dict[int, tuple] = {}
-        for k in self.numpy_written:
-            original = arrays[k]
-            if id(original) in copies:
-                continue
+    def shadows_for(self, arrays: tuple) -> list:
+        """(array, shadow or None) per NumPy array name: the kernel writes in place when it
+        cannot raise a flag, else into the shadow (one per written object), committed here
+        after success.  Another view overlapping a written array would see stale data."""
+        written = {id(arrays[k]): arrays[k] for k in self.numpy_written}
+        for original in written.values():
             for other in arrays:
                 if (type(other) is numpy.ndarray and other is not original
                         and numpy.may_share_memory(original, other)):
                     raise GuardFailure("overlapping NumPy views, one of them written")
-            copies[id(original)] = (original, original.copy())
-        for k, value in enumerate(arrays):
-            entry = copies.get(id(value))
-            if entry is not None and entry[0] is value:
-                arrays[k] = entry[1]
-        return tuple(arrays), list(copies.values())
+        shadows: dict[int, numpy.ndarray] = {}
+        pairs = []
+        for value, is_list in zip(arrays, self.is_list):
+            if is_list:
+                continue
+            shadow = None
+            if id(value) in written:
+                shadow = shadows.get(id(value))
+                if shadow is None:
+                    shadow = shadows[id(value)] = numpy.empty(value.shape, dtype=value.dtype)
+            pairs.append((value, shadow))
+        return pairs
 
 
 def check_list_rows(arrays, is_list, ranks) -> None:

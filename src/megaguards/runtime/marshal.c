@@ -5,7 +5,8 @@
  *
  * plan (int64): [n_arrays, then per array: kind, rank, itemsize, written, dims_slot,
  *                n_scalars, then per scalar: bank (0 ints, 1 floats, 2 ints from a truth value), slot]
- * kind: 0 NumPy array (read in place), 1/2/3 list of bool/int/float (unboxed). */
+ * kind: 0 NumPy array (used in place), 1/2/3 list of bool/int/float (unboxed),
+ *       4 a shadow NumPy array for one of kind 0, or None (NULL: no shadow). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -13,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-enum { KIND_NDARRAY = 0, KIND_BOOL = 1, KIND_INT = 2, KIND_FLOAT = 3 };
+enum { KIND_NDARRAY = 0, KIND_BOOL = 1, KIND_INT = 2, KIND_FLOAT = 3, KIND_SHADOW = 4 };
 enum { MG_GUARD = -1, MG_PYERROR = -2 };
 #define MAX_ARRAYS 64
 #define MAX_RANK 8
@@ -163,7 +164,8 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
         int alias = -1;
         for (int64_t j = 0; j < k; j++)
             if (PyTuple_GET_ITEM(arrays, j) == obj) { alias = (int)j; break; }
-        if (kind == KIND_NDARRAY) {
+        if (kind == KIND_SHADOW && obj == Py_None) { pointers[k] = NULL; continue; }
+        if (kind == KIND_NDARRAY || kind == KIND_SHADOW) {
             mg_ndarray *array = (mg_ndarray *)obj;
             if (array->nd != rank) { result = MG_GUARD; goto done; }
             int64_t size = 1;
