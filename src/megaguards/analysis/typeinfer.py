@@ -29,6 +29,7 @@ class ArrayInfo:
     element: Scalar
     rank: int
     is_list: bool
+    unit_stride: bool = False  # the last dimension is contiguous (lists always are)
 
 
 @dataclass(frozen=True)

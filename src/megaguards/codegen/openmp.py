@@ -76,7 +76,11 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
         start = _identity(reductions[name], scalar) if name in reductions else "0"
         emit(region, f"{scalar.ctype} {c_name(name)} = {start}; int64_t {label}_at_{c_name(name)} = -1;")
         emit(region, f"int mg_set_{c_name(name)} = 0; int mg_tag_{c_name(name)} = 0;")
-    emit(region, "#pragma omp for schedule(static)")
+    # Uneven iterations (mandelbrot rows) balance with guided chunks; a float sum or
+    # product keeps the static split so that its rounding is the same on every run.
+    # Either way each thread runs increasing iterations: its last values are its latest.
+    floating = any(typed.variables[r.var].is_float and r.kind in ("+", "*") for r in plan.reductions)
+    emit(region, f"#pragma omp for schedule({'static' if floating else 'guided'})")
     emit(region, f"for (int64_t {label}_k = 0; {label}_k < {label}_trips; {label}_k++) {{")
     body = region + 1
     emit(body, f"if ({label}_error) continue;")

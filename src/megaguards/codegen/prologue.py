@@ -50,6 +50,8 @@ class PrologueWriter:
             size = f"(__int128){self.renderer.dimension(hoisted.access, hoisted.dim)}"
             lowest = f"-{size}" if hoisted.wrap else "0"
             self.emit(depth + 1, f"if (!({low} >= {lowest} && {high} < {size})) MG_FAIL({number});")
+            if hoisted.wrap:
+                self.emit(depth + 1, f"if ({low} < 0) mg_negative = 1;")
             self.emit(depth, "}")
         for expression, loop, scope in self.facts.ranges:
             number = self.precondition(f"line {expression.line}: integer arithmetic within int64")

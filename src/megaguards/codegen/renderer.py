@@ -56,7 +56,7 @@ class Renderer:
         self.parallel = None  # the ParallelContext while rendering a parallel loop's body
         self.flags_outside_checks = False  # e.g. an int reduction's merge can overflow
         self.facts = facts if facts is not None and not facts.empty else None
-        self.fast = False  # rendering the copy of the loop that relies on the hoisted checks
+        self.fast = False  # rendering a copy that relies on the hoisted checks: "direct" or "wrap"
         self.layout = layout
         self.dialect = dialect
         self.entry = entry
@@ -78,12 +78,21 @@ class Renderer:
             self.statement(self.typed.body, 1)
             checks = self.checks - before
         else:
+            self.emit(1, "int mg_negative = 0;  /* some wrapped subscript is negative somewhere */")
             preconditions = PrologueWriter(self, self.facts).render(1)
             placeholder = self.shadow_switch()
-            self.emit(1, "if (mg_fast) {")
-            before, self.fast = self.checks, True
+            wraps = any(h.wrap for h in self.facts.indices)
+            # Copies of the loop: subscripts proven non-negative (no wrap at all), proven
+            # within [-n, n) (branch-free wrap), and the one with every check inside.
+            self.emit(1, "if (mg_fast && !mg_negative) {" if wraps else "if (mg_fast) {")
+            before, self.fast = self.checks, "direct"
             self.statement(self.typed.body, 2)
-            checks, self.fast = self.checks - before, False
+            checks = self.checks - before
+            if wraps:
+                self.emit(1, "} else if (mg_fast) {")
+                self.fast = "wrap"
+                self.statement(self.typed.body, 2)
+            self.fast = False
             self.emit(1, "} else {")
             self.statement(self.typed.body, 2)
             self.emit(1, "}")
@@ -117,7 +126,10 @@ class Renderer:
             qualifier = "" if name in self.layout.shadows else "const "  # shadows may replace it
             for d in range(info.rank):
                 self.emit(1, f"const int64_t {array_name(name)}_n{d} = mg_ints[{base + d}];")
-                self.emit(1, f"{qualifier}int64_t {array_name(name)}_s{d} = mg_ints[{base + info.rank + d}];")
+                if d == info.rank - 1 and info.unit_stride:  # known at compile time: vectorizable
+                    self.emit(1, f"const int64_t {array_name(name)}_s{d} = 1;")
+                else:
+                    self.emit(1, f"{qualifier}int64_t {array_name(name)}_s{d} = mg_ints[{base + info.rank + d}];")
 
     def shadow_switch(self) -> int:
         """NumPy arrays are written in place only when the loop that runs cannot raise a
@@ -137,6 +149,8 @@ class Renderer:
                          f"sizeof(*{array}));")
             self.emit(2, f"{array} = ({buffer_ctype(info.element)} *)mg_arrays[{index}];")
             for d in reversed(range(rank)):
+                if d == rank - 1 and info.unit_stride:
+                    continue  # already the constant 1
                 following = "1" if d == rank - 1 else f"{array}_s{d + 1} * ({array}_n{d + 1} ? {array}_n{d + 1} : 1)"
                 self.emit(2, f"{array}_s{d} = {following};")
             self.emit(1, "}")
@@ -274,7 +288,7 @@ class Renderer:
             if hoisted is None:
                 self.checks += 1
                 position = f"mg_index({value}, {name}_n{d}, {ERR})"
-            elif hoisted.wrap:
+            elif hoisted.wrap and self.fast == "wrap":
                 position = f"mg_wrap({value}, {name}_n{d})"
             else:
                 position = value

@@ -62,17 +62,18 @@ def scalar_type(name: str, value: object) -> Scalar:
     return scalar
 
 
-def array_element(name: str, value: object, rank: int) -> tuple[Scalar, bool]:
-    """(element type, is a list) of an array live-in; GuardFailure if unsupported."""
+def array_element(name: str, value: object, rank: int) -> tuple[Scalar, bool, bool]:
+    """(element type, is a list, last dimension contiguous) of an array live-in;
+    GuardFailure if unsupported."""
     if type(value) is list:
-        return scalar_of_class(list_leaf_class(value, rank)), True
+        return scalar_of_class(list_leaf_class(value, rank)), True, True
     if type(value) is numpy.ndarray:
         element = NUMPY_DTYPE_SCALAR.get(value.dtype)
         if element is None or not value.dtype.isnative:
             raise GuardFailure(f"'{name}' is a NumPy array of dtype {value.dtype}")
         if value.ndim != rank:
             raise GuardFailure(f"'{name}' is a {value.ndim}-D array indexed with {rank} subscripts")
-        return element, False
+        return element, False, value.strides[-1] == value.itemsize
     raise GuardFailure(f"'{name}' is a {type(value).__name__}, not a list or NumPy array")
 
 
@@ -139,6 +140,7 @@ class Binder:
             elif cls is numpy.ndarray:
                 key.append(value.dtype)
                 key.append(value.ndim)
+                key.append(value.strides[-1] == value.itemsize if value.ndim else True)
             else:
                 raise GuardFailure(f"an array live-in is a {cls.__name__}, not a list or NumPy array")
             key.append(identities.setdefault(id(value), len(identities)))

@@ -40,7 +40,7 @@ def specialize(site, binding) -> Specialization:
         raise Unsupported("no C compiler found (set CC)")
     started = time.perf_counter()
     functions, scalar_types, array_types = site.binder.describe(binding)
-    arrays = {use.name: ArrayInfo(array_types[use.name][0], use.rank, array_types[use.name][1])
+    arrays = {use.name: ArrayInfo(array_types[use.name][0], use.rank, *array_types[use.name][1:])
               for use in loop.arrays}
     if any(use.rank > 8 for use in loop.arrays):
         raise Unsupported("an array of more than 8 dimensions")

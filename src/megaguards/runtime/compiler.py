@@ -23,7 +23,7 @@ from ..errors import CompilerError
 log = logging.getLogger("megaguards")
 
 # No fast-math and no FMA contraction: float results must be CPython's bit for bit.
-KERNEL_FLAGS = ("-O2", "-std=gnu11", "-fPIC", "-shared", "-ffp-contract=off", "-fno-fast-math",
+KERNEL_FLAGS = ("-O3", "-std=gnu11", "-fPIC", "-shared", "-ffp-contract=off", "-fno-fast-math",
                 "-fno-math-errno", "-w")
 _lock = threading.Lock()
 _loaded: dict[Path, ctypes.CDLL] = {}
