@@ -2,7 +2,7 @@
 
 | variable               | flag            | meaning                                              |
 |------------------------|-----------------|------------------------------------------------------|
-| MEGAGUARDS_DEVICE      | --device        | auto (default) / cpu (all cores) / seq / off (CPython) |
+| MEGAGUARDS_DEVICE      | --device        | auto (default) / gpu / cpu (all cores) / seq / off      |
 | MEGAGUARDS_REPORT      | --report-json   | write the JSON loop report to this path at exit       |
 | MEGAGUARDS_DUMP        | --dump          | write every generated kernel source into this folder  |
 | MEGAGUARDS_CACHE_DIR   |                 | compiled kernels (default: ~/.cache/megaguards)       |
@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-DEVICES = ("auto", "cpu", "seq", "off")
+DEVICES = ("auto", "gpu", "cpu", "seq", "off")
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class Config:
 
     @property
     def parallel(self) -> bool:
-        return self.device in ("auto", "cpu")
+        return self.device in ("auto", "gpu", "cpu")
 
 
 def from_environment(environ=os.environ) -> Config:

@@ -556,6 +556,8 @@ class Generator:
     def statement(self, scope: _Scope, depth: int, loop_depth: int, in_loop: bool) -> None:
         r = self.rng
         roll = r.random()
+        if depth >= 6:  # deep enough: simple statements only
+            roll = r.random() * 0.62
         if roll < 0.32:
             self.store(scope, depth)
         elif roll < 0.52:
@@ -566,7 +568,7 @@ class Generator:
             self.conditional(scope, depth, loop_depth, in_loop)
         elif roll < 0.88 and loop_depth < self.MAX_DEPTH:
             self.for_loop(scope, depth, loop_depth)
-        elif roll < 0.93:
+        elif roll < 0.93 and loop_depth <= self.MAX_DEPTH:
             self.while_loop(scope, depth, loop_depth)
         elif roll < 0.96 and in_loop:
             self.jump(scope, depth)
@@ -842,7 +844,7 @@ class Generator:
         r = self.rng
         if r.random() >= self.p_layout or array.size == 0:
             return array
-        variant = r.choice(["reversed", "strided", "transposed", "offset", "readonly", "readonly"])
+        variant = r.choice(["reversed", "strided", "transposed", "offset", "readonly"])
         if variant == "reversed":
             return array[::-1].copy()[::-1]
         if variant == "strided":

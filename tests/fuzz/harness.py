@@ -107,9 +107,31 @@ def describe_difference(expected, actual) -> str:
     return "; ".join(lines)
 
 
-def _short(value, limit: int = 400) -> str:
-    text = repr(value)
+def _short(value, limit: int = 600) -> str:
+    text = readable(value)
     return text if len(text) <= limit else text[:limit] + "..."
+
+
+def readable(value) -> str:
+    """A comparable value (see ``comparable``) written back as Python-like text."""
+    if isinstance(value, tuple) and len(value) == 4 and value[0] == "ndarray":
+        _, dtype, shape, data = value
+        values = numpy.frombuffer(data, dtype=numpy.dtype(dtype)).reshape(shape)
+        return f"array({values.tolist()!r}, {numpy.dtype(dtype).name})"
+    if isinstance(value, tuple) and len(value) == 2 and value[0] in ("list", "tuple") and isinstance(value[1], tuple):
+        inner = ", ".join(readable(v) for v in value[1])
+        return f"[{inner}]" if value[0] == "list" else f"({inner})"
+    if isinstance(value, tuple) and value and value[0] == "raised":
+        return f"raised {value[1]}: {value[2]}"
+    if isinstance(value, tuple) and value and value[0] == "returned":
+        return f"returned {readable(value[1])}"
+    if isinstance(value, tuple) and len(value) == 2 and value[0] == "float":
+        return "nan" if value[1] == "nan" else repr(float.fromhex(value[1]))
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
+        if value[0] in ("int", "bool", "NoneType", "str"):
+            return repr(value[1])
+        return f"{value[0]}({readable(value[1])})"
+    return repr(value)
 
 
 def fresh(arguments):

@@ -30,12 +30,9 @@ def render_call(renderer, node: ir.Call) -> str:
         text = checked(f"mg_abs_i64({renderer.cast(renderer.expr(args[0]), args[0].type, Scalar.PY_INT)}, {ERR})")
         return checked(f"mg_to_i32({text}, {ERR})") if result is Scalar.NP_INT32 else text
     if canonical in ("min", "max"):
-        op = "<" if canonical == "min" else ">"
         text = renderer.expr(args[0])
         for other in args[1:]:  # Python keeps the first extreme item: r = a; if (b op r) r = b
-            temp = renderer.fresh("m")
-            text = (f"({{ {result.ctype} {temp}a = {text}, {temp}b = {renderer.expr(other)}; "
-                    f"({temp}b {op} {temp}a) ? {temp}b : {temp}a; }})")
+            text = f"mg_{canonical}_{result.ctype}({text}, {renderer.expr(other)})"
         return text
     if canonical == "bool":
         return renderer.truth(args[0])
@@ -52,8 +49,7 @@ def render_call(renderer, node: ir.Call) -> str:
         return renderer.binary(ir.BinOp("**", args[0], args[1], type=result))
     name = canonical[5:]
     if name in _MATH_GENERIC:
-        temp = renderer.fresh("x")
-        return checked(f"({{ double {temp} = {as_double[0]}; mg_math1({name}({temp}), {temp}, {ERR}); }})")
+        return checked(f"mg_{name}({as_double[0]}, {ERR})")
     if name in _MATH_CHECKED:
         return checked(f"{_MATH_CHECKED[name]}({as_double[0]}, {ERR})")
     if name == "log":

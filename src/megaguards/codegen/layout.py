@@ -28,11 +28,14 @@ class Layout:
     precondition_slot: int  # ints slot: number of the first hoisted check that failed, or -1
     shadows: dict         # NumPy array -> mg_arrays index of its shadow (NULL: never written)
     in_place_slot: int    # ints slot: 1 if NumPy arrays were written in place, 0 if into shadows
+    mode_slot: int        # ints slot: 1 asks the kernel to run its hoisted checks only (GPU host)
+    intervals_slot: int   # ints slots: mg_fast, mg_negative, then lo/hi of each hoisted loop's range
     int_slots: int
     float_slots: int
 
 
-def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[str, ...]) -> Layout:
+def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[str, ...],
+                hoisted_loops: int = 0) -> Layout:
     arrays = tuple(typed.arrays)  # the order of loop.arrays, as the runtime binds them
     numpy_arrays = [name for name in arrays if not typed.arrays[name].is_list]
     shadows = {name: len(arrays) + k for k, name in enumerate(numpy_arrays)}
@@ -59,7 +62,10 @@ def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[st
             if len(typed.assigned_types.get(name, ())) > 1:
                 tags[name] = next_int
                 next_int += 1
-    return Layout(arrays, dims, scalars, flags, tags, next_int, shadows, next_int + 1, next_int + 2, next_float)
+    precondition, in_place, mode, intervals = next_int, next_int + 1, next_int + 2, next_int + 3
+    int_slots = intervals + 2 + 2 * hoisted_loops
+    return Layout(arrays, dims, scalars, flags, tags, precondition, shadows, in_place, mode, intervals,
+                  int_slots, next_float)
 
 
 BOX_TAGS = {scalar: tag for tag, scalar in enumerate(Scalar)}

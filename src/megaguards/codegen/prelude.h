@@ -2,11 +2,33 @@
  * Every helper that can fail sets *err (MG_ERR_*) and returns a harmless value;
  * the caller leaves the kernel at the end of the statement, and the loop is
  * re-run by CPython, which raises exactly what Python raises. */
+#ifdef __CUDACC__
+/* CUDA (NVRTC has no system headers): fixed-width types and the few macros used. */
+typedef long long int64_t; typedef unsigned long long uint64_t; typedef int int32_t;
+typedef unsigned char uint8_t;
+#define INT64_MIN (-9223372036854775807LL - 1)
+#define INT64_MAX 9223372036854775807LL
+#define INT32_MIN (-2147483647 - 1)
+#define INT32_MAX 2147483647
+#define INFINITY __longlong_as_double(0x7ff0000000000000ULL)
+#define NAN __longlong_as_double(0x7ff8000000000000ULL)
+#define MG_INLINE __device__ __forceinline__
+__device__ __forceinline__ bool mg_add_overflow(int64_t a, int64_t b, int64_t *r) {
+    *r = (int64_t)((uint64_t)a + (uint64_t)b); return ((a ^ *r) & (b ^ *r)) < 0;
+}
+__device__ __forceinline__ bool mg_sub_overflow(int64_t a, int64_t b, int64_t *r) {
+    *r = (int64_t)((uint64_t)a - (uint64_t)b); return ((a ^ b) & (a ^ *r)) < 0;
+}
+__device__ __forceinline__ bool mg_mul_overflow(int64_t a, int64_t b, int64_t *r) {
+    __int128 p = (__int128)a * b; *r = (int64_t)p; return p != (__int128)*r;
+}
+#else
 #include <stdint.h>
 #include <math.h>
-
-#ifndef MG_INLINE
 #define MG_INLINE static inline __attribute__((always_inline))
+#define mg_add_overflow __builtin_add_overflow
+#define mg_sub_overflow __builtin_sub_overflow
+#define mg_mul_overflow __builtin_mul_overflow
 #endif
 #define MG_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
@@ -28,13 +50,13 @@ MG_INLINE int64_t mg_trip_count(int64_t start, int64_t stop, int64_t step) {
 
 /* ---- int64 with overflow detection (Python ints are unbounded) ---- */
 MG_INLINE int64_t mg_add_i64(int64_t a, int64_t b, int *err) {
-    int64_t r; if (MG_UNLIKELY(__builtin_add_overflow(a, b, &r))) { *err = MG_ERR_OVERFLOW; return 0; } return r;
+    int64_t r; if (MG_UNLIKELY(mg_add_overflow(a, b, &r))) { *err = MG_ERR_OVERFLOW; return 0; } return r;
 }
 MG_INLINE int64_t mg_sub_i64(int64_t a, int64_t b, int *err) {
-    int64_t r; if (MG_UNLIKELY(__builtin_sub_overflow(a, b, &r))) { *err = MG_ERR_OVERFLOW; return 0; } return r;
+    int64_t r; if (MG_UNLIKELY(mg_sub_overflow(a, b, &r))) { *err = MG_ERR_OVERFLOW; return 0; } return r;
 }
 MG_INLINE int64_t mg_mul_i64(int64_t a, int64_t b, int *err) {
-    int64_t r; if (MG_UNLIKELY(__builtin_mul_overflow(a, b, &r))) { *err = MG_ERR_OVERFLOW; return 0; } return r;
+    int64_t r; if (MG_UNLIKELY(mg_mul_overflow(a, b, &r))) { *err = MG_ERR_OVERFLOW; return 0; } return r;
 }
 MG_INLINE int64_t mg_neg_i64(int64_t a, int *err) {
     if (MG_UNLIKELY(a == INT64_MIN)) { *err = MG_ERR_OVERFLOW; return 0; } return -a;
@@ -60,9 +82,9 @@ MG_INLINE int64_t mg_pow_i64(int64_t base, int64_t exponent, int *err) {
     if (MG_UNLIKELY(exponent < 0)) { *err = MG_ERR_TYPE; return 0; }  /* Python gives a float */
     int64_t result = 1;
     while (exponent) {
-        if (exponent & 1) { if (MG_UNLIKELY(__builtin_mul_overflow(result, base, &result))) { *err = MG_ERR_OVERFLOW; return 0; } }
+        if (exponent & 1) { if (MG_UNLIKELY(mg_mul_overflow(result, base, &result))) { *err = MG_ERR_OVERFLOW; return 0; } }
         exponent >>= 1;
-        if (exponent && MG_UNLIKELY(__builtin_mul_overflow(base, base, &base))) { *err = MG_ERR_OVERFLOW; return 0; }
+        if (exponent && MG_UNLIKELY(mg_mul_overflow(base, base, &base))) { *err = MG_ERR_OVERFLOW; return 0; }
     }
     return result;
 }
@@ -182,6 +204,16 @@ MG_INLINE double mg_math_pow(double x, double y, int *err) {
     if (MG_UNLIKELY(isinf(r))) { *err = MG_ERR_OVERFLOW; return 0.0; }
     return r;
 }
+#define MG_MATH1(NAME, FN) MG_INLINE double NAME(double x, int *err) { return mg_math1(FN(x), x, err); }
+MG_MATH1(mg_exp, exp) MG_MATH1(mg_sin, sin) MG_MATH1(mg_cos, cos) MG_MATH1(mg_tan, tan)
+MG_MATH1(mg_asin, asin) MG_MATH1(mg_acos, acos) MG_MATH1(mg_atan, atan)
+MG_MATH1(mg_sinh, sinh) MG_MATH1(mg_cosh, cosh) MG_MATH1(mg_tanh, tanh)
+/* Python's max(a, b) / min(a, b): the first argument unless the second compares beyond it. */
+#define MG_EXTREMES(T, SUFFIX) \
+MG_INLINE T mg_max_##SUFFIX(T a, T b) { return b > a ? b : a; } \
+MG_INLINE T mg_min_##SUFFIX(T a, T b) { return b < a ? b : a; }
+MG_EXTREMES(int64_t, int64_t) MG_EXTREMES(int32_t, int32_t) MG_EXTREMES(int, int)
+MG_EXTREMES(double, double) MG_EXTREMES(float, float)
 MG_INLINE int64_t mg_f2i_floor(double x, int *err) { return mg_f2i(floor(x), err); }
 MG_INLINE int64_t mg_f2i_ceil(double x, int *err) { return mg_f2i(ceil(x), err); }
 MG_INLINE int64_t mg_f2i_trunc(double x, int *err) { return mg_f2i(trunc(x), err); }
@@ -209,6 +241,7 @@ MG_INLINE int64_t mg_wrap(int64_t i, int64_t n) { return i + (i < 0 ? n : 0); }
 MG_INLINE int64_t mg_fdiv_pos(int64_t a, int64_t c) { int64_t q = a / c; return q - ((a % c) < 0); }
 MG_INLINE int64_t mg_fmod_pos(int64_t a, int64_t c) { int64_t r = a % c; return r + (r < 0 ? c : 0); }
 
+#ifndef __CUDACC__
 /* Copy a strided NumPy array into a C-contiguous shadow (written when writing in
  * place could leave a partial result behind a flag). */
 static void mg_copy_strided(char *dst, const char *src, int rank, const int64_t *shape,
@@ -222,3 +255,4 @@ static void mg_copy_strided(char *dst, const char *src, int rank, const int64_t 
         for (int d = rank - 1; d >= 0; d--) { if (++index[d] < shape[d]) break; index[d] = 0; }
     }
 }
+#endif

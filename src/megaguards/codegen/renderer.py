@@ -55,6 +55,8 @@ class Renderer:
         self.work_threshold = work_threshold
         self.parallel = None  # the ParallelContext while rendering a parallel loop's body
         self.flags_outside_checks = False  # e.g. an int reduction's merge can overflow
+        self.gpu = False        # rendering the body of a CUDA thread (one band iteration)
+        self.loop_depth = 0     # loops entered inside the code being rendered
         self.facts = facts if facts is not None and not facts.empty else None
         self.fast = False  # rendering a copy that relies on the hoisted checks: "direct" or "wrap"
         self.layout = layout
@@ -80,6 +82,7 @@ class Renderer:
         else:
             self.emit(1, "int mg_negative = 0;  /* some wrapped subscript is negative somewhere */")
             preconditions = PrologueWriter(self, self.facts).render(1)
+            self.export_prologue()
             placeholder = self.shadow_switch()
             wraps = any(h.wrap for h in self.facts.indices)
             # Copies of the loop: subscripts proven non-negative (no wrap at all), proven
@@ -130,6 +133,18 @@ class Renderer:
                     self.emit(1, f"const int64_t {array_name(name)}_s{d} = 1;")
                 else:
                     self.emit(1, f"{qualifier}int64_t {array_name(name)}_s{d} = mg_ints[{base + info.rank + d}];")
+
+    def export_prologue(self) -> None:
+        """In mode 1 (the GPU host's call) the kernel stops after its hoisted checks and
+        reports them with the loops' ranges, which give the GPU grid."""
+        slot = self.layout.intervals_slot
+        self.emit(1, f"if (mg_ints[{self.layout.mode_slot}]) {{")
+        self.emit(2, f"mg_ints[{slot}] = mg_fast; mg_ints[{slot + 1}] = mg_negative;")
+        for k in range(len(self.facts.loops)):
+            self.emit(2, f"mg_ints[{slot + 2 + 2 * k}] = (int64_t)mg_L{k}_lo; "
+                         f"mg_ints[{slot + 3 + 2 * k}] = (int64_t)mg_L{k}_hi;")
+        self.emit(2, "return 0;")
+        self.emit(1, "}")
 
     def shadow_switch(self) -> int:
         """NumPy arrays are written in place only when the loop that runs cannot raise a
@@ -186,6 +201,10 @@ class Renderer:
 
     def error_exit(self, depth: int) -> None:
         """Leave on a flag: the kernel, or (in a parallel loop) this iteration, stopping the rest."""
+        if self.gpu:
+            self.emit(depth, "atomicCAS(mg_flag, 0, mg_err);")
+            self.emit(depth, "return;")
+            return
         if self.parallel is None:
             self.emit(depth, "goto mg_exit;")
             return
@@ -228,14 +247,17 @@ class Renderer:
                 self.guarded(depth + 1, before)
                 test = label
             self.emit(depth + 1, f"if (!({test})) break;")
+            self.loop_depth += 1
             self.block(node.body, depth + 1)
+            self.loop_depth -= 1
             self.emit(depth, "}")
         elif isinstance(node, ir.For):
             self.range_loop(node, depth)
         elif isinstance(node, ir.Break):
             self.emit(depth, "break;")
         elif isinstance(node, ir.Continue):
-            self.emit(depth, "continue;")
+            # In a GPU thread the band loops are the grid, not C loops: end this iteration.
+            self.emit(depth, "goto mg_iteration_end;" if self.gpu and self.loop_depth == 0 else "continue;")
         elif isinstance(node, ir.Pass):
             pass
         else:
@@ -262,7 +284,9 @@ class Renderer:
         self.emit(depth + 1, f"for (int64_t {label}_k = 0; {label}_k < {label}_trips; {label}_k++) {{")
         self.emit(depth + 2, f"{c_name(node.var)} = {label}_start + {label}_k * {label}_step;")
         self.mark_assigned(node.var, Scalar.PY_INT, depth + 2)
+        self.loop_depth += 1
         self.block(node.body, depth + 2)
+        self.loop_depth -= 1
         self.emit(depth + 1, "}")
         self.emit(depth, "}")
 

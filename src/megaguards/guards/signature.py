@@ -53,6 +53,12 @@ def safe_getattr(obj: object, attribute: str) -> object:
     return class_value
 
 
+def is_cupy_array(value: object) -> bool:
+    """A CuPy array (checked without importing CuPy)."""
+    cls = type(value)
+    return cls.__name__ == "ndarray" and cls.__module__.startswith("cupy")
+
+
 def scalar_type(name: str, value: object) -> Scalar:
     scalar = scalar_of_class(type(value))
     if scalar is None:
@@ -67,8 +73,8 @@ def array_element(name: str, value: object, rank: int) -> tuple[Scalar, bool, bo
     GuardFailure if unsupported."""
     if type(value) is list:
         return scalar_of_class(list_leaf_class(value, rank)), True, True
-    if type(value) is numpy.ndarray:
-        element = NUMPY_DTYPE_SCALAR.get(value.dtype)
+    if type(value) is numpy.ndarray or is_cupy_array(value):
+        element = NUMPY_DTYPE_SCALAR.get(numpy.dtype(value.dtype))
         if element is None or not value.dtype.isnative:
             raise GuardFailure(f"'{name}' is a NumPy array of dtype {value.dtype}")
         if value.ndim != rank:
@@ -141,6 +147,8 @@ class Binder:
                 key.append(value.dtype)
                 key.append(value.ndim)
                 key.append(value.strides[-1] == value.itemsize if value.ndim else True)
+            elif is_cupy_array(value):
+                key += [value.dtype, value.ndim, value.strides[-1] == value.itemsize if value.ndim else True, "cupy"]
             else:
                 raise GuardFailure(f"an array live-in is a {cls.__name__}, not a list or NumPy array")
             key.append(identities.setdefault(id(value), len(identities)))

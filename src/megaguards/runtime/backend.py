@@ -18,6 +18,7 @@ from ..errors import CompilerError, Unsupported
 from .compiler import KERNEL_FLAGS, build_shared_object, find_compiler, load
 from ..ir import nodes as ir
 from .kernel import Explanation, Specialization
+from .select import DeviceChoice
 from .marshal import helper
 
 log = logging.getLogger("megaguards")
@@ -46,9 +47,9 @@ def specialize(site, binding) -> Specialization:
         raise Unsupported("an array of more than 8 dimensions")
     typed = infer_types(loop.body, scalar_types, arrays, functions)
     live_outs = tuple(n for n in info.live_outs if n in typed.variables)
-    layout = plan_layout(typed, tuple(scalar_types), live_outs)
     options = config.current()
     facts = hoist_checks(typed) if options.hoist else None
+    layout = plan_layout(typed, tuple(scalar_types), live_outs, len(facts.loops) if facts else 0)
     plan = None
     if options.parallel and facts is not None:
         plan = plan_parallel(typed, facts, alias_groups(loop, binding), options.strict)
@@ -69,7 +70,7 @@ def specialize(site, binding) -> Specialization:
     site.stats.compile += time.perf_counter() - started
     dump(site, rendered.source)
     log.debug("site %s:%d compiled (%s)", info.filename, info.line, "cached" if cached else "fresh")
-    return Specialization(
+    specialization = Specialization(
         typed, layout, kernel, rendered.checks_in_loop, rendered.preconditions,
         parallel_depth=plan.depth if plan is not None and rendered.parallel else 0,
         written=tuple(use.written for use in loop.arrays),
@@ -78,6 +79,44 @@ def specialize(site, binding) -> Specialization:
         explanation=Explanation(signature=describe_signature(scalar_types, arrays),
                                 parallel=describe_plan(typed, plan, rendered.parallel),
                                 source=kernel_source(rendered.source)))
+    if options.device in ("gpu", "auto") and facts is not None and plan is not None:
+        return gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop, live_outs, options)
+    return specialization
+
+
+def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop, live_outs, options):
+    """The loop on the GPU too, when its band can go there; else the CPU specialization."""
+    from . import cuda
+    from ..analysis.mapping import GpuBand, choose_band
+    from ..codegen.cuda import render_cuda
+
+    wants_gpu = options.device == "gpu"
+    band = choose_band(typed, plan, facts, alias_groups(loop, binding), options.strict)
+    if not isinstance(band, GpuBand):
+        if wants_gpu:
+            site.note(f"not on the GPU: {band}")
+        return specialization
+    if any(name in layout.box_tags for name in typed.variables):
+        return specialization
+    kernel = render_cuda(typed, layout, facts, band, live_outs)
+    dump(site, kernel.source, suffix=".cu")
+    specialization.explanation.parallel.append(
+        f"GPU: band {', '.join(kernel.band)}; threadIdx.x runs loop '{kernel.band[kernel.grid_order[0]]}' "
+        f"(coalesced); block {kernel.block[:len(kernel.band)]}")
+    specialization.explanation.parallel.append("CUDA kernel:\n" + kernel_source(kernel.source, "extern"))
+    if cuda.cupy_module() is None:
+        try:
+            checked = cuda.check_with_nvrtc(kernel.source, options.cache_dir)
+        except CompilerError as error:
+            log.error("%s", error)
+            site.note(f"CUDA kernel did not compile (a megaguards bug): {str(error)[:300]}")
+            return specialization
+        if wants_gpu:
+            site.note("no CUDA device found: ran on the CPU" + ("" if checked else " (NVRTC not installed)"))
+        return specialization
+    gpu = cuda.GpuSpecialization(specialization, kernel, helper(options.cache_dir, compiler()),
+                                 facts.loops, band.loops)
+    return DeviceChoice(specialization, gpu, "gpu" if wants_gpu else "auto")
 
 
 def describe_signature(scalars: dict, arrays: dict) -> str:
@@ -102,9 +141,10 @@ def describe_plan(typed, plan, parallel: bool) -> list[str]:
     return lines
 
 
-def kernel_source(source: str) -> str:
+def kernel_source(source: str, first_word: str = "int") -> str:
     """The generated kernel without the shared prelude."""
-    start = source.find("\nint mg_kernel(")
+    start = source.find(f"\n{first_word} ")
+    start = source.find(f"\n{first_word} ", source.find("mg_kernel") - 40) if start >= 0 else -1
     return source[start + 1:] if start >= 0 else source
 
 
@@ -114,7 +154,7 @@ def alias_groups(loop, binding) -> dict:
     return {use.name: first.setdefault(id(value), use.name) for use, value in zip(loop.arrays, binding.arrays)}
 
 
-def dump(site, source: str) -> None:
+def dump(site, source: str, suffix: str = C.suffix) -> None:
     directory = config.current().dump_dir
     if not directory:
         return
@@ -122,4 +162,4 @@ def dump(site, source: str) -> None:
     target.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256(source.encode()).hexdigest()[:10]
     stem = Path(site.info.filename).stem
-    (target / f"{stem}_line{site.info.line}_{digest}{C.suffix}").write_text(source)
+    (target / f"{stem}_line{site.info.line}_{digest}{suffix}").write_text(source)

@@ -230,3 +230,22 @@ int mg_unbox_floats(PyObject *list, double *out, int64_t n) {
     int64_t shape[1] = {n}, position = 0;
     return unbox_level(list, 0, 1, shape, KIND_FLOAT, (char *)out, &position);
 }
+
+/* GPU path: unbox one list into a C-contiguous NumPy buffer of its shape (0, or 1 if
+ * the list is not rectangular / homogeneous), and box a buffer back into the list. */
+int mg_unbox_into(PyObject *list, int rank, int kind, PyObject *buffer) {
+    mg_ndarray *array = (mg_ndarray *)buffer;
+    int64_t shape[MAX_RANK], position = 0;
+    if (rank > MAX_RANK || array->nd != rank) return MG_GUARD;
+    for (int d = 0; d < rank; d++) shape[d] = array->dimensions[d];
+    return unbox_level(list, 0, rank, shape, kind, array->data, &position) ? MG_GUARD : 0;
+}
+
+int mg_box_from(PyObject *list, int rank, int kind, PyObject *buffer) {
+    mg_ndarray *array = (mg_ndarray *)buffer;
+    int64_t shape[MAX_RANK], position = 0;
+    if (rank > MAX_RANK || array->nd != rank) return MG_GUARD;
+    for (int d = 0; d < rank; d++) shape[d] = array->dimensions[d];
+    if (box_level(list, 0, rank, shape, kind, array->data, &position)) { PyErr_Clear(); return MG_PYERROR; }
+    return 0;
+}

@@ -34,6 +34,10 @@ def helper(cache_dir: Path, compiler: tuple[str, str]) -> ctypes.PyDLL:
     library.mg_enter.restype = ctypes.c_int
     library.mg_unbox_floats.argtypes = [ctypes.py_object, ctypes.c_void_p, ctypes.c_int64]
     library.mg_unbox_floats.restype = ctypes.c_int
+    for name in ("mg_unbox_into", "mg_box_from"):
+        function = getattr(library, name)
+        function.argtypes = [ctypes.py_object, ctypes.c_int, ctypes.c_int, ctypes.py_object]
+        function.restype = ctypes.c_int
     return library
 
 
@@ -50,3 +54,12 @@ def list_leaf_class(value: list, rank: int) -> type:
     if type(leaf) not in LIST_KIND:
         raise GuardFailure(f"a list of {type(leaf).__name__}, not of bool, int or float")
     return type(leaf)
+
+
+def list_shape(value: list, rank: int) -> tuple[int, ...]:
+    """Shape of a nested list along its first elements (the unboxing checks the rest)."""
+    shape = []
+    for _ in range(rank):
+        shape.append(len(value))
+        value = value[0] if value else []
+    return tuple(shape)

@@ -1,0 +1,76 @@
+"""Thread mapping for the GPU (MegaGuards §3.4.3, improved after Wang, Grewe and O'Boyle).
+
+The *band* is the perfectly nested run of parallel loops at the top of a site's nest
+(``for i: for j: ...`` with both loops free of dependences), each with bounds that do
+not depend on the other band loops (a rectangular grid of threads).  One thread runs
+one iteration of the band; loops inside stay sequential in the thread.
+
+MegaGuards mapped the outer loop to the first grid dimension, which makes row-major
+accesses uncoalesced.  Here the band loop whose variable indexes the *contiguous*
+(last) dimension of the most accesses becomes ``threadIdx.x``, so neighbouring threads
+touch neighbouring elements.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir import nodes as ir
+from .bounds import HoistFacts
+from .parallel import ParallelLoop, ParallelPlan, _Planner
+
+MAX_BAND = 3
+
+
+@dataclass(frozen=True)
+class GpuBand:
+    loops: tuple[ir.For, ...]   # outermost first: the sequential order of iterations
+    x_loop: int                 # position in ``loops`` mapped to threadIdx.x
+    decision: ParallelLoop      # privates and reductions of the innermost band loop's body
+
+
+def _mentions(expression: ir.Expr, names: set[str]) -> bool:
+    return any(isinstance(n, ir.Name) and n.id in names for n in ir.walk(expression))
+
+
+def _contiguous_votes(band: tuple[ir.For, ...]) -> list[int]:
+    """For each band loop: how many accesses index their last dimension with its variable."""
+    votes = [0] * len(band)
+    for node in ir.walk(band[-1]):
+        if isinstance(node, (ir.Load, ir.Store)) and node.indices:
+            last = node.indices[-1]
+            for position, loop in enumerate(band):
+                if _mentions(last, {loop.var}):
+                    votes[position] += 1
+    return votes
+
+
+def choose_band(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: dict, strict: bool
+                ) -> GpuBand | str:
+    """The GPU band of the site's loop nest, or why the nest cannot go to the GPU."""
+    outer = typed.body
+    if facts is None or id(outer) not in plan.loops:
+        return "the outermost loop is not parallel"
+    planner = _Planner(typed, facts, groups, strict)
+    band = [outer]
+    decision = plan.loops[id(outer)]
+    while len(band) < MAX_BAND and len(band[-1].body) == 1 and isinstance(band[-1].body[0], ir.For):
+        inner = band[-1].body[0]
+        if _mentions(inner.start, {l.var for l in band}) or _mentions(inner.stop, {l.var for l in band}):
+            break  # not rectangular: stays a loop inside each thread
+        inner_decision = planner.decide(inner, tuple(band))
+        if not isinstance(inner_decision, ParallelLoop):
+            break
+        band.append(inner)
+        decision = inner_decision
+    for loop in band:
+        if not isinstance(loop.step, ir.Const):
+            return f"loop '{loop.var}' has a step that is not a constant"
+    for reduction in decision.reductions:
+        scalar = typed.variables[reduction.var]
+        if reduction.kind not in ("+", "max", "min") or (scalar.is_float and reduction.kind != "+"):
+            return f"reduction '{reduction.kind}' on '{reduction.var}' has no exact GPU form"
+        if scalar.is_float and strict:
+            return f"reduction on '{reduction.var}' (float) would reassociate: MEGAGUARDS_STRICT"
+    votes = _contiguous_votes(tuple(band))
+    x_loop = max(range(len(band)), key=lambda position: (votes[position], position))
+    return GpuBand(tuple(band), x_loop, decision)

@@ -1,0 +1,99 @@
+"""The CUDA kernel of a site whose loop band goes to the GPU.
+
+One thread runs one iteration of the band (``analysis.mapping``); the band loop
+chosen for coalescing is ``threadIdx.x``.  Loops inside run sequentially in the
+thread, rendered by the same ``Renderer`` as the CPU code (its walker, its prelude
+helpers), in its "wrap" mode: the host ran the hoisted checks before launching.
+
+Results leave a thread through global memory: the first flag raised (the host then
+discards everything and CPython re-runs the loop); for each live-out scalar, its
+value in this iteration and the iteration's number (``atomicMax``: the sequentially
+last assignment wins); reduction partials (``atomicAdd``/``atomicMax``/``atomicMin``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..analysis.bounds import HoistFacts
+from ..analysis.mapping import GpuBand
+from ..analysis.parallel import ParallelPlan
+from ..analysis.typeinfer import TypedLoop
+from .dialects.cuda import CUDA
+from .layout import Layout
+from .renderer import Renderer, c_name
+
+BLOCK_1D = (256, 1, 1)
+BLOCK_2D = (32, 8, 1)
+BLOCK_3D = (32, 4, 2)
+
+
+@dataclass(frozen=True)
+class CudaKernel:
+    source: str
+    outputs: tuple          # live-out privates, in mg_marks order: (name, is_float)
+    reductions: tuple       # (name, kind, is_float)
+    band: tuple             # band loop variables, outermost first
+    grid_order: tuple       # band positions mapped to x, y, z
+    block: tuple
+    checks_in_loop: int
+
+
+def render_cuda(typed: TypedLoop, layout: Layout, facts: HoistFacts, band: GpuBand,
+                live_outs: tuple[str, ...]) -> CudaKernel:
+    renderer = Renderer(typed, layout, CUDA, facts, ParallelPlan({}, ()))
+    renderer.gpu, renderer.fast = True, "wrap"
+    emit = renderer.emit
+    loops = band.loops
+    order = (band.x_loop,) + tuple(p for p in range(len(loops)) if p != band.x_loop)
+    reductions = {r.var: r.kind for r in band.decision.reductions}
+    outputs = tuple((name, typed.variables[name].is_float) for name in band.decision.private
+                    if name in live_outs and name in typed.variables)
+    emit(0, f"{CUDA.kernel_prefix} mg_kernel(char **mg_arrays, const int64_t *mg_ints, const double *mg_floats,")
+    emit(1, "const int64_t *mg_band, int *mg_flag, int64_t *mg_marks, int64_t *mg_ivals, double *mg_fvals,")
+    emit(1, "long long *mg_ired, double *mg_fred, int64_t mg_total) {")
+    axes = ("x", "y", "z")
+    for axis, position in zip(axes, order):
+        emit(1, f"const int64_t mg_k{position} = blockIdx.{axis} * (int64_t)blockDim.{axis} + threadIdx.{axis};")
+        emit(1, f"if (mg_k{position} >= mg_band[{3 * position + 2}]) return;")
+    linear = "mg_k0"
+    for position in range(1, len(loops)):
+        linear = f"({linear}) * mg_band[{3 * position + 2}] + mg_k{position}"
+    emit(1, f"const int64_t mg_iteration = {linear};  /* the sequential order of this iteration */")
+    emit(1, "int mg_err = 0;")
+    renderer.declare_arrays()
+    for name, scalar in typed.variables.items():
+        if name in typed.live_ins and name not in typed.assigned_types:
+            bank, slot = layout.scalars[name]
+            emit(1, f"const {scalar.ctype} {c_name(name)} = ({scalar.ctype})mg_{bank}[{slot}];")
+    for position, loop in enumerate(loops):
+        emit(1, f"const int64_t {c_name(loop.var)} = mg_band[{3 * position}] + mg_k{position} * mg_band[{3 * position + 1}];")
+    band_vars = {loop.var for loop in loops}
+    from .openmp import _identity
+    for name, scalar in typed.variables.items():
+        if name in band_vars or (name in typed.live_ins and name not in typed.assigned_types):
+            continue
+        start = _identity(reductions[name], scalar) if name in reductions else "0"
+        emit(1, f"{scalar.ctype} {c_name(name)} = {start}; int mg_set_{c_name(name)} = 0; "
+                f"int mg_tag_{c_name(name)} = 0;")
+    before = renderer.checks
+    renderer.block(loops[-1].body, 1)
+    checks = renderer.checks - before
+    emit(0, "mg_iteration_end:")
+    for index, (name, is_float) in enumerate(outputs):
+        values = "mg_fvals" if is_float else "mg_ivals"
+        emit(1, f"if (mg_set_{c_name(name)}) {{ {values}[{index} * mg_total + mg_iteration] = {c_name(name)}; "
+                f"atomicMax((long long *)&mg_marks[{index}], (long long)mg_iteration); }}")
+    for index, (name, kind) in enumerate(reductions.items()):
+        var = c_name(name)
+        if typed.variables[name].is_float:
+            emit(1, f"if (mg_set_{var}) atomicAdd(&mg_fred[{index}], {var});")
+        elif kind == "+":  # exact in two's complement; the double beside it detects overflow
+            emit(1, f"if (mg_set_{var}) {{ atomicAdd((unsigned long long *)&mg_ired[{index}], "
+                    f"(unsigned long long)(int64_t){var}); atomicAdd(&mg_fred[{index}], (double){var}); }}")
+        else:
+            emit(1, f"if (mg_set_{var}) atomic{'Max' if kind == 'max' else 'Min'}(&mg_ired[{index}], (long long){var});")
+    emit(0, "}")
+    reduction_list = tuple((name, kind, typed.variables[name].is_float) for name, kind in reductions.items())
+    block = {1: BLOCK_1D, 2: BLOCK_2D, 3: BLOCK_3D}[len(loops)]
+    source = CUDA.prelude + "\n" + "\n".join(renderer.lines) + "\n"
+    return CudaKernel(source, outputs, reduction_list, tuple(l.var for l in loops), order, block, checks)

@@ -1,0 +1,273 @@
+"""Running a site's loop band on an NVIDIA GPU through CuPy (the ``[cuda]`` extra).
+
+Per entry: the CPU kernel runs its hoisted checks only (mode 1) and reports the
+loop ranges; lists are unboxed into host buffers and copied to the device, NumPy
+arrays copied, CuPy arrays used in place (copied only when the kernel could raise
+a flag after writing them); the kernel runs one thread per band iteration; the
+flag is read back; only then are written arrays copied back and committed.
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy
+
+from ..codegen.cuda import CudaKernel
+from ..codegen.dialects.cuda import NVRTC_OPTIONS
+from ..errors import CompilerError
+from .kernel import UNSET, Specialization
+from .marshal import LIST_KIND, GuardFailure, list_shape
+
+log = logging.getLogger("megaguards")
+
+
+@functools.lru_cache(maxsize=None)
+def cupy_module():
+    """CuPy, if it is installed and sees a GPU; else None."""
+    try:
+        import cupy
+
+        if cupy.cuda.runtime.getDeviceCount() > 0:
+            return cupy
+    except Exception:  # no CuPy, no driver, no device: the CPU it is
+        return None
+    return None
+
+
+def devices() -> list[str]:
+    cupy = cupy_module()
+    if cupy is None:
+        return []
+    names = []
+    for index in range(cupy.cuda.runtime.getDeviceCount()):
+        properties = cupy.cuda.runtime.getDeviceProperties(index)
+        names.append(f"{properties['name'].decode()} (sm_{properties['major']}{properties['minor']}, "
+                     f"{properties['totalGlobalMem'] / 2**30:.0f} GiB)")
+    return names
+
+
+def check_with_nvrtc(source: str, cache_dir: Path, arch: str = "sm_90") -> bool:
+    """Compile CUDA source with NVRTC (no GPU needed); False if NVRTC is not installed.
+    Raises CompilerError with NVRTC's log when the source does not compile."""
+    try:
+        from cuda.bindings import nvrtc
+    except ImportError:
+        return False
+    options = tuple(o.encode() for o in (f"--gpu-architecture={arch}", *NVRTC_OPTIONS))
+    key = hashlib.sha256(source.encode() + b"\0".join(options)).hexdigest()[:32]
+    marker = cache_dir / "cuda" / f"{key}.ok"
+    if marker.exists():
+        return True
+    _, program = nvrtc.nvrtcCreateProgram(source.encode(), b"mg_kernel.cu", 0, [], [])
+    try:
+        (result,) = nvrtc.nvrtcCompileProgram(program, len(options), list(options))
+        if result != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            _, size = nvrtc.nvrtcGetProgramLogSize(program)
+            text = b" " * size
+            nvrtc.nvrtcGetProgramLog(program, text)
+            raise CompilerError(f"NVRTC failed:\n{text.decode(errors='replace')[-4000:]}")
+    finally:
+        nvrtc.nvrtcDestroyProgram(program)
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.touch()
+    return True
+
+
+@dataclass
+class Transfers:
+    to_device: int = 0
+    bytes_to_device: int = 0
+    from_device: int = 0
+    bytes_from_device: int = 0
+
+
+@dataclass
+class GpuSpecialization:
+    """The GPU variant of a compiled loop; ``cpu`` is the same loop on the CPU."""
+
+    cpu: Specialization
+    kernel: CudaKernel
+    codec: object                    # marshal helper library (unbox_into / box_from)
+    hoisted_loops: tuple             # analysis.bounds.LoopRange of the CPU kernel's prologue
+    band_loops: tuple                # the ir.For loops of the band, outermost first
+    transfers: Transfers = field(default_factory=Transfers)
+    seconds: float = 0.0
+
+    def __post_init__(self) -> None:
+        cupy = cupy_module()
+        self.function = cupy.RawModule(code=self.kernel.source, options=NVRTC_OPTIONS).get_function("mg_kernel")
+        self.band_positions = {name: k for k, name in enumerate(self.kernel.band)}
+
+    def prologue(self, binding):
+        """The hoisted checks (CPU kernel, mode 1): (fast, loop ranges) for these live-ins."""
+        cpu, layout = self.cpu, self.cpu.layout
+        ints = cpu.ints_type()
+        floats = cpu.floats_type()
+        for name, value in zip(layout.arrays, binding.arrays):
+            shape = list_shape(value, cpu.typed.arrays[name].rank) if type(value) is list else value.shape
+            for d, size in enumerate(shape):
+                ints[layout.dims[name] + d] = size
+        for path, value in zip(cpu.scalar_paths, binding.scalars):
+            bank, slot = layout.scalars[path]
+            (floats if bank == "floats" else ints)[slot] = float(value) if bank == "floats" else int(value)
+        ints[layout.mode_slot] = 1
+        pointers = (ctypes.c_void_p * max(1, len(layout.arrays) + len(layout.shadows)))()
+        cpu.kernel(pointers, ints, floats)
+        return bool(ints[layout.intervals_slot]), ints, floats
+
+    def run(self, binding) -> tuple | int | None:
+        """Live-outs on success, a flag (int) to fall back, None to run on the CPU instead."""
+        cupy = cupy_module()
+        started = time.perf_counter()
+        fast, ints, floats = self.prologue(binding)
+        if not fast:
+            return None
+        layout, typed = self.cpu.layout, self.cpu.typed
+        ints[layout.mode_slot] = 0
+        device_arrays, commits = [], []
+        for name, value, written in zip(layout.arrays, binding.arrays, self.cpu.written):
+            device, commit = self.to_device(cupy, name, value, written)
+            device_arrays.append(device)
+            if commit is not None:
+                commits.append(commit)
+            itemsize = device.itemsize
+            for d, stride in enumerate(device.strides):
+                ints[layout.dims[name] + typed.arrays[name].rank + d] = stride // itemsize
+        band = self.band(ints)
+        total = 1
+        for _, _, trips in band:
+            total *= trips
+        if total == 0:
+            return None  # nothing to launch: the CPU handles empty ranges and last values
+        outputs, reductions = self.kernel.outputs, self.kernel.reductions
+        pointers = cupy.asarray(numpy.array([a.data.ptr for a in device_arrays] + [0] * len(layout.shadows) or [0],
+                                            dtype=numpy.uint64))
+        marks = cupy.full(max(1, len(outputs)), -1, dtype=cupy.int64)
+        ivals = cupy.empty(max(1, len(outputs) * total), dtype=cupy.int64)
+        fvals = cupy.empty(max(1, len(outputs) * total), dtype=cupy.float64)
+        ired = cupy.asarray(numpy.array([self.identity(kind) for _, kind, _ in reductions] or [0], dtype=numpy.int64))
+        fred = cupy.asarray(numpy.array([-0.0 if is_float else 0.0 for _, _, is_float in reductions] or [0.0]))
+        flag = cupy.zeros(1, dtype=cupy.int32)
+        band_array = cupy.asarray(numpy.array([value for entry in band for value in entry], dtype=numpy.int64))
+        grid, block = self.grid(band)
+        self.function(grid, block, (pointers, cupy.asarray(numpy.ctypeslib.as_array(ints)),
+                                    cupy.asarray(numpy.ctypeslib.as_array(floats)), band_array, flag, marks,
+                                    ivals, fvals, ired, fred, numpy.int64(total)))
+        code = int(flag.get()[0])
+        if code:
+            return code
+        result = self.live_outs(binding, band, marks, ivals, fvals, ired, fred, total)
+        for commit in commits:  # only now: nothing above may still send the loop to CPython
+            commit()
+        self.seconds += time.perf_counter() - started
+        return result
+
+    def to_device(self, cupy, name: str, value, written: bool):
+        info = self.cpu.typed.arrays[name]
+        if type(value) is list:
+            host = numpy.empty(list_shape(value, info.rank), dtype=_dtype(info))
+            if self.codec.mg_unbox_into(value, info.rank, LIST_KIND[info.element.pyclass], host):
+                raise GuardFailure("a list that is not rectangular or not homogeneous, or an int beyond int64")
+            device = cupy.asarray(host)
+            self.count_in(host.nbytes)
+
+            def commit():
+                back = device.get()
+                self.count_out(back.nbytes)
+                if self.codec.mg_box_from(value, info.rank, LIST_KIND[info.element.pyclass], back):
+                    raise MemoryError("boxing GPU results back into a list")
+            return device, commit if written else None
+        if type(value) is numpy.ndarray:
+            device = cupy.asarray(value)
+            self.count_in(value.nbytes)
+
+            def commit_numpy():
+                back = device.get()
+                self.count_out(back.nbytes)
+                numpy.copyto(value, back)
+            return device, commit_numpy if written else None
+        # A CuPy array: in place when the kernel cannot flag, else a copy committed after success.
+        if not written or self.kernel.checks_in_loop == 0:
+            return value, None
+        device = value.copy()
+        return device, lambda: value.__setitem__(Ellipsis, device)
+
+    def count_in(self, size: int) -> None:
+        self.transfers.to_device += 1
+        self.transfers.bytes_to_device += size
+
+    def count_out(self, size: int) -> None:
+        self.transfers.from_device += 1
+        self.transfers.bytes_from_device += size
+
+    def band(self, ints) -> list[tuple[int, int, int]]:
+        """(start, step, trips) of each band loop, from the ranges the prologue computed."""
+        slot = self.cpu.layout.intervals_slot + 2
+        number = {loop.loop: k for k, loop in enumerate(self.hoisted_loops)}
+        result = []
+        for loop in self.band_loops:
+            k = number[id(loop)]
+            low, high = ints[slot + 2 * k], ints[slot + 2 * k + 1]
+            step = loop.step.value
+            trips = 0 if low > high else (high - low) // abs(step) + 1
+            result.append((low if step > 0 else high, step, trips))
+        return result
+
+    def grid(self, band):
+        block = self.kernel.block
+        order = self.kernel.grid_order
+        grid = [1, 1, 1]
+        for axis, position in enumerate(order):
+            grid[axis] = (band[position][2] + block[axis] - 1) // block[axis]
+        return tuple(grid), block
+
+    @staticmethod
+    def identity(kind: str) -> int:
+        return {"+": 0, "max": -(2**63), "min": 2**63 - 1}[kind]
+
+    def live_outs(self, binding, band, marks, ivals, fvals, ired, fred, total) -> tuple:
+        typed = self.cpu.typed
+        values = dict(zip(self.cpu.scalar_paths, binding.scalars))
+        final: dict[str, object] = {}
+        for position, (start, step, trips) in enumerate(band):
+            final[self.kernel.band[position]] = start + (trips - 1) * step
+        marks_host = marks.get()
+        for index, (name, is_float) in enumerate(self.kernel.outputs):
+            mark = int(marks_host[index])
+            if mark >= 0:
+                array = fvals if is_float else ivals
+                final[name] = array[index * total + mark].item()
+        integer_sums, float_sums = ired.get(), fred.get()
+        for index, (name, kind, is_float) in enumerate(self.kernel.reductions):
+            start = values.get(name)
+            if is_float:
+                final[name] = float(start) + float(float_sums[index])
+            elif kind == "+":
+                if abs(float(float_sums[index])) >= 2.0**62:
+                    raise GuardFailure("an integer sum on the GPU may exceed int64")
+                final[name] = int(start) + int(integer_sums[index])
+            else:  # the identity leaves the start value: max(s, INT64_MIN) is s
+                final[name] = (max if kind == "max" else min)(int(start), int(integer_sums[index]))
+        outputs = []
+        for name in self.cpu.live_outs:
+            if name not in final:
+                outputs.append(UNSET)
+                continue
+            types = typed.assigned_types.get(name, ())
+            box = next(iter(types)).pyclass if len(types) == 1 else None
+            if box is None:
+                raise GuardFailure(f"the class of '{name}' after the loop is not known")
+            outputs.append(box(final[name]))
+        return tuple(outputs)
+
+
+def _dtype(info) -> numpy.dtype:
+    from ..ir.types import LIST_ELEMENT_DTYPE
+
+    return numpy.dtype(LIST_ELEMENT_DTYPE[info.element])
