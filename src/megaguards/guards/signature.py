@@ -91,6 +91,7 @@ class Binding:
     functions: tuple  # the objects called names are bound to (loop.functions order)
     scalars: tuple    # scalar live-in values (Binder.scalar_paths order)
     arrays: tuple     # array live-in objects (loop.arrays order)
+    on_device: bool = False  # some array is a CuPy array (the CPU cannot run it)
 
 
 def _getter(path: str, index: dict):
@@ -137,6 +138,7 @@ class Binder:
             key.append(cls)
             scalars.append(value)
         arrays = []
+        on_device = False
         identities: dict[int, int] = {}
         for get, rank in self.array_getters:
             value = get(values)
@@ -148,12 +150,13 @@ class Binder:
                 key.append(value.ndim)
                 key.append(value.strides[-1] == value.itemsize if value.ndim else True)
             elif is_cupy_array(value):
+                on_device = True
                 key += [value.dtype, value.ndim, value.strides[-1] == value.itemsize if value.ndim else True, "cupy"]
             else:
                 raise GuardFailure(f"an array live-in is a {cls.__name__}, not a list or NumPy array")
             key.append(identities.setdefault(id(value), len(identities)))
             arrays.append(value)
-        return Binding(tuple(key), functions, tuple(scalars), tuple(arrays))
+        return Binding(tuple(key), functions, tuple(scalars), tuple(arrays), on_device)
 
     def describe(self, binding: Binding):
         """Slow path, once per signature: canonical functions, scalar and array types."""

@@ -103,7 +103,7 @@ class Specialization:
     def run(self, binding: Binding) -> tuple | int:
         """Live-out tuple on success; the kernel's flag (an int > 0) otherwise."""
         arrays = binding.arrays
-        if binding.key and "cupy" in binding.key:
+        if binding.on_device:
             raise GuardFailure("CuPy arrays need the GPU, and this loop cannot run there")
         shadows = self.shadows_for(arrays) if self.layout.shadows else ()
         if self.check_lists:
