@@ -52,6 +52,8 @@ def _environment(cache_dir: str) -> dict:
     env["MEGAGUARDS_CACHE_DIR"] = cache_dir
     # Exactness everywhere (no reassociated float reductions), and parallel loops even when tiny.
     env["MEGAGUARDS_STRICT"] = "1"
+    if os.environ.get("MEGAGUARDS_E2E_DEVICE"):  # e.g. gpu, to run the corpus on the GPU machine
+        env["MEGAGUARDS_DEVICE"] = os.environ["MEGAGUARDS_E2E_DEVICE"]
     env["MEGAGUARDS_PARALLEL_WORK"] = "0"
     env["PYTHONHASHSEED"] = "0"
     env["PYTHONDONTWRITEBYTECODE"] = "1"

@@ -23,6 +23,7 @@ def loop_record(site: Site) -> dict:
         "checks_in_loop": site.checks_in_loop,
         "reasons": list(stats.reasons),
         "seconds": site.seconds(),
+        **({"transfers": site.transfers()} if site.transfers() else {}),
     }
 
 

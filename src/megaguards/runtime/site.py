@@ -127,13 +127,23 @@ class Site:
 
     @property
     def compiled(self) -> list:
-        return [s for s in self.specializations.values() if isinstance(s, Specialization)]
+        return [s for s in self.specializations.values() if not isinstance(s, Rejected)]
 
     @property
     def backend_name(self) -> str | None:
         if not self.compiled:
             return None
+        if any(getattr(s, "gpu_runs", 0) for s in self.compiled):
+            return "cuda"
         return "c-omp" if self.parallel_depth else "c-seq"
+
+    def transfers(self) -> dict | None:
+        """Host-device copies of GPU runs (counts and bytes), None if none ran on the GPU."""
+        gpus = [s.gpu for s in self.compiled if getattr(s, "gpu_runs", 0)]
+        if not gpus:
+            return None
+        fields = ("to_device", "bytes_to_device", "from_device", "bytes_from_device")
+        return {name: sum(getattr(g.transfers, name) for g in gpus) for name in fields}
 
     @property
     def parallel_depth(self) -> int:
@@ -145,7 +155,7 @@ class Site:
         return max(compiled) if compiled else 0
 
     def seconds(self) -> dict:
-        compiled = [s.timings for s in self.specializations.values() if isinstance(s, Specialization)]
+        compiled = [s.timings for s in self.compiled]
         return {"analysis": self.stats.analysis, "compile": self.stats.compile,
                 **{stage: sum(t[stage] for t in compiled) for stage in ("unbox", "execute", "writeback")}}
 
