@@ -182,8 +182,9 @@ class _Scope:
 class Generator:
     MAX_DEPTH = 3
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, avoid=frozenset()) -> None:
         self.seed = seed
+        self.avoid = frozenset(avoid)  # features to leave out (e.g. "readonly" while a bug is open)
         self.rng = random.Random(seed)
         self.lines: list[str] = []
         self.temp_count = 0
@@ -858,6 +859,8 @@ class Generator:
             base = numpy.zeros(array.size + 1, dtype=array.dtype)
             base[1:] = array.ravel()
             return base[1:].reshape(array.shape)
+        if "readonly" in self.avoid:
+            return array[::-1].copy()[::-1]
         array.flags.writeable = False
         return array
 
@@ -899,9 +902,15 @@ def _floats(value):
     return float(value)
 
 
-def generate(seed: int) -> Program:
-    """The program of one seed (deterministic)."""
-    return Generator(seed).program()
+FEATURES = ("readonly",)  # what ``avoid`` may name
+
+
+def generate(seed: int, avoid=()) -> Program:
+    """The program of one seed (deterministic); ``avoid``: features from FEATURES to leave out."""
+    unknown = set(avoid) - set(FEATURES)
+    if unknown:
+        raise ValueError(f"unknown generator features {sorted(unknown)}; known: {FEATURES}")
+    return Generator(seed, avoid).program()
 
 
 if __name__ == "__main__":  # python -m tests.fuzz.generator SEED: print a program and its calls

@@ -19,6 +19,10 @@ from .bounds import HoistFacts
 from .parallel import ParallelLoop, ParallelPlan, _Planner
 
 MAX_BAND = 3
+# CUDA's versions follow its documented error bounds, not the C library's results.
+TRANSCENDENTAL = {"math.exp", "math.log", "math.log10", "math.log2", "math.sin", "math.cos", "math.tan",
+                  "math.asin", "math.acos", "math.atan", "math.atan2", "math.sinh", "math.cosh",
+                  "math.tanh", "math.pow", "pow"}
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,12 @@ def choose_band(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: dic
             return f"reduction '{reduction.kind}' on '{reduction.var}' has no exact GPU form"
         if scalar.is_float and strict:
             return f"reduction on '{reduction.var}' (float) would reassociate: MEGAGUARDS_STRICT"
+    if strict:
+        for node in ir.walk(outer):
+            if isinstance(node, ir.Call) and typed.functions.get(node.function) in TRANSCENDENTAL:
+                return f"line {node.line}: {node.function}() on the GPU is not bit-identical (MEGAGUARDS_STRICT)"
+            if isinstance(node, ir.BinOp) and node.op == "**" and node.type.is_float:
+                return f"line {node.line}: float ** on the GPU is not bit-identical (MEGAGUARDS_STRICT)"
     votes = _contiguous_votes(tuple(band))
     x_loop = max(range(len(band)), key=lambda position: (votes[position], position))
     return GpuBand(tuple(band), x_loop, decision)

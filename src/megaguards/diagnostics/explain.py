@@ -21,6 +21,7 @@ def explain_site(site: Site, show_source: bool = True) -> str:
         if isinstance(specialization, Rejected):
             lines.append(f"  a signature not compiled: {specialization.reason}")
             continue
+        specialization = getattr(specialization, "cpu", specialization)  # a DeviceChoice: its CPU half
         assert isinstance(specialization, Specialization)
         explanation = specialization.explanation
         lines.append(f"  specialization for {explanation.signature}")

@@ -21,7 +21,7 @@ import numpy
 from ..codegen.cuda import CudaKernel
 from ..codegen.dialects.cuda import NVRTC_OPTIONS
 from ..errors import CompilerError
-from .kernel import UNSET, Specialization
+from .kernel import UNSET, Specialization, check_list_rows
 from .marshal import LIST_KIND, GuardFailure, list_shape
 
 log = logging.getLogger("megaguards")
@@ -130,9 +130,15 @@ class GpuSpecialization:
             return None
         layout, typed = self.cpu.layout, self.cpu.typed
         ints[layout.mode_slot] = 0
-        device_arrays, commits = [], []
-        for name, value, written in zip(layout.arrays, binding.arrays, self.cpu.written):
-            device, commit = self.to_device(cupy, name, value, written)
+        self.check_aliasing(binding.arrays)
+        device_arrays, commits, copies = [], [], {}
+        written_objects = {id(v) for v, w in zip(binding.arrays, self.cpu.written) if w}
+        for name, value in zip(layout.arrays, binding.arrays):
+            if id(value) in copies:  # the same object under two names: one device array
+                device_arrays.append(copies[id(value)])
+                continue
+            device, commit = self.to_device(cupy, name, value, id(value) in written_objects)
+            copies[id(value)] = device
             device_arrays.append(device)
             if commit is not None:
                 commits.append(commit)
@@ -167,6 +173,13 @@ class GpuSpecialization:
             commit()
         self.seconds += time.perf_counter() - started
         return result
+
+    def check_aliasing(self, arrays: tuple) -> None:
+        """As on the CPU: shared list rows or overlapping views, one written, stay in CPython."""
+        if self.cpu.check_lists:
+            check_list_rows(arrays, self.cpu.is_list, [self.cpu.typed.arrays[n].rank for n in self.cpu.layout.arrays])
+        if self.cpu.numpy_written:
+            self.cpu.shadows_for(arrays)  # raises GuardFailure on overlapping views
 
     def to_device(self, cupy, name: str, value, written: bool):
         info = self.cpu.typed.arrays[name]

@@ -143,7 +143,7 @@ class Specialization:
         """(array, shadow or None) per NumPy array name: the kernel writes in place when it
         cannot raise a flag, else into the shadow (one per written object), committed here
         after success.  Another view overlapping a written array would see stale data."""
-        written = {id(arrays[k]): arrays[k] for k in self.numpy_written}
+        written = {id(arrays[k]): arrays[k] for k in self.numpy_written if type(arrays[k]) is numpy.ndarray}
         for original in written.values():
             for other in arrays:
                 if (type(other) is numpy.ndarray and other is not original
