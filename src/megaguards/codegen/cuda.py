@@ -81,8 +81,11 @@ def render_cuda(typed: TypedLoop, layout: Layout, facts: HoistFacts, band: GpuBa
     emit(0, "mg_iteration_end:")
     for index, (name, is_float) in enumerate(outputs):
         values = "mg_fvals" if is_float else "mg_ivals"
+        # The mark is the iteration number times 16 plus the class tag of the value (for
+        # float vs numpy.float64): atomicMax still picks the sequentially last iteration.
+        tag = f"mg_tag_{c_name(name)}" if name in layout.box_tags else "0"
         emit(1, f"if (mg_set_{c_name(name)}) {{ {values}[{index} * mg_total + mg_iteration] = {c_name(name)}; "
-                f"atomicMax((long long *)&mg_marks[{index}], (long long)mg_iteration); }}")
+                f"atomicMax((long long *)&mg_marks[{index}], (long long)(mg_iteration * 16 + {tag})); }}")
     for index, (name, kind) in enumerate(reductions.items()):
         var = c_name(name)
         if typed.variables[name].is_float:

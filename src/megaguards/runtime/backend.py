@@ -96,8 +96,6 @@ def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop,
         if wants_gpu:
             site.note(f"not on the GPU: {band}")
         return specialization
-    if any(name in layout.box_tags for name in typed.variables):
-        return specialization
     kernel = render_cuda(typed, layout, facts, band, live_outs)
     dump(site, kernel.source, suffix=".cu")
     specialization.explanation.parallel.append(

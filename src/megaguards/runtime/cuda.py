@@ -21,7 +21,7 @@ import numpy
 from ..codegen.cuda import CudaKernel
 from ..codegen.dialects.cuda import NVRTC_OPTIONS
 from ..errors import CompilerError
-from .kernel import UNSET, Specialization, check_list_rows
+from .kernel import _BOX, _BOX_BY_TAG, UNSET, Specialization, check_list_rows
 from .marshal import LIST_KIND, GuardFailure, list_shape
 
 log = logging.getLogger("megaguards")
@@ -251,11 +251,13 @@ class GpuSpecialization:
         for position, (start, step, trips) in enumerate(band):
             final[self.kernel.band[position]] = start + (trips - 1) * step
         marks_host = marks.get()
+        tags: dict[str, int] = {}
         for index, (name, is_float) in enumerate(self.kernel.outputs):
             mark = int(marks_host[index])
             if mark >= 0:
+                iteration, tags[name] = divmod(mark, 16)
                 array = fvals if is_float else ivals
-                final[name] = array[index * total + mark].item()
+                final[name] = array[index * total + iteration].item()
         integer_sums, float_sums = ired.get(), fred.get()
         for index, (name, kind, is_float) in enumerate(self.kernel.reductions):
             start = values.get(name)
@@ -273,10 +275,12 @@ class GpuSpecialization:
                 outputs.append(UNSET)
                 continue
             types = typed.assigned_types.get(name, ())
-            box = next(iter(types)).pyclass if len(types) == 1 else None
-            if box is None:
+            if name in self.cpu.layout.box_tags and name in tags:
+                outputs.append(_BOX_BY_TAG[tags[name]](final[name]))
+            elif len(types) == 1:
+                outputs.append(_BOX[next(iter(types))](final[name]))
+            else:
                 raise GuardFailure(f"the class of '{name}' after the loop is not known")
-            outputs.append(box(final[name]))
         return tuple(outputs)
 
 
