@@ -97,6 +97,7 @@ def timed(function, repeats=3):
 
 
 def row(name, mine, peer, peer_name, target):
+    print(f"  {name}: megaguards {mine:.4f} s, {peer_name} {peer if peer else 0:.4f} s", flush=True)
     return (name, f"{mine * 1e3:.2f} ms", f"{peer * 1e3:.2f} ms" if peer else "-", peer_name,
             f"{peer / mine:.2f}x" if peer else "-", target)
 

@@ -12,6 +12,15 @@ from megaguards import config
 from conftest import assert_same_as_cpython, site_for
 
 
+@pytest.fixture(autouse=True)
+def cpu_device():
+    """These tests are about the CPU's parallel loops: keep them off a GPU if there is one."""
+    previous = config.current().device
+    config.configure(device="cpu")
+    yield
+    config.configure(device=previous)
+
+
 def decision(function, *arguments):
     fast = assert_same_as_cpython(function, *arguments)
     loop = min(site_for(fast), key=lambda record: record["line"])  # the outermost loop's site

@@ -402,6 +402,36 @@ def run_batch(seeds, jobs: int | None = None, timeout: float = DEFAULT_TIMEOUT, 
     return [results[s] for s in seeds]
 
 
+# Known open bugs (BUGS.md): a failing seed is attributed to one when the same program
+# passes with that bug's trigger removed; anything else is a new failure.
+KNOWN_BUGS = {
+    "BUGS.md #1 (read-only NumPy arrays)": {"MG_FUZZ_AVOID": "readonly"},
+    "BUGS.md #2 (float reductions reassociated)": {"MEGAGUARDS_DEVICE": "seq"},
+}
+
+
+def triage(results: list[SeedResult], jobs: int | None = None, env: dict | None = None) -> dict[int, str]:
+    """seed -> the known bug that explains its failure, for the failed results that one explains.
+    Each seed is re-run with each known bug's trigger removed (and with all of them removed)."""
+    failed = [r.seed for r in results if r.failed]
+    if not failed:
+        return {}
+    explained: dict[int, str] = {}
+    variants = list(KNOWN_BUGS.items())
+    everything: dict = {}
+    for _, change in variants:
+        everything.update(change)
+    variants.append((" and ".join(KNOWN_BUGS), everything))
+    for name, change in variants:
+        pending = [seed for seed in failed if seed not in explained]
+        if not pending:
+            break
+        for result in run_batch(pending, jobs, env={**(env or {}), **change}):
+            if result.status == "ok":
+                explained[result.seed] = name
+    return explained
+
+
 def summary(results: list[SeedResult]) -> str:
     ran = [r for r in results if r.status != "slow"]
     compiled = sum(r.compiled for r in ran)
@@ -440,6 +470,8 @@ def main(argv=None) -> int:
     parser.add_argument("--avoid", default="", help="generator features to leave out, e.g. readonly "
                         "(while a known bug is open; sets MG_FUZZ_AVOID for the workers)")
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--triage", action="store_true", help="re-run failures with each known bug's "
+                        "trigger removed, and say which known bug explains each")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
     if options.worker:
@@ -475,6 +507,11 @@ def main(argv=None) -> int:
             print(f"seed {result.seed}: {result.status}: {' | '.join(result.mismatches) or result.detail}", flush=True)
     results = run_batch(seeds, options.jobs, options.timeout, extra, None if options.quiet else report)
     print(summary(results) + f" in {time.perf_counter() - started:.1f}s")
+    if options.triage:
+        explained = triage(results, options.jobs, extra)
+        for r in results:
+            if r.failed:
+                print(f"seed {r.seed}: {explained.get(r.seed, 'NEW (not explained by a known bug)')}")
     if options.json:
         Path(options.json).write_text(json.dumps([asdict(r) for r in results], indent=1))
     return int(any(r.failed for r in results))

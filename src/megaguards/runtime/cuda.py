@@ -121,7 +121,7 @@ class GpuSpecialization:
         cpu.kernel(pointers, ints, floats)
         return bool(ints[layout.intervals_slot]), ints, floats
 
-    def run(self, binding) -> tuple | int | None:
+    def run(self, binding, minimum_work: int = 0) -> tuple | int | None:
         """Live-outs on success, a flag (int) to fall back, None to run on the CPU instead."""
         cupy = cupy_module()
         started = time.perf_counter()
@@ -149,8 +149,8 @@ class GpuSpecialization:
         total = 1
         for _, _, trips in band:
             total *= trips
-        if total == 0:
-            return None  # nothing to launch: the CPU handles empty ranges and last values
+        if total == 0 or total < minimum_work:
+            return None  # nothing (or too little) to launch: the CPU handles it
         outputs, reductions = self.kernel.outputs, self.kernel.reductions
         pointers = cupy.asarray(numpy.array([a.data.ptr for a in device_arrays] + [0] * len(layout.shadows) or [0],
                                             dtype=numpy.uint64))

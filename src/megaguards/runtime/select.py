@@ -44,7 +44,7 @@ class DeviceChoice:
         device = self.pick()
         started = time.perf_counter()
         if device == "cuda":
-            outcome = self.gpu.run(binding)
+            outcome = self.gpu.run(binding, 0 if self.policy == "gpu" else GPU_MINIMUM_WORK)
             if outcome is not None:
                 self.last_device = "cuda"
                 self.gpu_runs += 1

@@ -1,0 +1,92 @@
+"""Regression tests minimised by hand from differential-fuzzing mismatches.
+
+Each test is a plain function plus its inputs, compared exactly as the fuzzer
+compares (``harness.same_outcome``: return value or exception type and message,
+and the final state of every argument, floats bit for bit).  The seeds and what
+differs are in ``BUGS.md``.  These tests stay here while the bug is open: they
+fail until megaguards is fixed.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy
+
+import megaguards
+
+from .harness import same_outcome
+
+
+def check(function, arguments):
+    """``arguments``: a tuple (deep-copied per run) or a function returning a fresh tuple."""
+    equal, difference = same_outcome(function, megaguards.jit(function), arguments)
+    assert equal, difference
+
+
+def read_only(values, dtype="float64"):
+    array = numpy.array(values, dtype=dtype)
+    array.flags.writeable = False
+    return array
+
+
+# --- BUGS.md #1: read-only NumPy arrays are written (or committed around) ------------------------
+
+def store_into(a, value):
+    for i in range(len(a)):
+        a[i] = value
+    return a
+
+
+def test_bug1_store_into_a_read_only_array_raises_like_python():
+    # Python: ValueError: assignment destination is read-only, a unchanged.
+    check(store_into, lambda: (read_only([0.0, 0.0, 0.0]), 5))
+
+
+def double_then_copy(a, b):
+    for i in range(len(a)):
+        a[i] = 2.0 * a[i]
+        b[i] = a[i]
+    return a
+
+
+def test_bug1_partial_state_when_the_second_array_is_read_only():
+    # Python: a[0] doubled, then ValueError at b[0] = ...; a == [2.0, 2.0, 3.0].
+    check(double_then_copy, lambda: (numpy.array([1.0, 2.0, 3.0]), read_only([0.0, 0.0, 0.0])))
+
+
+def bump_list_maybe_write_array(a, b):
+    for i in range(len(a)):
+        a[i] = a[i] + 1
+        if a[i] > 100:
+            b[i] = 1.0
+    return a
+
+
+def test_bug1_read_only_array_never_written_but_list_written():
+    # Python never writes b: a == [2, 3, 4], no exception.
+    check(bump_list_maybe_write_array, lambda: ([1, 2, 3], read_only([0.0, 0.0, 0.0])))
+
+
+# --- BUGS.md #2: float reductions are reassociated -----------------------------------------------
+
+def running_sum(a, s):
+    for i in range(len(a)):
+        s += a[i]
+    return s
+
+
+def test_bug2_float_sum_keeps_python_order():
+    # Python: ((1e16 + 1.0) + -1e16) + 1.0 == 1.0
+    check(running_sum, ([1.0, -1e16, 1.0], 1e16))
+
+
+def running_product(n):
+    f = 0.0
+    for i in range(n):
+        f = f * math.exp(i % 50)
+    return f
+
+
+def test_bug2_float_product_keeps_python_order():
+    # Python: 0.0 * exp(0) * ... * exp(39) == 0.0 (never inf, so never nan)
+    check(running_product, (40,))
