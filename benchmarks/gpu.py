@@ -167,7 +167,7 @@ def main() -> int:
     rows.append(row(f"mandelbrot {w}x{w}, nested lists (CPython scaled from 256x256)", mine,
                     cpython * (w / 256) ** 2, "CPython", ">= 100x"))
     bodies = 1024 if options.quick else 16384
-    state = [list(rng.random(bodies)) for _ in range(6)]
+    state = [rng.random(bodies).tolist() for _ in range(6)]
     list_nbody = megaguards.jit(nbody_step)
     mine = timed(lambda: list_nbody(*state, bodies, 0.01), repeats=1)
     few = 512

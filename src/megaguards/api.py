@@ -48,7 +48,7 @@ def jit(function=None):
 
 
 def _recompile(function: types.FunctionType, source: str) -> types.FunctionType:
-    from .runtime.site import REGISTRY, site_globals
+    from .runtime.site import REGISTRY, install_site_names
 
     tree = ast.parse(source)
     definition = tree.body[0]
@@ -66,7 +66,7 @@ def _recompile(function: types.FunctionType, source: str) -> types.FunctionType:
         tree.body = [factory]
         ast.copy_location(factory, definition)
     tree, _ = rewrite_module(tree, code.co_filename, REGISTRY.register)
-    function.__globals__.update(site_globals())
+    install_site_names()
     namespace: dict = {}
     exec(compile(tree, code.co_filename, "exec", dont_inherit=True), function.__globals__, namespace)
     if code.co_freevars:

@@ -79,11 +79,23 @@ def run(options) -> int:
         raise
     except KeyboardInterrupt:
         _print_user_traceback(*sys.exc_info())
+        _die_of_sigint()
         return 130
     except BaseException:
         _print_user_traceback(*sys.exc_info())
         return 1
     return 0
+
+
+def _die_of_sigint() -> None:
+    """End as python does after an uncaught KeyboardInterrupt: killed by SIGINT."""
+    import signal
+
+    _write_reports()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGINT)
 
 
 def _print_user_traceback(kind, error, trace) -> None:

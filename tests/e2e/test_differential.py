@@ -152,21 +152,24 @@ def test_program(program: Path, runner: _Runner) -> None:
     expect, marks = _header(program)
     plain, guarded = runner.result(program)
 
-    assert plain.returncode != -999, f"CPython run timed out: {plain.stderr}"
-    assert guarded.returncode != -999, f"megaguards run timed out: {guarded.stderr}"
-    assert "Traceback" not in plain.stderr or plain.returncode != 0, \
-        f"CPython printed a traceback but exited 0:\n{plain.stderr}"
-    assert guarded.stdout == plain.stdout, (
-        f"stdout differs\n--- CPython ---\n{plain.stdout}\n--- megaguards ---\n{guarded.stdout}\n"
-        f"--- megaguards stderr ---\n{guarded.stderr[-3000:]}")
-    assert guarded.returncode == plain.returncode, (
-        f"return code differs: CPython {plain.returncode}, megaguards {guarded.returncode}\n"
-        f"--- CPython stderr ---\n{plain.stderr[-3000:]}\n--- megaguards stderr ---\n{guarded.stderr[-3000:]}")
-    if plain.returncode != 0:
-        assert _last_line(guarded.stderr) == _last_line(plain.stderr), (
-            f"exception line differs\n--- CPython stderr ---\n{plain.stderr[-3000:]}\n"
-            f"--- megaguards stderr ---\n{guarded.stderr[-3000:]}")
-    assert "internal error" not in guarded.stderr, f"megaguards internal error:\n{guarded.stderr[-3000:]}"
+    # Plain locals, so that a failing assertion shows the difference and not whole Outcome reprs.
+    out_plain, out_guarded = plain.stdout, guarded.stdout
+    rc_plain, rc_guarded = plain.returncode, guarded.returncode
+    err_plain, err_guarded = plain.stderr[-3000:], guarded.stderr[-3000:]
+    assert rc_plain != -999, f"CPython run timed out: {err_plain}"
+    assert rc_guarded != -999, f"megaguards run timed out: {err_guarded}"
+    assert "Traceback" not in err_plain or rc_plain != 0, f"CPython printed a traceback but exited 0:\n{err_plain}"
+    assert out_guarded == out_plain, (
+        f"stdout differs\n--- CPython ---\n{out_plain}\n--- megaguards ---\n{out_guarded}\n"
+        f"--- megaguards stderr ---\n{err_guarded}")
+    assert rc_guarded == rc_plain, (
+        f"return code differs: CPython {rc_plain}, megaguards {rc_guarded}\n"
+        f"--- CPython stderr ---\n{err_plain}\n--- megaguards stderr ---\n{err_guarded}")
+    if rc_plain != 0:
+        last_plain, last_guarded = _last_line(plain.stderr), _last_line(guarded.stderr)
+        assert last_guarded == last_plain, (
+            f"exception line differs\n--- CPython stderr ---\n{err_plain}\n--- megaguards stderr ---\n{err_guarded}")
+    assert "internal error" not in guarded.stderr, f"megaguards internal error:\n{err_guarded}"
 
     report = guarded.report
     assert report is not None, f"no JSON report written\n{guarded.stderr[-3000:]}"

@@ -713,7 +713,20 @@ class Generator:
         header, dim = self.range_header(scope, depth)
         used = {name for name, _ in scope.loops}
         var = next(v for v in ("i", "j", "l", "u", "w") if v not in used)
+        long_range = r.random() < 0.03
+        if long_range:  # more than 2**63 values (or nearly): only a break ends it
+            start, stop, step, last = r.choice([
+                ("-k - 3", "sys.maxsize", "1", f"{var} >= 6 - k"),
+                ("k", "-sys.maxsize - 1", "-1", f"{var} <= k - 7"),
+                ("-sys.maxsize", "sys.maxsize", "1", f"{var} >= -sys.maxsize + 5"),
+                ("-q", "q", "1", f"{var} >= -q + 4"),
+                ("sys.maxsize", "-sys.maxsize", "-3", f"{var} < sys.maxsize - 20"),
+                ("0", "sys.maxsize", "1", f"{var} > 6")])
+            header, dim = f"range({start}, {stop}, {step})", None
         self.emit(depth, f"for {var} in {header}:")
+        if long_range:
+            self.emit(depth + 1, f"if {last}:")
+            self.emit(depth + 2, "break")
         inner = scope.child()
         inner.loops.append((var, dim))
         self.loop_vars.add(var)
@@ -732,6 +745,7 @@ class Generator:
         self.prelude: list[str] = []
         self.returns: list[str] = []
         self.emit(0, "import math")
+        self.emit(0, "import sys")
         self.emit(0, "import numpy")
         self.emit(0, "")
         self.emit(0, "")
@@ -820,6 +834,15 @@ class Generator:
         if self.special_floats and r.random() < 0.3:
             s = r.choice([math.nan, math.inf, -0.0, 1e308, 5e-324])
         scalars = {"n": n, "m": m, "k": k, "q": q, "s": s}
+        if r.random() < 0.12:  # NumPy scalars (and bools) where Python ints and floats were
+            name = r.choice(["n", "m", "k", "q", "s", "s"])
+            value = scalars[name]
+            if name == "s":
+                scalars[name] = r.choice([numpy.float64, numpy.float32])(value)
+            elif name == "k" and r.random() < 0.3:
+                scalars[name] = bool(value % 2)
+            elif abs(value) < 2**31:
+                scalars[name] = r.choice([numpy.int64, numpy.int32])(value)
         if change_types and r.random() < 0.3:
             scalars["s"] = r.choice([2, -1, 0])
         if change_types and r.random() < 0.1:
@@ -891,8 +914,19 @@ class Generator:
         nested = build(0)
         if container == "list":
             if element in ("float",):
-                return _floats(nested)
+                nested = _floats(nested)
+            if nested and r.random() < 0.04:  # odd lists: the guard must refuse them
+                row = nested if len(shape) == 1 else nested[r.randrange(len(nested))]
+                if row:
+                    position = r.randrange(len(row))
+                    row[position] = r.choice([int(row[position]) if row[position] == row[position] and abs(row[position]) < 1e300 else 1,
+                                              float(row[position]) if element != "float" else 2, 2**70, True, None])
+            if nested and r.random() < 0.02:
+                return tuple(nested)
             return nested
+        if r.random() < 0.03:  # dtypes megaguards does not compile
+            odd = r.choice(["int16", "uint8", "float16", "uint64", ">f8", ">i8"])
+            return numpy.array(numpy.abs(numpy.array(nested, dtype=numpy.float64)), dtype=odd).reshape(shape)
         return self.layout(numpy.array(nested, dtype=element).reshape(shape))
 
 

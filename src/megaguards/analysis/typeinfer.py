@@ -173,7 +173,8 @@ class _Inference:
             return self.single_or_test(results, test, node, f"'{node.op}' of different types")
         if isinstance(node, ir.IfExp):
             self.expression(node.test, test=True)
-            return self.expression(node.body, test) | self.expression(node.orelse, test)
+            results = self.expression(node.body, test) | self.expression(node.orelse, test)
+            return self.single_or_test(results, test, node, "a conditional expression with branches of different types")
         if isinstance(node, ir.Call):
             return self.call(node)
         raise Unsupported(f"unexpected IR node {type(node).__name__}", node.line, node.col)

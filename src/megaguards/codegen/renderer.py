@@ -349,6 +349,8 @@ class Renderer:
             return f"(!{self.truth(node.operand)})"
         if isinstance(node, ir.Compare):
             return self.expr(node)
+        if isinstance(node, ir.IfExp):  # its branches may differ in type: only truth matters here
+            return f"({self.truth(node.test)} ? {self.truth(node.body)} : {self.truth(node.orelse)})"
         return f"({self.expr(node)} != 0)"
 
     def convert(self, node: ir.Expr, target: Scalar) -> str:

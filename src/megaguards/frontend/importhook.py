@@ -62,9 +62,9 @@ class RewritingLoader(importlib.machinery.SourceFileLoader):
         return compile_rewritten(self.get_data(path), path)
 
     def exec_module(self, module) -> None:
-        from ..runtime.site import site_globals
+        from ..runtime.site import install_site_names
 
-        module.__dict__.update(site_globals())
+        install_site_names()
         super().exec_module(module)
 
 
@@ -107,15 +107,18 @@ def run_code(code, path: str, argv: list[str]) -> None:
     """Execute a script's rewritten code as ``__main__``, like ``python path``."""
     import types
 
-    from ..runtime.site import site_globals
+    import builtins
+
+    from ..runtime.site import install_site_names
 
     script = os.path.abspath(path)
     install([os.path.dirname(script)])
     sys.argv = [path, *argv]
     sys.path[0] = os.path.dirname(script)  # as python does: the script's folder, not ours
     module = types.ModuleType("__main__")
-    module.__dict__.update({"__file__": script, "__builtins__": __builtins__, "__cached__": None,
-                            "__spec__": None, "__loader__": None, "__package__": None})
-    module.__dict__.update(site_globals())
+    module.__dict__.update({"__file__": script, "__builtins__": builtins, "__cached__": None,
+                            "__spec__": None, "__loader__": None, "__package__": None,
+                            "__annotations__": {}})
+    install_site_names()
     sys.modules["__main__"] = module
     exec(code, module.__dict__)

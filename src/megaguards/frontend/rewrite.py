@@ -8,10 +8,13 @@
         __megaguards_in__ = None
     __megaguards_out__ = __megaguards_site__(7, __megaguards_in__)
     if __megaguards_out__ is None:
+        del __megaguards_in__, __megaguards_out__
         for i in range(n): ...                 # the original loop (inner loops are sites too)
     else:
+        del __megaguards_in__
         if __megaguards_out__[0] is not __megaguards_unset__: i = __megaguards_out__[0]
-        ...                                    # one line per name the loop may assign
+        ...                                    # one line per name read after the loop
+        del __megaguards_out__
 
 Locations are copied from the loop, so tracebacks point at the user's lines.
 Loops in class bodies are left alone (their name resolution differs).
@@ -23,7 +26,7 @@ import copy
 from dataclasses import dataclass
 from typing import Callable
 
-from .scope import assigned_names, upward_exposed_reads
+from .scope import assigned_names, maybe_read_after, upward_exposed_reads
 
 SITE_FUNCTION = "__megaguards_site__"
 UNSET_NAME = "__megaguards_unset__"
@@ -53,20 +56,24 @@ class LoopRewriter(ast.NodeTransformer):
         self.filename = filename
         self.register = register
         self.scopes: list[str] = []
+        self.functions: list[ast.AST] = []   # enclosing function definitions, innermost last
         self.count = 0
 
     def _visit_function(self, node):
         self.scopes.append(node.name)
+        self.functions.append(node)
         try:
             return self.generic_visit(node)
         finally:
             self.scopes.pop()
+            self.functions.pop()
 
     visit_FunctionDef = _visit_function
     visit_AsyncFunctionDef = _visit_function
 
     def visit_ClassDef(self, node: ast.ClassDef):
         self.scopes.append(node.name)
+        self.functions.append(None)  # a class body is not a function scope
         try:
             node.body = [self.visit(s) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                          ast.ClassDef)) else s
@@ -74,6 +81,7 @@ class LoopRewriter(ast.NodeTransformer):
             return node
         finally:
             self.scopes.pop()
+            self.functions.pop()
 
     def visit_For(self, node: ast.For):
         if not is_range_loop(node):
@@ -84,12 +92,19 @@ class LoopRewriter(ast.NodeTransformer):
             function=".".join(self.scopes) or None,
             loop=copy.deepcopy(node),
             live_ins=tuple(upward_exposed_reads(node)),
-            live_outs=tuple(assigned_names(ast.Module(body=[node], type_ignores=[]))),
+            live_outs=self.live_outs(node),
         )
         site_id = self.register(info)
         self.count += 1
         fallback = self.generic_visit(copy.deepcopy(node))
         return [_located(statement, node) for statement in _site_statements(site_id, info, fallback)]
+
+    def live_outs(self, loop: ast.For) -> tuple[str, ...]:
+        """Names the loop assigns that the code after it may read (written back)."""
+        assigned = assigned_names(ast.Module(body=[loop], type_ignores=[]))
+        function = self.functions[-1] if self.functions else None
+        read = maybe_read_after(function, loop)
+        return tuple(name for name in assigned if read is None or name in read)
 
 
 def _site_statements(site_id: int, info: SiteInfo, fallback: ast.For) -> list[ast.stmt]:
@@ -111,10 +126,18 @@ def _site_statements(site_id: int, info: SiteInfo, fallback: ast.For) -> list[as
         write_back.append(ast.If(
             test=ast.Compare(left=value, ops=[ast.IsNot()], comparators=[load(UNSET_NAME)]),
             body=[ast.Assign(targets=[store(name)], value=copy.deepcopy(value))], orelse=[]))
+    # The two temporaries are deleted before the user's code goes on, so that
+    # locals() and dir() show what they show under CPython.
+    forget = ast.Delete(targets=[deleted_name(IN_NAME), deleted_name(OUT_NAME)])
+    forget_in = ast.Delete(targets=[deleted_name(IN_NAME)])
     dispatch = ast.If(
         test=ast.Compare(left=load(OUT_NAME), ops=[ast.Is()], comparators=[ast.Constant(None)]),
-        body=[fallback], orelse=write_back or [ast.Pass()])
+        body=[forget, fallback], orelse=[forget_in, *write_back, ast.Delete(targets=[deleted_name(OUT_NAME)])])
     return [gather, call, dispatch]
+
+
+def deleted_name(name: str) -> ast.Name:
+    return ast.Name(id=name, ctx=ast.Del())
 
 
 def _located(new: ast.stmt, old: ast.stmt) -> ast.stmt:

@@ -145,6 +145,11 @@ class Specialization:
         after success.  Another view overlapping a written array would see stale data."""
         written = {id(arrays[k]): arrays[k] for k in self.numpy_written if type(arrays[k]) is numpy.ndarray}
         for original in written.values():
+            if not original.flags.writeable:
+                raise GuardFailure("a read-only NumPy array is written (Python raises ValueError)")
+            if self_overlapping(original):
+                raise GuardFailure("a written NumPy view whose elements overlap (as_strided)")
+        for original in written.values():
             for other in arrays:
                 if (type(other) is numpy.ndarray and other is not original
                         and numpy.may_share_memory(original, other)):
@@ -161,6 +166,18 @@ class Specialization:
                     shadow = shadows[id(value)] = numpy.empty(value.shape, dtype=value.dtype)
             pairs.append((value, shadow))
         return pairs
+
+
+def self_overlapping(array: numpy.ndarray) -> bool:
+    """Can two different indices of this view reach one element (stride 0, windows)?"""
+    if array.flags.c_contiguous or array.flags.f_contiguous:
+        return False
+    required = array.itemsize
+    for stride, size in sorted((abs(s), n) for s, n in zip(array.strides, array.shape) if n > 1):
+        if stride < required:
+            return True
+        required = stride * size
+    return False
 
 
 def check_list_rows(arrays, is_list, ranks) -> None:

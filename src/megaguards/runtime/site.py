@@ -180,11 +180,15 @@ class Registry:
 REGISTRY = Registry()
 
 
-def site_globals() -> dict:
-    """The names rewritten code refers to; injected into each rewritten module."""
+def install_site_names() -> None:
+    """Make the names rewritten code refers to resolvable from every module, as
+    built-ins: the user's namespaces (``globals()``, ``dir()``) stay as under CPython."""
+    import builtins
+
     from ..frontend.rewrite import SITE_FUNCTION, UNSET_NAME
 
-    return {SITE_FUNCTION: REGISTRY.dispatch, UNSET_NAME: UNSET}
+    setattr(builtins, SITE_FUNCTION, REGISTRY.dispatch)
+    setattr(builtins, UNSET_NAME, UNSET)
 
 
 _warned: set[str] = set()

@@ -1,0 +1,1 @@
+"""Helper modules imported by the e2e programs (their loops are rewritten too)."""
