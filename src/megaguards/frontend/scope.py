@@ -125,6 +125,9 @@ def upward_exposed_reads(loop: ast.For) -> list[str]:
 
 
 _INTROSPECTION = {"locals", "vars", "eval", "exec", "globals", "dir"}
+# Built-ins that cannot look at their caller's frame (user functions can: sys._getframe).
+_FRAME_SAFE = {"print", "len", "range", "abs", "min", "max", "sum", "int", "float", "str", "repr", "round",
+               "bool", "list", "tuple", "dict", "set", "sorted", "isinstance", "enumerate", "zip"}
 
 
 def maybe_read_after(function: ast.AST | None, loop: ast.For) -> set[str] | None:
@@ -145,6 +148,10 @@ def maybe_read_after(function: ast.AST | None, loop: ast.For) -> set[str] | None
             read.update(node.names)
         if where(node) in inside:
             continue
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            read.add(node.target.id)  # x += 1 reads x
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _FRAME_SAFE):
+            return None  # a called function could read this frame's locals (sys._getframe)
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Load, ast.Del)):
             if node.id in _INTROSPECTION:
                 return None

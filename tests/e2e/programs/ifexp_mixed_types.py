@@ -6,13 +6,13 @@ import numpy as np
 
 def compare(xs):
     r = False
-    for i in range(len(xs)):  # mg: compiled
+    for i in range(len(xs)):  # mg: fallback
         r = (0.5 if xs[i] else 0) > 0
     return r
 
 
 def store(xs, out):
-    for i in range(len(xs)):  # mg: compiled
+    for i in range(len(xs)):  # mg: fallback
         out[i] = 0.5 if xs[i] > 0 else 1
 
 
@@ -25,7 +25,7 @@ def truth(xs):
 
 
 def negate(xs, out):
-    for i in range(len(xs)):  # mg: compiled
+    for i in range(len(xs)):  # mg: fallback
         out[i] = -(0.0 if xs[i] else 5) * 1.0
 
 
