@@ -104,3 +104,17 @@ def test_cupy_arrays_are_used_in_place(gpu_device):
     assert bool((y == 2.0 * cupy.arange(1 << 16) + 1.0).all())
     loop = site_for(fast)[-1]
     assert loop["backend"] == "cuda" and loop["transfers"]["bytes_to_device"] == 0
+
+
+@needs_gpu
+def test_fully_overwritten_numpy_output_is_not_copied_in(gpu_device):
+    def outer(x, y, out):
+        for i in range(len(x)):
+            for j in range(len(y)):
+                out[i, j] = x[i] * y[j]
+    x, y = numpy.arange(300.0), numpy.arange(400.0)
+    fast = assert_same_as_cpython(outer, x, y, numpy.full((300, 400), 7.0))
+    loop = min(site_for(fast), key=lambda l: l["line"])
+    assert loop["backend"] == "cuda"
+    assert loop["transfers"]["bytes_to_device"] == x.nbytes + y.nbytes  # out: allocated, not copied
+    assert_same_as_cpython(outer, x, y[:5], numpy.full((300, 400), 7.0))  # partial: must copy in

@@ -714,6 +714,9 @@ class Generator:
         used = {name for name, _ in scope.loops}
         var = next(v for v in ("i", "j", "l", "u", "w") if v not in used)
         long_range = r.random() < 0.03
+        if long_range and "longrange" in self.avoid:
+            long_range = False
+            r.random()  # the same random choices as with the feature, for everything that follows
         if long_range:  # more than 2**63 values (or nearly): only a break ends it
             start, stop, step, last = r.choice([
                 ("-k - 3", "sys.maxsize", "1", f"{var} >= 6 - k"),
@@ -936,7 +939,7 @@ def _floats(value):
     return float(value)
 
 
-FEATURES = ("readonly",)  # what ``avoid`` may name
+FEATURES = ("readonly", "longrange")  # what ``avoid`` may name
 
 
 def generate(seed: int, avoid=()) -> Program:

@@ -103,6 +103,7 @@ class GpuSpecialization:
         cupy = cupy_module()
         self.function = cupy.RawModule(code=self.kernel.source, options=NVRTC_OPTIONS).get_function("mg_kernel")
         self.band_positions = {name: k for k, name in enumerate(self.kernel.band)}
+        self.overwritten = full_overwrites(self.cpu.typed, self.band_loops)
 
     def prologue(self, binding):
         """The hoisted checks (CPU kernel, mode 1): (fast, loop ranges) for these live-ins."""
@@ -133,11 +134,15 @@ class GpuSpecialization:
         self.check_aliasing(binding.arrays)
         device_arrays, commits, copies = [], [], {}
         written_objects = {id(v) for v, w in zip(binding.arrays, self.cpu.written) if w}
+        band = self.band(ints)
         for name, value in zip(layout.arrays, binding.arrays):
             if id(value) in copies:  # the same object under two names: one device array
                 device_arrays.append(copies[id(value)])
                 continue
-            device, commit = self.to_device(cupy, name, value, id(value) in written_objects)
+            if self.fully_overwritten(name, value, band, binding.arrays):
+                device, commit = self.allocate(cupy, value)
+            else:
+                device, commit = self.to_device(cupy, name, value, id(value) in written_objects)
             copies[id(value)] = device
             device_arrays.append(device)
             if commit is not None:
@@ -145,7 +150,6 @@ class GpuSpecialization:
             itemsize = device.itemsize
             for d, stride in enumerate(device.strides):
                 ints[layout.dims[name] + typed.arrays[name].rank + d] = stride // itemsize
-        band = self.band(ints)
         total = 1
         for _, _, trips in band:
             total *= trips
@@ -180,6 +184,23 @@ class GpuSpecialization:
             check_list_rows(arrays, self.cpu.is_list, [self.cpu.typed.arrays[n].rank for n in self.cpu.layout.arrays])
         if self.cpu.numpy_written:
             self.cpu.shadows_for(arrays)  # raises GuardFailure on overlapping views
+
+    def fully_overwritten(self, name: str, value, band, arrays) -> bool:
+        """A NumPy array the loop only writes, every element once (§3.4.4): nothing to
+        copy to the device.  Its dimensions must be exactly the band's ranges."""
+        positions = self.overwritten.get(name)
+        if positions is None or type(value) is not numpy.ndarray or sum(a is value for a in arrays) > 1:
+            return False
+        return all(band[p] == (0, 1, size) for p, size in zip(positions, value.shape))
+
+    def allocate(self, cupy, value):
+        device = cupy.empty(value.shape, dtype=value.dtype)
+
+        def commit():
+            back = device.get()
+            self.count_out(back.nbytes)
+            numpy.copyto(value, back)
+        return device, commit
 
     def to_device(self, cupy, name: str, value, written: bool):
         info = self.cpu.typed.arrays[name]
@@ -282,6 +303,31 @@ class GpuSpecialization:
             else:
                 raise GuardFailure(f"the class of '{name}' after the loop is not known")
         return tuple(outputs)
+
+
+def full_overwrites(typed, band_loops) -> dict:
+    """Arrays never read whose one store sits unconditionally in the band body with the
+    band variables as subscripts: array name -> band position of each dimension."""
+    from ..ir import nodes as ir
+
+    positions = {loop.var: k for k, loop in enumerate(band_loops)}
+    if any(isinstance(n, ir.Continue) for n in ir.walk(band_loops[-1])):
+        return {}  # a 'continue' could skip the store in some iterations
+    loaded = {n.array for n in ir.walk(typed.body) if isinstance(n, (ir.Load, ir.Length))}
+    stores: dict[str, list] = {}
+    for node in ir.walk(typed.body):
+        if isinstance(node, ir.Store):
+            stores.setdefault(node.array, []).append(node)
+    top_level = {id(statement) for statement in band_loops[-1].body}
+    result = {}
+    for name, found in stores.items():
+        if name in loaded or len(found) != 1 or id(found[0]) not in top_level:
+            continue
+        indices = found[0].indices
+        if all(isinstance(i, ir.Name) and i.id in positions for i in indices) and \
+                len({i.id for i in indices}) == len(indices):
+            result[name] = tuple(positions[i.id] for i in indices)
+    return result
 
 
 def _dtype(info) -> numpy.dtype:
