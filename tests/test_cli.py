@@ -139,3 +139,9 @@ def test_explain_shows_decisions_checks_and_code(tmp_path):
     assert "carries a flow/anti dependence on 'a'" in text
     assert "checks left inside the loop: 0" in text and "int mg_kernel(" in text
     assert "int mg_kernel(" not in run_megaguards("explain", "--no-source", script).stderr
+
+
+def test_info_names_compiler_devices_and_cache():
+    result = run_megaguards("info")
+    assert result.returncode == 0
+    assert "C compiler:" in result.stdout and "CUDA devices:" in result.stdout and "cache:" in result.stdout

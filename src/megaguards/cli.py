@@ -12,7 +12,7 @@ from pathlib import Path
 from . import __version__, config
 
 _PACKAGE = str(Path(__file__).resolve().parent)
-SUBCOMMANDS = ("run", "explain")
+SUBCOMMANDS = ("run", "explain", "info")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -26,6 +26,7 @@ def _parser() -> argparse.ArgumentParser:
     explain = commands.add_parser("explain", help="run a script, then print per loop what was compiled, "
                                                   "parallel or not and why, and the generated code")
     explain.add_argument("--no-source", action="store_true", help="leave the generated code out")
+    commands.add_parser("info", help="show the compiler, OpenMP, CUDA devices, CuPy/NVRTC and the cache")
     for command in (run, explain):
         command.add_argument("--device", choices=config.DEVICES,
                              help="auto (default), cpu (all cores), seq (one core), off (plain CPython)")
@@ -45,6 +46,11 @@ def main(argv: list[str] | None = None) -> int:
     if options.command is None:
         _parser().print_help()
         return 2
+    if options.command == "info":
+        from .diagnostics.info import describe
+
+        print(describe())
+        return 0
     return run(options)
 
 
