@@ -573,6 +573,8 @@ class Generator:
             self.while_loop(scope, depth, loop_depth)
         elif roll < 0.96 and in_loop:
             self.jump(scope, depth)
+        elif roll < 0.955:
+            self.reduction(scope, depth)
         elif roll < 0.965:
             self.multiple(scope, depth)
         elif roll < 0.98 and scope.loops:
@@ -645,6 +647,35 @@ class Generator:
             self.emit(depth, f"{name} {op}= {value}")
         else:
             self.emit(depth, f"{name} = {name} {op} {self.wrap(value)}")
+
+    def reduction(self, scope: _Scope, depth: int) -> None:
+        """The reduction idioms a parallel loop may keep: s += e, s = max(s, e), if e > s: s = e."""
+        r = self.rng
+        name = r.choice([n for n in self.accumulators if n != "p"])
+        t = self.accumulators[name]
+        kind = "int" if is_int(t) else "float"
+        arrays = [a for a in self.arrays if is_int(a.element_type) == (kind == "int")
+                  and a.element_type not in (PY_BOOL, NUMPY_BOOL)]
+        if arrays and r.random() < 0.8:
+            array = r.choice(arrays)
+            value, vt = self.element(array, scope), array.element_type
+        else:
+            value, vt = self.expr(kind, scope, 1)
+        if CTYPE.get(vt) != CTYPE[t] or r.random() < 0.3:
+            value, vt = self.coerce(value, vt, t)
+        form = r.choice(["if_gt", "if_lt", "max", "min", "add", "mul", "bit"])
+        if form in ("if_gt", "if_lt"):
+            self.emit(depth, f"if {self.wrap(value)} {'>' if form == 'if_gt' else '<'}{r.choice(['', '='])} {name}:")
+            self.emit(depth + 1, f"{name} = {value}")
+        elif form in ("max", "min"):
+            operands = [name, value] if r.random() < 0.7 else [value, name]
+            self.emit(depth, f"{name} = {form}({', '.join(operands)})")
+        elif form == "bit" and kind == "int" and is_int(vt):
+            self.emit(depth, f"{name} {r.choice(['|', '^', '&'])}= {value}")
+        elif form == "mul" and kind == "float":
+            self.emit(depth, f"{name} *= {value}")
+        else:
+            self.emit(depth, f"{name} {r.choice(['+', '+', '-'])}= {value}")
 
     def multiple(self, scope: _Scope, depth: int) -> None:
         r = self.rng

@@ -132,3 +132,34 @@ def count_down(start, stop):
 def test_bug3_descending_range_longer_than_int64_max():
     # Python: (3, 3)
     check(count_down, (5, -2**63))
+
+
+# --- BUGS.md #4: a parallel "if e > s: s = e" reduction gives s the array's class even when ---------
+# --- no iteration assigned it (Python leaves s a Python int/float) ---------------------------------
+
+def running_max(a, s):
+    for i in range(len(a)):
+        if a[i] > s:
+            s = a[i]
+    return s
+
+
+def running_min(a, s):
+    for i in range(len(a)):
+        if a[i] < s:
+            s = a[i]
+    return s
+
+
+def test_bug4_max_reduction_never_assigned_keeps_python_float():
+    # Python: 5.0 (a float); megaguards: numpy.float64(5.0)
+    check(running_max, lambda: (numpy.array([1.0, 2.0]), 5.0))
+
+
+def test_bug4_min_reduction_never_assigned_keeps_python_int():
+    # Python: 1 (an int); megaguards: numpy.int64(1)
+    check(running_min, lambda: (numpy.array([5, 6], dtype=numpy.int64), 1))
+
+
+def test_bug4_max_reduction_assigned_is_numpy_float():
+    check(running_max, lambda: (numpy.array([1.0, 7.0]), 5.0))  # passes: a reference

@@ -91,6 +91,8 @@ def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop,
     from ..codegen.cuda import render_cuda
 
     wants_gpu = options.device == "gpu"
+    if not wants_gpu and cuda.cupy_module() is None:
+        return specialization  # auto without a GPU: nothing to render for one
     band = choose_band(typed, plan, facts, alias_groups(loop, binding), options.strict)
     if not isinstance(band, GpuBand):
         if wants_gpu:
