@@ -16,8 +16,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import islpy as isl
-
 from ..ir import nodes as ir
 from .bounds import HoistFacts
 
@@ -158,4 +156,6 @@ def carries_dependence(candidate: ir.For, outer: tuple[ir.For, ...], first: Acce
         if name.startswith("n_"):
             constraints.append(f"{name} >= 0")
     text = f"[{', '.join(sorted(params))}] -> {{ [{', '.join(names)}] : {' and '.join(constraints) or 'true'} }}"
-    return not isl.Set(text).is_empty()
+    import islpy  # imported here: without it, loops simply stay sequential (see plan_parallel)
+
+    return not islpy.Set(text).is_empty()

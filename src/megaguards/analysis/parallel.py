@@ -267,6 +267,10 @@ def plan_parallel(typed: TypedLoop, facts: HoistFacts | None, groups: dict, stri
     """The loops to run in parallel; ``groups`` maps each array to its alias group."""
     if facts is None or facts.empty:
         return ParallelPlan({}, ("no subscripts proven in range before the loop",))
+    try:
+        import islpy  # noqa: F401
+    except ImportError:
+        return ParallelPlan({}, ("islpy is not installed: loops stay sequential",))
     planner = _Planner(typed, facts, groups, strict)
     planner.visit((typed.body,), ())
     return ParallelPlan({key[1]: value for key, value in planner.loops.items()}, tuple(planner.reasons))
