@@ -156,23 +156,39 @@ class GpuSpecialization:
         if total == 0 or total < minimum_work:
             return None  # nothing (or too little) to launch: the CPU handles it
         outputs, reductions = self.kernel.outputs, self.kernel.reductions
-        pointers = cupy.asarray(numpy.array([a.data.ptr for a in device_arrays] + [0] * len(layout.shadows) or [0],
-                                            dtype=numpy.uint64))
-        marks = cupy.full(max(1, len(outputs)), -1, dtype=cupy.int64)
-        ivals = cupy.empty(max(1, len(outputs) * total), dtype=cupy.int64)
-        fvals = cupy.empty(max(1, len(outputs) * total), dtype=cupy.float64)
-        ired = cupy.asarray(numpy.array([self.identity(kind) for _, kind, _ in reductions] or [0], dtype=numpy.int64))
-        fred = cupy.asarray(numpy.array([-0.0 if is_float else 0.0 for _, _, is_float in reductions] or [0.0]))
-        flag = cupy.zeros(1, dtype=cupy.int32)
-        band_array = cupy.asarray(numpy.array([value for entry in band for value in entry], dtype=numpy.int64))
+        # Small inputs travel in one copy and small outputs in one copy back:
+        # [array pointers | ints | floats (bits) | band]  and  [flag | marks | int partials | float partials].
+        pointers = [a.data.ptr for a in device_arrays] + [0] * len(layout.shadows)
+        ints_host, floats_host = numpy.ctypeslib.as_array(ints), numpy.ctypeslib.as_array(floats)
+        band_host = numpy.array([value for entry in band for value in entry], dtype=numpy.int64)
+        packed = numpy.concatenate([numpy.array(pointers or [0], dtype=numpy.uint64).view(numpy.int64),
+                                    ints_host, floats_host.view(numpy.int64), band_host])
+        offsets = numpy.cumsum([0, max(1, len(pointers)), len(ints_host), len(floats_host)])
+        n_out, n_red = len(outputs), len(reductions)
+        results = numpy.concatenate([
+            numpy.zeros(1, dtype=numpy.int64), numpy.full(n_out, -1, dtype=numpy.int64),
+            numpy.array([self.identity(kind) for _, kind, _ in reductions], dtype=numpy.int64),
+            numpy.array([-0.0 if is_float else 0.0 for _, _, is_float in reductions]).view(numpy.int64)])
+        device_in, device_out = cupy.asarray(packed), cupy.asarray(results)
+        base_in, base_out = device_in.data.ptr, device_out.data.ptr
+        values = (cupy.empty(n_out * total, dtype=cupy.int64), cupy.empty(n_out * total, dtype=cupy.float64)) \
+            if n_out else (None, None)
+        address = lambda base, index: numpy.uint64(base + 8 * int(index))  # noqa: E731
         grid, block = self.grid(band)
-        self.function(grid, block, (pointers, cupy.asarray(numpy.ctypeslib.as_array(ints)),
-                                    cupy.asarray(numpy.ctypeslib.as_array(floats)), band_array, flag, marks,
-                                    ivals, fvals, ired, fred, numpy.int64(total)))
-        code = int(flag.get()[0])
+        self.function(grid, block, (
+            address(base_in, offsets[0]), address(base_in, offsets[1]), address(base_in, offsets[2]),
+            address(base_in, offsets[3]), address(base_out, 0), address(base_out, 1),
+            values[0] if n_out else numpy.uint64(0), values[1] if n_out else numpy.uint64(0),
+            address(base_out, 1 + n_out), address(base_out, 1 + n_out + n_red), numpy.int64(total)))
+        back = device_out.get()
+        flag = back[:1].view(numpy.int32)
+        marks = back[1:1 + n_out]
+        ired = back[1 + n_out:1 + n_out + n_red]
+        fred = back[1 + n_out + n_red:].view(numpy.float64)
+        code = int(flag[0])
         if code:
             return code
-        result = self.live_outs(binding, band, marks, ivals, fvals, ired, fred, total)
+        result = self.live_outs(binding, band, marks, values[0], values[1], ired, fred, total)
         for commit in commits:  # only now: nothing above may still send the loop to CPython
             commit()
         self.seconds += time.perf_counter() - started
@@ -196,11 +212,7 @@ class GpuSpecialization:
     def allocate(self, cupy, value):
         device = cupy.empty(value.shape, dtype=value.dtype)
 
-        def commit():
-            back = device.get()
-            self.count_out(back.nbytes)
-            numpy.copyto(value, back)
-        return device, commit
+        return device, lambda: self.copy_back(device, value)
 
     def to_device(self, cupy, name: str, value, written: bool):
         info = self.cpu.typed.arrays[name]
@@ -221,16 +233,20 @@ class GpuSpecialization:
             device = cupy.asarray(value)
             self.count_in(value.nbytes)
 
-            def commit_numpy():
-                back = device.get()
-                self.count_out(back.nbytes)
-                numpy.copyto(value, back)
-            return device, commit_numpy if written else None
+            return device, (lambda: self.copy_back(device, value)) if written else None
         # A CuPy array: in place when the kernel cannot flag, else a copy committed after success.
         if not written or self.kernel.checks_in_loop == 0:
             return value, None
         device = value.copy()
         return device, lambda: value.__setitem__(Ellipsis, device)
+
+    def copy_back(self, device, value: numpy.ndarray) -> None:
+        """Device results into the user's NumPy array (straight into it when contiguous)."""
+        self.count_out(value.nbytes)
+        if value.flags.c_contiguous and device.flags.c_contiguous:
+            device.get(out=value)
+        else:
+            numpy.copyto(value, device.get())
 
     def count_in(self, size: int) -> None:
         self.transfers.to_device += 1
@@ -271,7 +287,7 @@ class GpuSpecialization:
         final: dict[str, object] = {}
         for position, (start, step, trips) in enumerate(band):
             final[self.kernel.band[position]] = start + (trips - 1) * step
-        marks_host = marks.get()
+        marks_host = marks
         tags: dict[str, int] = {}
         for index, (name, is_float) in enumerate(self.kernel.outputs):
             mark = int(marks_host[index])
@@ -279,7 +295,7 @@ class GpuSpecialization:
                 iteration, tags[name] = divmod(mark, 16)
                 array = fvals if is_float else ivals
                 final[name] = array[index * total + iteration].item()
-        integer_sums, float_sums = ired.get(), fred.get()
+        integer_sums, float_sums = ired, fred
         for index, (name, kind, is_float) in enumerate(self.kernel.reductions):
             start = values.get(name)
             if is_float:
