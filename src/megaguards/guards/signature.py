@@ -148,7 +148,7 @@ class Binder:
             elif cls is numpy.ndarray:
                 key.append(value.dtype)
                 key.append(value.ndim)
-                key.append(value.strides[-1] == value.itemsize if value.ndim else True)
+                key.append(value.flags.c_contiguous or value.strides[-1] == value.itemsize)
             elif is_cupy_array(value):
                 on_device = True
                 key += [value.dtype, value.ndim, value.strides[-1] == value.itemsize if value.ndim else True, "cupy"]

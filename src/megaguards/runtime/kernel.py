@@ -85,6 +85,7 @@ class Specialization:
         self.kernel_address = ctypes.cast(self.kernel, ctypes.c_void_p).value
         self.ints_type = ctypes.c_int64 * max(1, layout.int_slots)
         self.floats_type = ctypes.c_double * max(1, layout.float_slots)
+        self.no_shadows = tuple((None, None) for _ in layout.shadows)
         self.numpy_written = tuple(k for k, (w, is_list) in enumerate(zip(self.written, self.is_list))
                                    if w and not is_list)
         self.check_lists = any(w and is_list for w, is_list in zip(self.written, self.is_list)) and (
@@ -105,7 +106,8 @@ class Specialization:
         arrays = binding.arrays
         if binding.on_device:
             raise GuardFailure("CuPy arrays need the GPU, and this loop cannot run there")
-        shadows = self.shadows_for(arrays) if self.layout.shadows else ()
+        # No NumPy array written: every shadow is None (and nothing to check per entry).
+        shadows = self.shadows_for(arrays) if self.numpy_written else self.no_shadows
         if self.check_lists:
             check_list_rows(arrays, self.is_list, [self.typed.arrays[n].rank for n in self.layout.arrays])
         ints, floats = self.ints_type(), self.floats_type()

@@ -18,3 +18,5 @@ for k in range(4):  # mg: compiled
 print(sorted(name for name in globals() if not name.startswith("__")))
 print(sorted(dir()))
 print(len(vars()))
+print(type(__loader__).__name__, getattr(__loader__, "name", None))
+print(__loader__.get_source(__name__).splitlines()[0] if __loader__ else None)
