@@ -118,3 +118,25 @@ def test_fully_overwritten_numpy_output_is_not_copied_in(gpu_device):
     assert loop["backend"] == "cuda"
     assert loop["transfers"]["bytes_to_device"] == x.nbytes + y.nbytes  # out: allocated, not copied
     assert_same_as_cpython(outer, x, y[:5], numpy.full((300, 400), 7.0))  # partial: must copy in
+
+
+def jacobi(A, B, n, steps):
+    for t in range(steps):
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                B[i, j] = 0.25 * (A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1])
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                A[i, j] = 0.25 * (B[i - 1, j] + B[i + 1, j] + B[i, j - 1] + B[i, j + 1])
+    return t
+
+
+@needs_gpu
+def test_time_steps_keep_data_on_the_device(gpu_device):
+    n = 66
+    grid_values = numpy.arange(n * n, dtype=numpy.float64).reshape(n, n) % 17
+    fast = assert_same_as_cpython(jacobi, grid_values, grid_values.copy(), n, 30)
+    loop = min(site_for(fast), key=lambda l: l["line"])
+    assert loop["backend"] == "cuda"
+    transfers = loop["transfers"]
+    assert transfers["to_device"] == 2 and transfers["from_device"] == 2  # once per run, not per step

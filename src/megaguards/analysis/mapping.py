@@ -30,6 +30,16 @@ class GpuBand:
     loops: tuple[ir.For, ...]   # outermost first: the sequential order of iterations
     x_loop: int                 # position in ``loops`` mapped to threadIdx.x
     decision: ParallelLoop      # privates and reductions of the innermost band loop's body
+    fixed: int = 0              # leading loops run by the host (a time loop): one value per launch
+
+
+@dataclass(frozen=True)
+class GpuRegion:
+    """A sequential loop (time steps) whose body is only GPU bands: the host steps it,
+    the data stays on the device for the whole loop (Leung's multi-pass loops)."""
+
+    loop: ir.For
+    bands: tuple[GpuBand, ...]
 
 
 def _mentions(expression: ir.Expr, names: set[str]) -> bool:
@@ -54,10 +64,34 @@ def choose_band(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: dic
     outer = typed.body
     if facts is None or id(outer) not in plan.loops:
         return "the outermost loop is not parallel"
+    return _band(typed, outer, plan.loops[id(outer)], (), facts, groups, strict)
+
+
+def choose_region(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: dict, strict: bool
+                  ) -> GpuRegion | str:
+    """A time-step loop around GPU bands, or why the nest is not one."""
+    outer = typed.body
+    if facts is None or not any(h.loop == id(outer) for h in facts.loops):
+        return "the outermost loop's range is not computable before it"
+    if not outer.body or not all(isinstance(s, ir.For) and id(s) in plan.loops for s in outer.body):
+        return "the outermost loop is sequential and its body is not only parallel loops"
+    bands = []
+    for inner in outer.body:
+        if _mentions(inner.start, {outer.var}) or _mentions(inner.stop, {outer.var}):
+            return f"loop '{inner.var}' has bounds that change with '{outer.var}'"
+        band = _band(typed, inner, plan.loops[id(inner)], (outer,), facts, groups, strict)
+        if isinstance(band, str):
+            return band
+        if band.decision.reductions or band.decision.private:
+            return f"loop '{inner.var}' assigns scalars: a region keeps none between launches"
+        bands.append(band)
+    return GpuRegion(outer, tuple(bands))
+
+
+def _band(typed, outer: ir.For, decision: ParallelLoop, fixed: tuple, facts, groups, strict) -> GpuBand | str:
     planner = _Planner(typed, facts, groups, strict)
-    band = [outer]
-    decision = plan.loops[id(outer)]
-    while len(band) < MAX_BAND and len(band[-1].body) == 1 and isinstance(band[-1].body[0], ir.For):
+    band = [*fixed, outer]
+    while len(band) - len(fixed) < MAX_BAND and len(band[-1].body) == 1 and isinstance(band[-1].body[0], ir.For):
         inner = band[-1].body[0]
         if _mentions(inner.start, {l.var for l in band}) or _mentions(inner.stop, {l.var for l in band}):
             break  # not rectangular: stays a loop inside each thread
@@ -76,11 +110,11 @@ def choose_band(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: dic
         if scalar.is_float and strict:
             return f"reduction on '{reduction.var}' (float) would reassociate: MEGAGUARDS_STRICT"
     if strict:
-        for node in ir.walk(outer):
+        for node in ir.walk(band[-1]):
             if isinstance(node, ir.Call) and typed.functions.get(node.function) in TRANSCENDENTAL:
                 return f"line {node.line}: {node.function}() on the GPU is not bit-identical (MEGAGUARDS_STRICT)"
             if isinstance(node, ir.BinOp) and node.op == "**" and node.type.is_float:
                 return f"line {node.line}: float ** on the GPU is not bit-identical (MEGAGUARDS_STRICT)"
     votes = _contiguous_votes(tuple(band))
-    x_loop = max(range(len(band)), key=lambda position: (votes[position], position))
-    return GpuBand(tuple(band), x_loop, decision)
+    x_loop = max(range(len(fixed), len(band)), key=lambda position: (votes[position], position))
+    return GpuBand(tuple(band), x_loop, decision, len(fixed))

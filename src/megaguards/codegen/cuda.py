@@ -44,7 +44,8 @@ def render_cuda(typed: TypedLoop, layout: Layout, facts: HoistFacts, band: GpuBa
     renderer.gpu, renderer.fast = True, "wrap"
     emit = renderer.emit
     loops = band.loops
-    order = (band.x_loop,) + tuple(p for p in range(len(loops)) if p != band.x_loop)
+    grid_positions = range(band.fixed, len(loops))  # leading fixed loops: one value per launch
+    order = (band.x_loop,) + tuple(p for p in grid_positions if p != band.x_loop)
     reductions = {r.var: r.kind for r in band.decision.reductions}
     outputs = tuple((name, typed.variables[name].is_float) for name in band.decision.private
                     if name in live_outs and name in typed.variables)
@@ -52,6 +53,8 @@ def render_cuda(typed: TypedLoop, layout: Layout, facts: HoistFacts, band: GpuBa
     emit(1, "const int64_t *mg_band, int *mg_flag, int64_t *mg_marks, int64_t *mg_ivals, double *mg_fvals,")
     emit(1, "long long *mg_ired, double *mg_fred, int64_t mg_total) {")
     axes = ("x", "y", "z")
+    for position in range(band.fixed):
+        emit(1, f"const int64_t mg_k{position} = 0;")
     for axis, position in zip(axes, order):
         emit(1, f"const int64_t mg_k{position} = blockIdx.{axis} * (int64_t)blockDim.{axis} + threadIdx.{axis};")
         emit(1, f"if (mg_k{position} >= mg_band[{3 * position + 2}]) return;")
@@ -97,6 +100,6 @@ def render_cuda(typed: TypedLoop, layout: Layout, facts: HoistFacts, band: GpuBa
             emit(1, f"if (mg_set_{var}) atomic{'Max' if kind == 'max' else 'Min'}(&mg_ired[{index}], (long long){var});")
     emit(0, "}")
     reduction_list = tuple((name, kind, typed.variables[name].is_float) for name, kind in reductions.items())
-    block = {1: BLOCK_1D, 2: BLOCK_2D, 3: BLOCK_3D}[len(loops)]
+    block = {1: BLOCK_1D, 2: BLOCK_2D, 3: BLOCK_3D}[len(loops) - band.fixed]
     source = CUDA.prelude + "\n" + "\n".join(renderer.lines) + "\n"
     return CudaKernel(source, outputs, reduction_list, tuple(l.var for l in loops), order, block, checks)

@@ -87,16 +87,20 @@ def specialize(site, binding) -> Specialization:
 def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop, live_outs, options):
     """The loop on the GPU too, when its band can go there; else the CPU specialization."""
     from . import cuda
-    from ..analysis.mapping import GpuBand, choose_band
+    from ..analysis.mapping import GpuBand, GpuRegion, choose_band, choose_region
     from ..codegen.cuda import render_cuda
 
     wants_gpu = options.device == "gpu"
     if not wants_gpu and cuda.cupy_module() is None:
         return specialization  # auto without a GPU: nothing to render for one
-    band = choose_band(typed, plan, facts, alias_groups(loop, binding), options.strict)
+    groups = alias_groups(loop, binding)
+    band = choose_band(typed, plan, facts, groups, options.strict)
     if not isinstance(band, GpuBand):
+        region = choose_region(typed, plan, facts, groups, options.strict)
+        if isinstance(region, GpuRegion):
+            return gpu_region(site, specialization, typed, layout, facts, region, live_outs, options)
         if wants_gpu:
-            site.note(f"not on the GPU: {band}")
+            site.note(f"not on the GPU: {band}; {region}")
         return specialization
     kernel = render_cuda(typed, layout, facts, band, live_outs)
     dump(site, kernel.source, suffix=".cu")
@@ -117,6 +121,32 @@ def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop,
     gpu = cuda.GpuSpecialization(specialization, kernel, helper(options.cache_dir, compiler()),
                                  facts.loops, band.loops)
     return DeviceChoice(specialization, gpu, "gpu" if wants_gpu else "auto")
+
+
+def gpu_region(site, specialization, typed, layout, facts, region, live_outs, options):
+    """A time-step loop of GPU bands: one device region, data moved once."""
+    from . import cuda
+    from ..codegen.cuda import render_cuda
+
+    kernels = tuple(render_cuda(typed, layout, facts, band, live_outs) for band in region.bands)
+    for kernel in kernels:
+        dump(site, kernel.source, suffix=".cu")
+    specialization.explanation.parallel.append(
+        f"GPU region: loop '{region.loop.var}' steps on the host around {len(kernels)} kernel(s); "
+        "arrays stay on the device")
+    if cuda.cupy_module() is None:
+        for kernel in kernels:
+            try:
+                cuda.check_with_nvrtc(kernel.source, options.cache_dir)
+            except CompilerError as error:
+                site.note(f"CUDA kernel did not compile (a megaguards bug): {str(error)[:300]}")
+                return specialization
+        if options.device == "gpu":
+            site.note("no CUDA device found: ran on the CPU")
+        return specialization
+    gpu = cuda.GpuRegionSpecialization(specialization, region, kernels, helper(options.cache_dir, compiler()),
+                                       facts.loops)
+    return DeviceChoice(specialization, gpu, "gpu" if options.device == "gpu" else "auto")
 
 
 def describe_signature(scalars: dict, arrays: dict) -> str:

@@ -350,3 +350,86 @@ def _dtype(info) -> numpy.dtype:
     from ..ir.types import LIST_ELEMENT_DTYPE
 
     return numpy.dtype(LIST_ELEMENT_DTYPE[info.element])
+
+
+@dataclass
+class GpuRegionSpecialization:
+    """A time-step loop whose body is GPU bands: the host runs the steps, the arrays go
+    to the device once and come back once (Leung's multi-pass loops, MegaGuards §3.4.4)."""
+
+    cpu: Specialization
+    region: object                   # analysis.mapping.GpuRegion
+    kernels: tuple                   # CudaKernel per band, in body order
+    codec: object
+    hoisted_loops: tuple
+    transfers: Transfers = field(default_factory=Transfers)
+
+    def __post_init__(self) -> None:
+        cupy = cupy_module()
+        self.functions = [cupy.RawModule(code=k.source, options=NVRTC_OPTIONS).get_function("mg_kernel")
+                          for k in self.kernels]
+        # One GpuSpecialization per band lends its helpers (ranges, grids, copies).
+        self.parts = [GpuSpecialization.__new__(GpuSpecialization) for _ in self.kernels]
+        for part, kernel, band in zip(self.parts, self.kernels, self.region.bands):
+            part.cpu, part.kernel, part.codec = self.cpu, kernel, self.codec
+            part.hoisted_loops, part.band_loops, part.transfers = self.hoisted_loops, band.loops, self.transfers
+
+    def run(self, binding, minimum_work: int = 0) -> tuple | int | None:
+        cupy = cupy_module()
+        fast, ints, floats = self.parts[0].prologue(binding)
+        if not fast:
+            return None
+        layout = self.cpu.layout
+        ints[layout.mode_slot] = 0
+        self.parts[0].check_aliasing(binding.arrays)
+        bands = [part.band(ints) for part in self.parts]
+        steps = bands[0][0][2]
+        if steps == 0 or any(trips == 0 for band in bands for _, _, trips in band[1:]):
+            return None  # empty loops: the CPU handles them and their last values
+        written_objects = {id(v) for v, w in zip(binding.arrays, self.cpu.written) if w}
+        device_arrays, commits, copies = [], [], {}
+        for name, value in zip(layout.arrays, binding.arrays):
+            if id(value) not in copies:
+                device, commit = self.parts[0].to_device(cupy, name, value, id(value) in written_objects)
+                copies[id(value)] = device
+                if commit is not None:
+                    commits.append(commit)
+            device = copies[id(value)]
+            device_arrays.append(device)
+            for d, stride in enumerate(device.strides):
+                ints[layout.dims[name] + self.cpu.typed.arrays[name].rank + d] = stride // device.itemsize
+        pointers = [a.data.ptr for a in device_arrays] + [0] * len(layout.shadows)
+        common = numpy.concatenate([numpy.array(pointers or [0], dtype=numpy.uint64).view(numpy.int64),
+                                    numpy.ctypeslib.as_array(ints), numpy.ctypeslib.as_array(floats).view(numpy.int64)])
+        start, step, _ = bands[0][0]
+        flag = cupy.zeros(1, dtype=cupy.int64)
+        launches = []
+        for function, part, band in zip(self.functions, self.parts, bands):
+            per_step = numpy.array([[start + k * step, 0, 1] + [v for entry in band[1:] for v in entry]
+                                    for k in range(steps)], dtype=numpy.int64)
+            packed = cupy.asarray(numpy.concatenate([common, per_step.ravel()]))
+            total = 1
+            for _, _, trips in band[1:]:
+                total *= trips
+            grid, block = part.grid(band)
+            launches.append((function, packed, per_step.shape[1], total, grid, block))
+        offsets = numpy.cumsum([0, max(1, len(pointers)), len(ints), len(floats)])
+        for k in range(steps):
+            for function, packed, width, total, grid, block in launches:
+                base = packed.data.ptr
+                address = lambda index: numpy.uint64(base + 8 * int(index))  # noqa: E731
+                function(grid, block, (address(offsets[0]), address(offsets[1]), address(offsets[2]),
+                                       address(offsets[3] + k * width), numpy.uint64(flag.data.ptr),
+                                       numpy.uint64(0), numpy.uint64(0), numpy.uint64(0),
+                                       numpy.uint64(0), numpy.uint64(0), numpy.int64(total)))
+        code = int(flag.get().view(numpy.int32)[0])  # one synchronisation for the whole loop
+        if code:
+            return code
+        final = {self.region.loop.var: start + (steps - 1) * step}
+        for band, kernel in zip(bands, self.kernels):
+            for position, (first, stride, trips) in enumerate(band[1:], start=1):
+                final[kernel.band[position]] = first + (trips - 1) * stride
+        outputs = tuple(int(final[name]) if name in final else UNSET for name in self.cpu.live_outs)
+        for commit in commits:
+            commit()
+        return outputs
