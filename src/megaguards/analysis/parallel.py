@@ -25,6 +25,7 @@ COMBINE = {"+": "+", "-": "+", "*": "*", "&": "&", "|": "|", "^": "^"}
 class Reduction:
     var: str
     kind: str  # "+", "*", "&", "|", "^", "max", "min"
+    conditional: bool = False  # "if e > s: s = e": s is assigned only when e beats it
 
 
 @dataclass(frozen=True)
@@ -112,9 +113,11 @@ def _reduction_kind(var: str, statement: ir.Stmt) -> str | None:
         op, left, right = test.ops[0], test.left, test.comparators[0]
         if isinstance(assign, ir.Assign) and assign.target == var and not mentions(assign.value):
             if isinstance(right, ir.Name) and right.id == var and left == assign.value:
-                return {">": "max", "<": "min"}.get(op)   # if e > s: s = e
+                kind = {">": "max", "<": "min"}.get(op)   # if e > s: s = e
+                return kind and kind + "?"
             if isinstance(left, ir.Name) and left.id == var and right == assign.value:
-                return {"<": "max", ">": "min"}.get(op)   # if s < e: s = e
+                kind = {"<": "max", ">": "min"}.get(op)   # if s < e: s = e
+                return kind and kind + "?"
     return None
 
 
@@ -208,6 +211,8 @@ class _Planner:
             if not kinds or len(kinds) != 1:
                 return f"scalar '{name}' carries a value from one iteration to the next"
             kind = next(iter(kinds))
+            conditional = kind.endswith("?")  # the only assignments are the guarded ones
+            kind = kind.rstrip("?")
             scalar = self.typed.variables[name]
             if scalar.is_float and kind in ("+", "*"):
                 if self.strict:
@@ -215,7 +220,7 @@ class _Planner:
                 self.reasons.append(f"reduction on '{name}' (float, reassociated)")
             if scalar.is_float and kind in "&|^" or scalar.is_bool:
                 return f"scalar '{name}' carries a value from one iteration to the next"
-            reductions.append(Reduction(name, kind))
+            reductions.append(Reduction(name, kind, conditional))
         return ParallelLoop(id(loop), tuple(private), tuple(reductions), _weight(loop.body))
 
 

@@ -31,7 +31,7 @@ BLOCK_3D = (32, 4, 2)
 class CudaKernel:
     source: str
     outputs: tuple          # live-out privates, in mg_marks order: (name, is_float)
-    reductions: tuple       # (name, kind, is_float)
+    reductions: tuple       # (name, kind, is_float, conditional)
     band: tuple             # band loop variables, outermost first
     grid_order: tuple       # band positions mapped to x, y, z
     block: tuple
@@ -99,7 +99,9 @@ def render_cuda(typed: TypedLoop, layout: Layout, facts: HoistFacts, band: GpuBa
         else:
             emit(1, f"if (mg_set_{var}) atomic{'Max' if kind == 'max' else 'Min'}(&mg_ired[{index}], (long long){var});")
     emit(0, "}")
-    reduction_list = tuple((name, kind, typed.variables[name].is_float) for name, kind in reductions.items())
+    conditional = {r.var for r in band.decision.reductions if r.conditional}
+    reduction_list = tuple((name, kind, typed.variables[name].is_float, name in conditional)
+                           for name, kind in reductions.items())
     block = {1: BLOCK_1D, 2: BLOCK_2D, 3: BLOCK_3D}[len(loops) - band.fixed]
     source = CUDA.prelude + "\n" + "\n".join(renderer.lines) + "\n"
     return CudaKernel(source, outputs, reduction_list, tuple(l.var for l in loops), order, block, checks)

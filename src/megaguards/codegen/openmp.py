@@ -51,8 +51,15 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
     emit(inner, f"const int64_t {label}_start = {bounds[0]}, {label}_stop = {bounds[1]}, {label}_step = {bounds[2]};")
     renderer.guarded(inner, before)
     # A parallel loop's range was hoisted: its step is a non-zero constant.
-    emit(inner, f"const int64_t {label}_trips = mg_trip_count({label}_start, {label}_stop, {label}_step);")
+    emit(inner, f"const uint64_t {label}_all_trips = mg_trip_count({label}_start, {label}_stop, {label}_step);")
     count = f"{threads}" if threads else "omp_get_max_threads()"
+    # Too little work for threads (or more iterations than int64 counts): the loop as it
+    # is, sequential; float reductions then keep Python's order exactly.
+    work = f"{label}_all_trips <= INT64_MAX && (double){label}_all_trips * {plan.weight}.0 >= {work_threshold}.0"
+    emit(inner, f"if (!({work}) || {count} < 2) {{")
+    renderer.range_loop(node, inner + 1, allow_parallel=False)
+    emit(inner, "} else {")
+    emit(inner, f"const int64_t {label}_trips = (int64_t){label}_all_trips;")
     emit(inner, f"int {label}_threads = {count}; if ({label}_threads > {MAX_THREADS}) {label}_threads = {MAX_THREADS};")
     emit(inner, f"int {label}_error = 0;")
     for name in variables:
@@ -64,8 +71,7 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
     for name in variables:
         emit(inner + 1, f"{label}_last_{c_name(name)}[t] = -1;")
     emit(inner, "}")
-    work = f"(double){label}_trips * {plan.weight}.0 >= {work_threshold}.0"
-    emit(inner, f"#pragma omp parallel num_threads({label}_threads) if({work})")
+    emit(inner, f"#pragma omp parallel num_threads({label}_threads)")
     emit(inner, "{")
     region = inner + 1
     emit(region, "int mg_err = 0;")
@@ -98,15 +104,16 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
             emit(region, f"{label}_tag_{c_name(name)}[{label}_tid] = mg_tag_{c_name(name)};")
     emit(inner, "}")
     emit(inner, f"if ({label}_error) {{ mg_err = {label}_error; goto mg_exit; }}")
-    _merge(renderer, label, variables, reductions, inner)
+    _merge(renderer, label, variables, reductions, inner, {r.var for r in plan.reductions if r.conditional})
     emit(inner, f"if ({label}_trips > 0) {{")
     emit(inner + 1, f"{c_name(node.var)} = {label}_start + ({label}_trips - 1) * {label}_step;")
     renderer.mark_assigned(node.var, Scalar.PY_INT, inner + 1)
     emit(inner, "}")
+    emit(inner, "}")
     emit(depth, "}")
 
 
-def _merge(renderer, label: str, variables, reductions: dict, depth: int) -> None:
+def _merge(renderer, label: str, variables, reductions: dict, depth: int, conditional: set) -> None:
     """Thread results back into the kernel's variables, in thread (= iteration) order."""
     from .renderer import c_name
 
@@ -116,7 +123,7 @@ def _merge(renderer, label: str, variables, reductions: dict, depth: int) -> Non
     for name in variables:
         var = c_name(name)
         scalar = renderer.typed.variables[name]
-        emit(depth, f"{{ int64_t best = -1; int winner = -1;")
+        emit(depth, f"{{ int64_t best = -1; int winner = -1; const {scalar.ctype} before = {var};")
         emit(depth + 1, f"for (int t = 0; t < {MAX_THREADS}; t++) {{")
         emit(depth + 2, f"if ({label}_last_{var}[t] < 0) continue;")
         if name in reductions:
@@ -124,6 +131,10 @@ def _merge(renderer, label: str, variables, reductions: dict, depth: int) -> Non
         emit(depth + 2, f"if ({label}_last_{var}[t] > best) {{ best = {label}_last_{var}[t]; winner = t; }}")
         emit(depth + 1, "}")
         emit(depth + 1, "if (MG_UNLIKELY(mg_err)) goto mg_exit;")
+        if name in conditional:
+            # Sequentially, "if e > s: s = e" assigns s only if some e beats its first value.
+            op = ">" if reductions[name] == "max" else "<"
+            emit(depth + 1, f"if (winner >= 0 && !({var} {op} before)) winner = -1;")
         emit(depth + 1, "if (winner >= 0) {")
         if name not in reductions:
             emit(depth + 2, f"{var} = {label}_value_{var}[winner];")

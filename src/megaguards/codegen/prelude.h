@@ -42,10 +42,14 @@ MG_INLINE int64_t mg_index(int64_t i, int64_t n, int *err) {
     return w;
 }
 
-/* Number of values range(start, stop, step) yields (step != 0). */
-MG_INLINE int64_t mg_trip_count(int64_t start, int64_t stop, int64_t step) {
-    if (step > 0) return start < stop ? (int64_t)(((uint64_t)stop - (uint64_t)start - 1) / (uint64_t)step + 1) : 0;
-    return start > stop ? (int64_t)(((uint64_t)start - (uint64_t)stop - 1) / (0 - (uint64_t)step) + 1) : 0;
+/* Number of values range(start, stop, step) yields (step != 0); up to 2**64 - 1. */
+MG_INLINE uint64_t mg_trip_count(int64_t start, int64_t stop, int64_t step) {
+    if (step > 0) return start < stop ? ((uint64_t)stop - (uint64_t)start - 1) / (uint64_t)step + 1 : 0;
+    return start > stop ? ((uint64_t)start - (uint64_t)stop - 1) / (0 - (uint64_t)step) + 1 : 0;
+}
+/* The k-th value of the range, in modular arithmetic: exact, as it lies between start and stop. */
+MG_INLINE int64_t mg_range_value(int64_t start, uint64_t k, int64_t step) {
+    return (int64_t)((uint64_t)start + k * (uint64_t)step);
 }
 
 /* ---- int64 with overflow detection (Python ints are unbounded) ---- */

@@ -263,8 +263,8 @@ class Renderer:
         else:
             raise TypeError(f"cannot render {type(node).__name__}")
 
-    def range_loop(self, node: ir.For, depth: int) -> None:
-        if self.fast and self.parallel is None and id(node) in self.plan.loops:
+    def range_loop(self, node: ir.For, depth: int, allow_parallel: bool = True) -> None:
+        if allow_parallel and self.fast and self.parallel is None and id(node) in self.plan.loops:
             render_parallel_loop(self, node, self.plan.loops[id(node)], depth, self.threads, self.work_threshold)
             return
         label = self.fresh("r")
@@ -280,9 +280,9 @@ class Renderer:
             self.emit(depth + 2, "mg_err = MG_ERR_VALUE;")
             self.error_exit(depth + 2)
             self.emit(depth + 1, "}")
-        self.emit(depth + 1, f"const int64_t {label}_trips = mg_trip_count({label}_start, {label}_stop, {label}_step);")
-        self.emit(depth + 1, f"for (int64_t {label}_k = 0; {label}_k < {label}_trips; {label}_k++) {{")
-        self.emit(depth + 2, f"{c_name(node.var)} = {label}_start + {label}_k * {label}_step;")
+        self.emit(depth + 1, f"const uint64_t {label}_trips = mg_trip_count({label}_start, {label}_stop, {label}_step);")
+        self.emit(depth + 1, f"for (uint64_t {label}_k = 0; {label}_k < {label}_trips; {label}_k++) {{")
+        self.emit(depth + 2, f"{c_name(node.var)} = mg_range_value({label}_start, {label}_k, {label}_step);")
         self.mark_assigned(node.var, Scalar.PY_INT, depth + 2)
         self.loop_depth += 1
         self.block(node.body, depth + 2)

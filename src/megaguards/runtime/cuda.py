@@ -167,8 +167,8 @@ class GpuSpecialization:
         n_out, n_red = len(outputs), len(reductions)
         results = numpy.concatenate([
             numpy.zeros(1, dtype=numpy.int64), numpy.full(n_out, -1, dtype=numpy.int64),
-            numpy.array([self.identity(kind) for _, kind, _ in reductions], dtype=numpy.int64),
-            numpy.array([-0.0 if is_float else 0.0 for _, _, is_float in reductions]).view(numpy.int64)])
+            numpy.array([self.identity(kind) for _, kind, _, _ in reductions], dtype=numpy.int64),
+            numpy.array([-0.0 if is_float else 0.0 for _, _, is_float, _ in reductions]).view(numpy.int64)])
         device_in, device_out = cupy.asarray(packed), cupy.asarray(results)
         base_in, base_out = device_in.data.ptr, device_out.data.ptr
         values = (cupy.empty(n_out * total, dtype=cupy.int64), cupy.empty(n_out * total, dtype=cupy.float64)) \
@@ -296,7 +296,7 @@ class GpuSpecialization:
                 array = fvals if is_float else ivals
                 final[name] = array[index * total + iteration].item()
         integer_sums, float_sums = ired, fred
-        for index, (name, kind, is_float) in enumerate(self.kernel.reductions):
+        for index, (name, kind, is_float, conditional) in enumerate(self.kernel.reductions):
             start = values.get(name)
             if is_float:
                 final[name] = float(start) + float(float_sums[index])
@@ -305,7 +305,11 @@ class GpuSpecialization:
                     raise GuardFailure("an integer sum on the GPU may exceed int64")
                 final[name] = int(start) + int(integer_sums[index])
             else:  # the identity leaves the start value: max(s, INT64_MIN) is s
-                final[name] = (max if kind == "max" else min)(int(start), int(integer_sums[index]))
+                partial = int(integer_sums[index])
+                beats = partial > start if kind == "max" else partial < start
+                if conditional and not beats:
+                    continue  # "if e > s: s = e" never assigned s: it keeps its object
+                final[name] = (max if kind == "max" else min)(int(start), partial)
         outputs = []
         for name in self.cpu.live_outs:
             if name not in final:
