@@ -665,17 +665,21 @@ class Generator:
             value, vt = self.coerce(value, vt, t)
         form = r.choice(["if_gt", "if_lt", "max", "min", "add", "mul", "bit"])
         if form in ("if_gt", "if_lt"):
-            self.emit(depth, f"if {self.wrap(value)} {'>' if form == 'if_gt' else '<'}{r.choice(['', '='])} {name}:")
-            self.emit(depth + 1, f"{name} = {value}")
+            lines = [f"if {self.wrap(value)} {'>' if form == 'if_gt' else '<'}{r.choice(['', '='])} {name}:",
+                     f"    {name} = {value}"]
         elif form in ("max", "min"):
             operands = [name, value] if r.random() < 0.7 else [value, name]
-            self.emit(depth, f"{name} = {form}({', '.join(operands)})")
+            lines = [f"{name} = {form}({', '.join(operands)})"]
         elif form == "bit" and kind == "int" and is_int(vt):
-            self.emit(depth, f"{name} {r.choice(['|', '^', '&'])}= {value}")
+            lines = [f"{name} {r.choice(['|', '^', '&'])}= {value}"]
         elif form == "mul" and kind == "float":
-            self.emit(depth, f"{name} *= {value}")
+            lines = [f"{name} *= {value}"]
         else:
-            self.emit(depth, f"{name} {r.choice(['+', '+', '-'])}= {value}")
+            lines = [f"{name} {r.choice(['+', '+', '-'])}= {value}"]
+        if "reduction" in self.avoid:  # the same random choices were made: only the statement goes
+            lines = ["pass"]
+        for line in lines:
+            self.emit(depth, line)
 
     def multiple(self, scope: _Scope, depth: int) -> None:
         r = self.rng
@@ -970,7 +974,7 @@ def _floats(value):
     return float(value)
 
 
-FEATURES = ("readonly", "longrange")  # what ``avoid`` may name
+FEATURES = ("readonly", "longrange", "reduction")  # what ``avoid`` may name
 
 
 def generate(seed: int, avoid=()) -> Program:

@@ -53,11 +53,25 @@ def render_cuda(typed: TypedLoop, layout: Layout, facts: HoistFacts, band: GpuBa
     emit(1, "const int64_t *mg_band, int *mg_flag, int64_t *mg_marks, int64_t *mg_ivals, double *mg_fvals,")
     emit(1, "long long *mg_ired, double *mg_fred, int64_t mg_total) {")
     axes = ("x", "y", "z")
+    n_out, n_red = max(1, len(outputs)), max(1, len(reductions))
+    # Results are combined per block in shared memory first: one global atomic per block.
+    emit(1, f"__shared__ long long mg_block_marks[{n_out}], mg_block_ired[{n_red}];")
+    emit(1, f"__shared__ double mg_block_fred[{n_red}];")
+    emit(1, "const int mg_lead = threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;")
+    emit(1, "if (mg_lead) {")
+    emit(2, f"for (int p = 0; p < {n_out}; p++) mg_block_marks[p] = -1;")
+    for index, (name, kind) in enumerate(reductions.items()):
+        identity = {"+": "0", "max": "INT64_MIN", "min": "INT64_MAX"}.get(kind, "0")
+        emit(2, f"mg_block_ired[{index}] = {identity}; mg_block_fred[{index}] = -0.0;")
+    emit(1, "}")
+    emit(1, "__syncthreads();")
     for position in range(band.fixed):
         emit(1, f"const int64_t mg_k{position} = 0;")
+    active = []
     for axis, position in zip(axes, order):
         emit(1, f"const int64_t mg_k{position} = blockIdx.{axis} * (int64_t)blockDim.{axis} + threadIdx.{axis};")
-        emit(1, f"if (mg_k{position} >= mg_band[{3 * position + 2}]) return;")
+        active.append(f"mg_k{position} < mg_band[{3 * position + 2}]")
+    emit(1, f"const int mg_active = {' && '.join(active)};  /* threads past the tail only take part in barriers */")
     linear = "mg_k0"
     for position in range(1, len(loops)):
         linear = f"({linear}) * mg_band[{3 * position + 2}] + mg_k{position}"
@@ -78,26 +92,43 @@ def render_cuda(typed: TypedLoop, layout: Layout, facts: HoistFacts, band: GpuBa
         start = _identity(reductions[name], scalar) if name in reductions else "0"
         emit(1, f"{scalar.ctype} {c_name(name)} = {start}; int mg_set_{c_name(name)} = 0; "
                 f"int mg_tag_{c_name(name)} = 0;")
+    emit(1, "if (mg_active) {")
     before = renderer.checks
-    renderer.block(loops[-1].body, 1)
+    renderer.block(loops[-1].body, 2)
     checks = renderer.checks - before
+    emit(1, "}")
     emit(0, "mg_iteration_end:")
+    emit(1, "if (mg_active) {")
     for index, (name, is_float) in enumerate(outputs):
         values = "mg_fvals" if is_float else "mg_ivals"
         # The mark is the iteration number times 16 plus the class tag of the value (for
-        # float vs numpy.float64): atomicMax still picks the sequentially last iteration.
+        # float vs numpy.float64): the maximum is the sequentially last assignment.
         tag = f"mg_tag_{c_name(name)}" if name in layout.box_tags else "0"
-        emit(1, f"if (mg_set_{c_name(name)}) {{ {values}[{index} * mg_total + mg_iteration] = {c_name(name)}; "
-                f"atomicMax((long long *)&mg_marks[{index}], (long long)(mg_iteration * 16 + {tag})); }}")
+        emit(2, f"if (mg_set_{c_name(name)}) {{ {values}[{index} * mg_total + mg_iteration] = {c_name(name)}; "
+                f"atomicMax(&mg_block_marks[{index}], (long long)(mg_iteration * 16 + {tag})); }}")
     for index, (name, kind) in enumerate(reductions.items()):
         var = c_name(name)
         if typed.variables[name].is_float:
-            emit(1, f"if (mg_set_{var}) atomicAdd(&mg_fred[{index}], {var});")
+            emit(2, f"if (mg_set_{var}) atomicAdd(&mg_block_fred[{index}], {var});")
         elif kind == "+":  # exact in two's complement; the double beside it detects overflow
-            emit(1, f"if (mg_set_{var}) {{ atomicAdd((unsigned long long *)&mg_ired[{index}], "
-                    f"(unsigned long long)(int64_t){var}); atomicAdd(&mg_fred[{index}], (double){var}); }}")
+            emit(2, f"if (mg_set_{var}) {{ atomicAdd((unsigned long long *)&mg_block_ired[{index}], "
+                    f"(unsigned long long)(int64_t){var}); atomicAdd(&mg_block_fred[{index}], (double){var}); }}")
         else:
-            emit(1, f"if (mg_set_{var}) atomic{'Max' if kind == 'max' else 'Min'}(&mg_ired[{index}], (long long){var});")
+            emit(2, f"if (mg_set_{var}) atomic{'Max' if kind == 'max' else 'Min'}(&mg_block_ired[{index}], (long long){var});")
+    emit(1, "}")
+    emit(1, "__syncthreads();")
+    emit(1, "if (mg_lead) {")
+    for index in range(len(outputs)):
+        emit(2, f"if (mg_block_marks[{index}] >= 0) atomicMax((long long *)&mg_marks[{index}], mg_block_marks[{index}]);")
+    for index, (name, kind) in enumerate(reductions.items()):
+        if typed.variables[name].is_float:
+            emit(2, f"atomicAdd(&mg_fred[{index}], mg_block_fred[{index}]);")
+        elif kind == "+":
+            emit(2, f"atomicAdd((unsigned long long *)&mg_ired[{index}], (unsigned long long)mg_block_ired[{index}]); "
+                    f"atomicAdd(&mg_fred[{index}], mg_block_fred[{index}]);")
+        else:
+            emit(2, f"atomic{'Max' if kind == 'max' else 'Min'}(&mg_ired[{index}], mg_block_ired[{index}]);")
+    emit(1, "}")
     emit(0, "}")
     conditional = {r.var for r in band.decision.reductions if r.conditional}
     reduction_list = tuple((name, kind, typed.variables[name].is_float, name in conditional)

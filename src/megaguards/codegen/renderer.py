@@ -37,12 +37,17 @@ class RenderedKernel:
     parallel: bool = False        # uses OpenMP (compile with -fopenmp)
 
 
+def mangle(name: str) -> str:
+    """A C identifier for a Python name or attribute path, one-to-one (θ, self.grid)."""
+    return re.sub(r"[^0-9A-Za-z]", lambda m: f"_{ord(m.group()):x}_", name)
+
+
 def c_name(name: str) -> str:
-    return "v_" + re.sub(r"[^0-9A-Za-z_]", "_D_", name)
+    return "v_" + mangle(name)
 
 
 def array_name(name: str) -> str:
-    return "a_" + re.sub(r"[^0-9A-Za-z_]", "_D_", name)
+    return "a_" + mangle(name)
 
 
 class Renderer:
@@ -201,9 +206,9 @@ class Renderer:
 
     def error_exit(self, depth: int) -> None:
         """Leave on a flag: the kernel, or (in a parallel loop) this iteration, stopping the rest."""
-        if self.gpu:
+        if self.gpu:  # every thread must reach the block's barrier: jump, don't return
             self.emit(depth, "atomicCAS(mg_flag, 0, mg_err);")
-            self.emit(depth, "return;")
+            self.emit(depth, "goto mg_iteration_end;")
             return
         if self.parallel is None:
             self.emit(depth, "goto mg_exit;")

@@ -117,8 +117,8 @@ def run_code(code, path: str, argv: list[str]) -> None:
     sys.path[0] = os.path.dirname(script)  # as python does: the script's folder, not ours
     module = types.ModuleType("__main__")
     module.__dict__.update({"__file__": script, "__builtins__": builtins, "__cached__": None,
-                            "__spec__": None, "__loader__": None, "__package__": None,
-                            "__annotations__": {}})
+                            "__spec__": None, "__package__": None, "__annotations__": {},
+                            "__loader__": importlib.machinery.SourceFileLoader("__main__", script)})
     install_site_names()
     sys.modules["__main__"] = module
     exec(code, module.__dict__)

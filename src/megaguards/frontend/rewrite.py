@@ -13,7 +13,7 @@
     else:
         del __megaguards_in__
         if __megaguards_out__[0] is not __megaguards_unset__: i = __megaguards_out__[0]
-        ...                                    # one line per name read after the loop
+        ...                                    # one line per name the loop may assign
         del __megaguards_out__
 
 Locations are copied from the loop, so tracebacks point at the user's lines.
@@ -26,7 +26,7 @@ import copy
 from dataclasses import dataclass
 from typing import Callable
 
-from .scope import assigned_names, maybe_read_after, upward_exposed_reads
+from .scope import assigned_names, upward_exposed_reads
 
 SITE_FUNCTION = "__megaguards_site__"
 UNSET_NAME = "__megaguards_unset__"
@@ -56,24 +56,20 @@ class LoopRewriter(ast.NodeTransformer):
         self.filename = filename
         self.register = register
         self.scopes: list[str] = []
-        self.functions: list[ast.AST] = []   # enclosing function definitions, innermost last
         self.count = 0
 
     def _visit_function(self, node):
         self.scopes.append(node.name)
-        self.functions.append(node)
         try:
             return self.generic_visit(node)
         finally:
             self.scopes.pop()
-            self.functions.pop()
 
     visit_FunctionDef = _visit_function
     visit_AsyncFunctionDef = _visit_function
 
     def visit_ClassDef(self, node: ast.ClassDef):
         self.scopes.append(node.name)
-        self.functions.append(None)  # a class body is not a function scope
         try:
             node.body = [self.visit(s) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                          ast.ClassDef)) else s
@@ -81,7 +77,6 @@ class LoopRewriter(ast.NodeTransformer):
             return node
         finally:
             self.scopes.pop()
-            self.functions.pop()
 
     def visit_For(self, node: ast.For):
         if not is_range_loop(node):
@@ -99,12 +94,12 @@ class LoopRewriter(ast.NodeTransformer):
         fallback = self.generic_visit(copy.deepcopy(node))
         return [_located(statement, node) for statement in _site_statements(site_id, info, fallback)]
 
-    def live_outs(self, loop: ast.For) -> tuple[str, ...]:
-        """Names the loop assigns that the code after it may read (written back)."""
-        assigned = assigned_names(ast.Module(body=[loop], type_ignores=[]))
-        function = self.functions[-1] if self.functions else None
-        read = maybe_read_after(function, loop)
-        return tuple(name for name in assigned if read is None or name in read)
+    @staticmethod
+    def live_outs(loop: ast.For) -> tuple[str, ...]:
+        """Every name the loop may assign is written back: even one the function never
+        reads again is visible to frame inspection (tracebacks with locals, generators,
+        debuggers), so dropping it would be observable."""
+        return tuple(assigned_names(ast.Module(body=[loop], type_ignores=[])))
 
 
 def _site_statements(site_id: int, info: SiteInfo, fallback: ast.For) -> list[ast.stmt]:

@@ -123,37 +123,3 @@ def upward_exposed_reads(loop: ast.For) -> list[str]:
     exposure.statement(loop, frozenset())
     return list(exposure.exposed)
 
-
-_INTROSPECTION = {"locals", "vars", "eval", "exec", "globals", "dir"}
-# Built-ins that cannot look at their caller's frame (user functions can: sys._getframe).
-_FRAME_SAFE = {"print", "len", "range", "abs", "min", "max", "sum", "int", "float", "str", "repr", "round",
-               "bool", "list", "tuple", "dict", "set", "sorted", "isinstance", "enumerate", "zip"}
-
-
-def maybe_read_after(function: ast.AST | None, loop: ast.For) -> set[str] | None:
-    """Names the function may read once the loop is done (None: any name may be read).
-
-    A name assigned by the loop need not be written back when nothing outside the
-    loop reads it: not after it, not in a closure, not through ``locals()``, and not by
-    the loop itself on a later entry (its upward-exposed reads cover that)."""
-    if function is None:
-        return None  # module level: every name is a global others may read
-    # By location, not identity: the rewriter visits copies of loops nested in loops.
-    def where(node):
-        return (type(node).__name__, getattr(node, "lineno", None), getattr(node, "col_offset", None))
-    inside = {where(node) for node in ast.walk(loop) if hasattr(node, "lineno")}
-    read: set[str] = set(upward_exposed_reads(loop))
-    for node in ast.walk(function):
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            read.update(node.names)
-        if where(node) in inside:
-            continue
-        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            read.add(node.target.id)  # x += 1 reads x
-        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _FRAME_SAFE):
-            return None  # a called function could read this frame's locals (sys._getframe)
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Load, ast.Del)):
-            if node.id in _INTROSPECTION:
-                return None
-            read.add(node.id)
-    return read

@@ -24,7 +24,7 @@ log = logging.getLogger("megaguards")
 
 # No fast-math and no FMA contraction: float results must be CPython's bit for bit.
 KERNEL_FLAGS = ("-O3", "-std=gnu11", "-fPIC", "-shared", "-ffp-contract=off", "-fno-fast-math",
-                "-fno-math-errno", "-w")
+                "-fsignaling-nans", "-fno-math-errno", "-w")  # signaling-nans: x * -1.0 keeps a NaN's sign
 _lock = threading.Lock()
 _loaded: dict[Path, ctypes.CDLL] = {}
 
