@@ -452,6 +452,9 @@ class Renderer:
         if result.is_float:
             suffix = "f64" if result.ctype == "double" else "f32"
             if op in ("+", "-", "*"):
+                if self.dialect.name == "cuda":  # round-to-nearest intrinsics: no contraction, no rewriting
+                    kind = "d" if result.ctype == "double" else "f"
+                    return f"__{kind}{ {'+': 'add', '-': 'sub', '*': 'mul'}[op] }_rn({a}, {b})"
                 return f"({a} {op} {b})"
             self.checks += 1
             helper = {"/": "div", "//": "floordiv", "%": "mod", "**": "pow"}[op]
