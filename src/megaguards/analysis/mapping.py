@@ -19,10 +19,11 @@ from .bounds import HoistFacts
 from .parallel import ParallelLoop, ParallelPlan, _Planner
 
 MAX_BAND = 3
-# CUDA's versions follow its documented error bounds, not the C library's results.
+# CUDA's versions follow its documented error bounds, not the C library's results; and
+# copysign reads the sign of a NaN, which the GPU creates positive where x86 makes it negative.
 TRANSCENDENTAL = {"math.exp", "math.log", "math.log10", "math.log2", "math.sin", "math.cos", "math.tan",
                   "math.asin", "math.acos", "math.atan", "math.atan2", "math.sinh", "math.cosh",
-                  "math.tanh", "math.pow", "pow"}
+                  "math.tanh", "math.pow", "pow", "math.copysign"}
 
 
 @dataclass(frozen=True)
