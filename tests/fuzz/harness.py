@@ -411,10 +411,9 @@ def run_batch(seeds, jobs: int | None = None, timeout: float = DEFAULT_TIMEOUT, 
 
 # Known open bugs (BUGS.md): a failing seed is attributed to one when the same program
 # passes with that bug's trigger removed; anything else is a new failure.
-KNOWN_BUGS = {
-    "BUGS.md #2 (float reductions reassociated; only with MEGAGUARDS_STRICT=0)": {"MEGAGUARDS_STRICT": "1"},
-    "BUGS.md #3 (ranges of more than 2**63 - 1 values)": {"MG_FUZZ_AVOID": "longrange"},
-    "BUGS.md #4 (class of a parallel min/max reduction never assigned)": {"MG_FUZZ_AVOID": "reduction"},
+KNOWN_BUGS: dict = {
+    # "BUGS.md #N (what)": {"MG_FUZZ_AVOID": "feature"} or {"MEGAGUARDS_...": "value"}
+    # while bug #N is open; remove its entry when it is fixed.
 }
 
 
