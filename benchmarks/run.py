@@ -238,7 +238,10 @@ class Runner:
 
     def engines(self, pypy: bool = True) -> list[tuple]:
         """(name, kind, extra environment) of each engine a row compares."""
-        return ([("cpython", "cpython", {}), ("megaguards", "megaguards", {})]
+        # Issue 2's targets are for sequential native code, with results identical to CPython's:
+        # one core, no reassociated float reduction (the parallel back ends have their own runners).
+        sequential = {"MEGAGUARDS_DEVICE": "seq", "MEGAGUARDS_STRICT": "1"}
+        return ([("cpython", "cpython", {}), ("megaguards", "megaguards", sequential)]
                 + ([("pypy", "pypy", {})] if self.pypy and pypy else []))
 
     def measure(self, program: str, arguments: list[str], engines: list[tuple] | None = None,
