@@ -8,21 +8,33 @@ only; no global state).
 What the programs contain (see the issue "differential fuzzing"):
 
 * parameters: 1-D/2-D Python lists of ints, floats (rarely bools) and NumPy arrays
-  (float64, int64, int32, float32), int scalars (sizes ``n``/``m``, an offset or step
-  ``k``, a multiplier ``q``) and a float scalar ``s``;
+  (float64, int64, int32, float32, rarely bool), int scalars (sizes ``n``/``m``, an
+  offset or step ``k``, a multiplier ``q``) and a float scalar ``s``; sometimes NumPy
+  scalars instead of Python ones;
 * nested ``for`` loops over ``range`` with one to three arguments, negative steps,
-  zero-trip ranges and ranges that depend on outer loop variables; bounded
-  ``while`` loops; ``if``/``elif``/``else``; ``break``/``continue``;
-* random expressions (``+ - * / // % & | ^ ** min max abs``, unary minus,
-  conditional expressions, comparisons, ``and``/``or``, a few ``math`` calls and
-  ``int``/``float``/``round`` conversions), typed as Python and NumPy type them, so
-  that most programs are type-stable and compile;
+  zero-trip ranges, ranges that depend on outer loop variables, steps from a
+  parameter (which may be 0), ranges of more than 2**63 values left by ``break``,
+  loop variables that rebind a name in use; bounded ``while`` loops;
+  ``if``/``elif``/``else``; ``break``/``continue``;
+* random expressions (``+ - * / // % & | ^ ** << >> min max abs``, unary ``-`` and
+  ``~``, conditional expressions, comparisons (chained too, and as values),
+  ``and``/``or``, a few ``math`` calls and ``int``/``float``/``round`` conversions),
+  typed as Python and NumPy type them, so that most programs are type-stable;
 * affine subscripts (``a[i - 1]``, ``a[n - 1 - i]``, ``a[i + k]``, ``a[-1 - i]``) that
-  are mostly in range, sometimes not; data-dependent subscripts; augmented stores;
-* scalar accumulators (including products that overflow int64) returned at the
-  end together with loop variables read after their loops;
-* divisors that are sometimes zero, large ints, special floats (nan, inf, -0.0),
-  and a second or third call with other sizes, values or element types.
+  are mostly in range, sometimes not; data-dependent subscripts; a rare float
+  subscript; augmented stores;
+* scalar accumulators (including products that overflow int64), the reduction
+  idioms of parallel loops (``s += e``, ``s = max(s, e)``, ``if e > s: s = e``),
+  tuple and chained assignments, names bound in one branch and read after the
+  ``if`` (bound before the loop or not), loop variables read after their loops
+  (inner ones too), all returned at the end;
+* divisors that are sometimes zero, large ints, special floats (nan, inf, -0.0);
+* argument corners: the same list twice, a matrix row passed beside its matrix,
+  overlapping NumPy views, shared rows (``[[0] * m] * n``), reversed, strided,
+  transposed, offset and read-only arrays, lists the guard must refuse (mixed
+  elements, ints beyond int64, None), tuples, dtypes megaguards does not compile;
+* one to three calls: later calls with other sizes (sometimes 0), values,
+  element types, containers (list <-> ndarray) or scalar types.
 
 The generator tracks the Python/NumPy class of every expression by applying the
 real operators to sample values, and inserts ``int(...)``/``float(...)`` where a
@@ -748,6 +760,9 @@ class Generator:
         header, dim = self.range_header(scope, depth)
         used = {name for name, _ in scope.loops}
         var = next(v for v in ("i", "j", "l", "u", "w") if v not in used)
+        if r.random() < 0.03:  # a loop variable that rebinds a name in use (an outer loop's, or k)
+            var = r.choice(sorted(used) + ["k"])
+            dim = dim if var != "k" else None
         long_range = r.random() < 0.03
         if long_range and "longrange" in self.avoid:
             long_range = False
@@ -843,8 +858,12 @@ class Generator:
                     element = r.choice(["int", "float"])
                 else:
                     element = r.choice(list(DTYPES))
+            if change_types and r.random() < 0.15:  # the other container, same values
+                container = "ndarray" if container == "list" else "list"
+                element = ({"int": "int64", "float": "float64", "bool": "bool"}[element] if container == "ndarray"
+                           else {"int64": "int", "int32": "int", "float64": "float", "float32": "float", "bool": "bool"}[element])
             values[spec.name] = self.make_array(container, element, [sizes[d] for d in spec.dims])
-        if self.alias:
+        if self.alias and (first or r.random() < 0.7):
             kind, first_name, second = self.alias
             source = values[first_name]
             if kind == "same":
