@@ -85,7 +85,8 @@ class Specialization:
         self.kernel_address = ctypes.cast(self.kernel, ctypes.c_void_p).value
         self.ints_type = ctypes.c_int64 * max(1, layout.int_slots)
         self.floats_type = ctypes.c_double * max(1, layout.float_slots)
-        self.no_shadows = tuple((None, None) for _ in layout.shadows)
+        self.no_shadow_objects = (None,) * len(layout.shadows)
+        self.ranks = [typed.arrays[n].rank for n in layout.arrays]
         self.numpy_written = tuple(k for k, (w, is_list) in enumerate(zip(self.written, self.is_list))
                                    if w and not is_list)
         self.check_lists = any(w and is_list for w, is_list in zip(self.written, self.is_list)) and (
@@ -107,12 +108,16 @@ class Specialization:
         if binding.on_device:
             raise GuardFailure("CuPy arrays need the GPU, and this loop cannot run there")
         # No NumPy array written: every shadow is None (and nothing to check per entry).
-        shadows = self.shadows_for(arrays) if self.numpy_written else self.no_shadows
+        if self.numpy_written:
+            shadows = self.shadows_for(arrays)
+            kernel_arrays = arrays + tuple(shadow for _, shadow in shadows)
+        else:
+            shadows, kernel_arrays = (), arrays + self.no_shadow_objects
         if self.check_lists:
-            check_list_rows(arrays, self.is_list, [self.typed.arrays[n].rank for n in self.layout.arrays])
+            check_list_rows(arrays, self.is_list, self.ranks)
         ints, floats = self.ints_type(), self.floats_type()
         ints[self.layout.precondition_slot] = -1
-        flag = self.enter(arrays + tuple(shadow for _, shadow in shadows), binding.scalars, self.plan_address, self.kernel_address, ints, floats,
+        flag = self.enter(kernel_arrays, binding.scalars, self.plan_address, self.kernel_address, ints, floats,
                           self.seconds)
         failed = ints[self.layout.precondition_slot]
         self.failed_precondition = self.preconditions[failed] if failed >= 0 else None
