@@ -85,7 +85,8 @@ def specialize(site, binding) -> Specialization:
 
 
 def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop, live_outs, options):
-    """The loop on the GPU too, when its band can go there; else the CPU specialization."""
+    """The loop on the GPU too, when its nest can go there (a band, or a time-step loop
+    around bands); else the CPU specialization."""
     from . import cuda
     from ..analysis.mapping import GpuBand, GpuRegion, choose_band, choose_region
     from ..codegen.cuda import render_cuda
@@ -95,58 +96,39 @@ def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop,
         return specialization  # auto without a GPU: nothing to render for one
     groups = alias_groups(loop, binding)
     band = choose_band(typed, plan, facts, groups, options.strict)
-    if not isinstance(band, GpuBand):
-        region = choose_region(typed, plan, facts, groups, options.strict)
-        if isinstance(region, GpuRegion):
-            return gpu_region(site, specialization, typed, layout, facts, region, live_outs, options)
+    region = None if isinstance(band, GpuBand) else choose_region(typed, plan, facts, groups, options.strict)
+    if not isinstance(band, GpuBand) and not isinstance(region, GpuRegion):
         if wants_gpu:
             site.note(f"not on the GPU: {band}; {region}")
         return specialization
-    kernel = render_cuda(typed, layout, facts, band, live_outs)
-    dump(site, kernel.source, suffix=".cu")
-    specialization.explanation.parallel.append(
-        f"GPU: band {', '.join(kernel.band)}; threadIdx.x runs loop '{kernel.band[kernel.grid_order[0]]}' "
-        f"(coalesced); block {kernel.block[:len(kernel.band)]}")
-    specialization.explanation.parallel.append("CUDA kernel:\n" + kernel_source(kernel.source, "extern"))
-    if cuda.cupy_module() is None:
-        try:
-            checked = cuda.check_with_nvrtc(kernel.source, options.cache_dir)
-        except CompilerError as error:
-            log.error("%s", error)
-            site.note(f"CUDA kernel did not compile (a megaguards bug): {str(error)[:300]}")
-            return specialization
+    bands = (band,) if region is None else region.bands
+    kernels = tuple(render_cuda(typed, layout, facts, b, live_outs) for b in bands)
+    lines = specialization.explanation.parallel
+    if region is not None:
+        lines.append(f"GPU region: loop '{region.loop.var}' steps on the host around {len(kernels)} kernel(s); "
+                     "arrays stay on the device")
+    for kernel in kernels:
+        dump(site, kernel.source, suffix=".cu")
+        lines.append(f"GPU: band {', '.join(kernel.band)}; threadIdx.x runs loop "
+                     f"'{kernel.band[kernel.grid_order[0]]}' (coalesced); block {kernel.block}")
+        lines.append("CUDA kernel:\n" + kernel_source(kernel.source, "extern"))
+    if cuda.cupy_module() is None:  # no GPU here: check the kernels with NVRTC, run on the CPU
+        for kernel in kernels:
+            try:
+                checked = cuda.check_with_nvrtc(kernel.source, options.cache_dir)
+            except CompilerError as error:
+                log.error("%s", error)
+                site.note(f"CUDA kernel did not compile (a megaguards bug): {str(error)[:300]}")
+                return specialization
         if wants_gpu:
             site.note("no CUDA device found: ran on the CPU" + ("" if checked else " (NVRTC not installed)"))
         return specialization
-    gpu = cuda.GpuSpecialization(specialization, kernel, helper(options.cache_dir, compiler()),
-                                 facts.loops, band.loops)
+    codec = helper(options.cache_dir, compiler())
+    if region is None:
+        gpu = cuda.GpuSpecialization(specialization, kernels[0], codec, facts.loops, band.loops)
+    else:
+        gpu = cuda.GpuRegionSpecialization(specialization, region, kernels, codec, facts.loops)
     return DeviceChoice(specialization, gpu, "gpu" if wants_gpu else "auto")
-
-
-def gpu_region(site, specialization, typed, layout, facts, region, live_outs, options):
-    """A time-step loop of GPU bands: one device region, data moved once."""
-    from . import cuda
-    from ..codegen.cuda import render_cuda
-
-    kernels = tuple(render_cuda(typed, layout, facts, band, live_outs) for band in region.bands)
-    for kernel in kernels:
-        dump(site, kernel.source, suffix=".cu")
-    specialization.explanation.parallel.append(
-        f"GPU region: loop '{region.loop.var}' steps on the host around {len(kernels)} kernel(s); "
-        "arrays stay on the device")
-    if cuda.cupy_module() is None:
-        for kernel in kernels:
-            try:
-                cuda.check_with_nvrtc(kernel.source, options.cache_dir)
-            except CompilerError as error:
-                site.note(f"CUDA kernel did not compile (a megaguards bug): {str(error)[:300]}")
-                return specialization
-        if options.device == "gpu":
-            site.note("no CUDA device found: ran on the CPU")
-        return specialization
-    gpu = cuda.GpuRegionSpecialization(specialization, region, kernels, helper(options.cache_dir, compiler()),
-                                       facts.loops)
-    return DeviceChoice(specialization, gpu, "gpu" if options.device == "gpu" else "auto")
 
 
 def describe_signature(scalars: dict, arrays: dict) -> str:

@@ -79,6 +79,16 @@ def check_with_nvrtc(source: str, cache_dir: Path, arch: str = "sm_90") -> bool:
     return True
 
 
+@functools.lru_cache(maxsize=None)
+def _module_function(source: str):
+    return cupy_module().RawModule(code=source, options=NVRTC_OPTIONS).get_function("mg_kernel")
+
+
+def compile_kernel(kernel: CudaKernel):
+    """The kernel's function on the current GPU (NVRTC through CuPy, which caches on disk)."""
+    return _module_function(kernel.source)
+
+
 @dataclass
 class Transfers:
     to_device: int = 0
@@ -100,8 +110,7 @@ class GpuSpecialization:
     seconds: float = 0.0
 
     def __post_init__(self) -> None:
-        cupy = cupy_module()
-        self.function = cupy.RawModule(code=self.kernel.source, options=NVRTC_OPTIONS).get_function("mg_kernel")
+        self.function = compile_kernel(self.kernel)
         self.band_positions = {name: k for k, name in enumerate(self.kernel.band)}
         self.overwritten = full_overwrites(self.cpu.typed, self.band_loops)
 
@@ -369,14 +378,12 @@ class GpuRegionSpecialization:
     transfers: Transfers = field(default_factory=Transfers)
 
     def __post_init__(self) -> None:
-        cupy = cupy_module()
-        self.functions = [cupy.RawModule(code=k.source, options=NVRTC_OPTIONS).get_function("mg_kernel")
-                          for k in self.kernels]
-        # One GpuSpecialization per band lends its helpers (ranges, grids, copies).
-        self.parts = [GpuSpecialization.__new__(GpuSpecialization) for _ in self.kernels]
-        for part, kernel, band in zip(self.parts, self.kernels, self.region.bands):
-            part.cpu, part.kernel, part.codec = self.cpu, kernel, self.codec
-            part.hoisted_loops, part.band_loops, part.transfers = self.hoisted_loops, band.loops, self.transfers
+        # One GpuSpecialization per band: its kernel, its ranges and grid; the copies'
+        # counts are shared, as the arrays travel once for the whole region.
+        self.parts = [GpuSpecialization(self.cpu, kernel, self.codec, self.hoisted_loops, band.loops,
+                                        transfers=self.transfers)
+                      for kernel, band in zip(self.kernels, self.region.bands)]
+        self.functions = [part.function for part in self.parts]
 
     def run(self, binding, minimum_work: int = 0) -> tuple | int | None:
         cupy = cupy_module()
