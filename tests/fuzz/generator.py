@@ -858,7 +858,7 @@ class Generator:
                     element = r.choice(["int", "float"])
                 else:
                     element = r.choice(list(DTYPES))
-            if change_types and r.random() < 0.15:  # the other container, same values
+            if change_types and r.random() < 0.15 and "containerswitch" not in self.avoid:  # the other container
                 container = "ndarray" if container == "list" else "list"
                 element = ({"int": "int64", "float": "float64", "bool": "bool"}[element] if container == "ndarray"
                            else {"int64": "int", "int32": "int", "float64": "float", "float32": "float", "bool": "bool"}[element])
@@ -993,7 +993,7 @@ def _floats(value):
     return float(value)
 
 
-FEATURES = ("readonly", "longrange", "reduction")  # what ``avoid`` may name
+FEATURES = ("readonly", "longrange", "reduction", "containerswitch")  # what ``avoid`` may name
 
 
 def generate(seed: int, avoid=()) -> Program:

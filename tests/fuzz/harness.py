@@ -412,8 +412,9 @@ def run_batch(seeds, jobs: int | None = None, timeout: float = DEFAULT_TIMEOUT, 
 # Known open bugs (BUGS.md): a failing seed is attributed to one when the same program
 # passes with that bug's trigger removed; anything else is a new failure.
 KNOWN_BUGS: dict = {
-    # "BUGS.md #N (what)": {"MG_FUZZ_AVOID": "feature"} or {"MEGAGUARDS_...": "value"}
-    # while bug #N is open; remove its entry when it is fixed.
+    # "BUGS.md #N (what)": the environment that removes bug #N's trigger, as a dict or a function
+    # returning one, while #N is open; e.g. {"MG_FUZZ_AVOID": "longrange"} (a generator feature
+    # left out), {"MEGAGUARDS_STRICT": "1"}, or {"CC": a wrapper script adding a compiler flag}.
 }
 
 
@@ -434,9 +435,9 @@ def triage(results: list[SeedResult], jobs: int | None = None, env: dict | None 
     if not failed:
         return {}
     explained: dict[int, str] = {}
-    variants = list(KNOWN_BUGS.items())
+    variants = [(name, change() if callable(change) else change) for name, change in KNOWN_BUGS.items()]
     if len(variants) > 1:
-        variants.append((" and ".join(KNOWN_BUGS), _merge(*KNOWN_BUGS.values())))
+        variants.append((" and ".join(KNOWN_BUGS), _merge(*(change for _, change in variants))))
     for name, change in variants:
         pending = [seed for seed in failed if seed not in explained]
         if not pending:

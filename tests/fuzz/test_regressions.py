@@ -163,3 +163,50 @@ def test_bug4_min_reduction_never_assigned_keeps_python_int():
 
 def test_bug4_max_reduction_assigned_is_numpy_float():
     check(running_max, lambda: (numpy.array([1.0, 7.0]), 5.0))  # passes: a reference
+
+
+# --- BUGS.md #5: A[i, j] on a list of lists is taken for A[i][j] ---------------------------------
+
+def tuple_index_store(A):
+    for i in range(len(A)):
+        A[i, 0] = 1
+    return A
+
+
+def tuple_index_load(A):
+    s = 0
+    for i in range(len(A)):
+        s += A[i, 1]
+    return s
+
+
+def test_bug5_tuple_subscript_store_into_a_list_raises_type_error():
+    # Python: TypeError: list indices must be integers or slices, not tuple (A unchanged)
+    check(tuple_index_store, ([[0, 0], [0, 0]],))
+
+
+def test_bug5_tuple_subscript_load_from_a_list_raises_type_error():
+    check(tuple_index_load, ([[1, 2], [3, 4]],))
+
+
+# --- BUGS.md #6: 0.0 - k (k an int) is -0.0 when k == 0 (GCC folds it to -(double)k) ---------------
+
+def zero_minus(a, k):
+    for i in range(len(a)):
+        a[i] = 0.0 - k
+    return a
+
+
+def zero_minus_element(a, b):
+    for i in range(len(a)):
+        a[i] = 0.0 - b[i]
+    return a
+
+
+def test_bug6_zero_minus_int_zero_is_positive_zero():
+    # Python: [0.0, 0.0]; megaguards: [-0.0, -0.0]
+    check(zero_minus, ([1.0, 2.0], 0))
+
+
+def test_bug6_zero_minus_int_array_element():
+    check(zero_minus_element, lambda: (numpy.ones(3), numpy.array([0, 1, 0])))

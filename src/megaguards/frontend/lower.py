@@ -60,6 +60,7 @@ class _Lowerer:
         self.length_only: set[str] = set()
         self.min_rank: dict[str, int] = {}   # len(A[0]) needs A to have at least rank 2
         self.shape_dims: dict[str, set] = {}  # a.shape[k] reads
+        self.tuple_indexed: set[str] = set()  # arrays subscripted as A[i, j]
         self.scalar_reads: dict[str, None] = {}
         self.assigned: dict[str, None] = {}
         self.functions: dict[str, None] = {"range": None}
@@ -177,9 +178,11 @@ class _Lowerer:
     def subscript(self, node: ast.Subscript, written: bool = False) -> tuple[str, tuple[ir.Expr, ...]]:
         indices: list[ast.expr] = []
         base: ast.expr = node
+        tupled = False
         while isinstance(base, ast.Subscript):
             index = base.slice
             parts = index.elts if isinstance(index, ast.Tuple) else [index]
+            tupled = tupled or isinstance(index, ast.Tuple)
             indices[:0] = parts
             base = base.value
         path = dotted_path(base)
@@ -188,6 +191,8 @@ class _Lowerer:
         if path in self.assigned:
             raise _unsupported(node, f"'{path}' is used both as an array and as a scalar")
         self.array_ranks.setdefault(path, set()).add(len(indices))
+        if tupled:  # A[i, j]: fine for NumPy, a TypeError for lists (checked per signature)
+            self.tuple_indexed.add(path)
         if written:
             self.written_arrays.add(path)
         return path, tuple(self.expression(i) for i in indices)
@@ -289,7 +294,7 @@ class _Lowerer:
                 raise Unsupported(f"len() of a sub-array of '{path}' deeper than its indexing")
             if any(not -rank <= d < rank for d in dims):
                 raise Unsupported(f"'{path}.shape[...]' outside its {rank} dimensions (Python raises IndexError)")
-            uses.append(ir.ArrayUse(path, rank, path in self.written_arrays))
+            uses.append(ir.ArrayUse(path, rank, path in self.written_arrays, path in self.tuple_indexed))
         return tuple(uses)
 
 

@@ -162,6 +162,7 @@ class ArrayUse:
     name: str
     rank: int
     written: bool
+    tuple_indexed: bool = False  # some subscript is A[i, j] (a TypeError on a list)
 
 
 @dataclass(frozen=True)

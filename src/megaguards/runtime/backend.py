@@ -45,6 +45,9 @@ def specialize(site, binding) -> Specialization:
               for use in loop.arrays}
     if any(use.rank > 8 for use in loop.arrays):
         raise Unsupported("an array of more than 8 dimensions")
+    for use in loop.arrays:
+        if use.tuple_indexed and arrays[use.name].is_list:
+            raise Unsupported(f"'{use.name}[i, j]' on a list (Python raises TypeError)")
     typed = infer_types(loop.body, scalar_types, arrays, functions)
     live_outs = tuple(n for n in info.live_outs if n in typed.variables)
     options = config.current()

@@ -24,7 +24,9 @@ log = logging.getLogger("megaguards")
 
 # No fast-math and no FMA contraction: float results must be CPython's bit for bit.
 KERNEL_FLAGS = ("-O3", "-std=gnu11", "-fPIC", "-shared", "-ffp-contract=off", "-fno-fast-math",
-                "-fsignaling-nans", "-fno-math-errno", "-w")  # signaling-nans: x * -1.0 keeps a NaN's sign
+                "-fsignaling-nans", "-frounding-math", "-fno-math-errno", "-w")
+# -fsignaling-nans: x * -1.0 keeps a NaN's sign; -frounding-math: 0.0 - (double)k is not folded
+# into -(double)k, which is -0.0 for k == 0.
 _lock = threading.Lock()
 _loaded: dict[Path, ctypes.CDLL] = {}
 
