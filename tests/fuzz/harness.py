@@ -304,6 +304,7 @@ class _Worker:
         self.seeds = list(seeds)
         self.current: int | None = None
         self.phase = ""
+        self.events = 0
         self.since = time.monotonic()
         self.stderr = tempfile.TemporaryFile(mode="w+")
         self.process = subprocess.Popen(
@@ -393,10 +394,15 @@ def run_batch(seeds, jobs: int | None = None, timeout: float = DEFAULT_TIMEOUT, 
                 finish(worker, SeedResult(worker.current, status="crash",
                                           detail=f"worker exited with {code} (phase: {worker.phase or 'plain'}): "
                                                  + worker.stderr_tail()))
+            elif worker.seeds and not worker.events:  # it died before its first seed: it cannot run at all
+                for seed in list(worker.seeds):
+                    finish(worker, SeedResult(seed, status="error",
+                                              detail=f"worker exited with {code}: {worker.stderr_tail()}"))
             live.discard(worker)
             if worker.seeds:
                 restart(worker)
             continue
+        worker.events += 1
         if "result" in event:
             finish(worker, SeedResult(**event["result"]))
         else:

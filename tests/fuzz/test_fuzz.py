@@ -7,6 +7,8 @@
   (the fuzzer is pointless if nothing compiles).
 * ``test_large_batch``: marked ``fuzz``, deselected by default; ``pytest -m fuzz``
   (seeds from ``MG_FUZZ_SEEDS``, default ``200:2200``).
+* ``test_operator_matrix``: marked ``fuzz``; single operations on every pair of value
+  classes and corner values (``opmatrix.py``).
 
 A failing seed that an open bug of ``BUGS.md`` explains (the same program passes with
 that bug's trigger removed, see ``harness.triage``) is reported as xfail with the
@@ -20,7 +22,7 @@ import os
 
 import pytest
 
-from . import harness
+from . import harness, opmatrix
 
 CI_SEEDS = range(0, 200)
 MIN_COMPILED_RATIO = 0.5
@@ -68,3 +70,9 @@ def test_large_batch():
     print(harness.summary(results), f"; {len(known)} explained by open bugs: {sorted(known)}")
     assert not new, "\n\n".join(explain(r) for r in new)
     assert harness.compiled_ratio(results) >= MIN_COMPILED_RATIO, harness.summary(results)
+
+
+@pytest.mark.fuzz
+def test_operator_matrix():
+    mismatches = opmatrix.run(pairs=int(os.environ.get("MG_FUZZ_PAIRS", "20")), report=lambda line: None)
+    assert not mismatches, f"{len(mismatches)} mismatches:\n" + "\n".join(mismatches[:50])

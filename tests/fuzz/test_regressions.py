@@ -210,3 +210,26 @@ def test_bug6_zero_minus_int_zero_is_positive_zero():
 
 def test_bug6_zero_minus_int_array_element():
     check(zero_minus_element, lambda: (numpy.ones(3), numpy.array([0, 1, 0])))
+
+
+# --- BUGS.md #7: math.floor / math.ceil of a numpy.int64 beyond 2**53 are exact (Python rounds) ---
+
+def floor_each(a):
+    for i in range(len(a)):
+        r = math.floor(a[i])
+    return r
+
+
+def ceil_into(a, b):
+    for i in range(len(a)):
+        b[i] = math.ceil(a[i])
+    return b
+
+
+def test_bug7_floor_of_large_numpy_int64_goes_through_float():
+    # numpy.int64 has no __floor__: math.floor(x) is floor(float(x)) == 9007199254740992
+    check(floor_each, lambda: (numpy.array([2**53 + 1]),))
+
+
+def test_bug7_ceil_of_large_numpy_int64_goes_through_float():
+    check(ceil_into, lambda: (numpy.array([2**53 + 1, 3]), [0, 0]))

@@ -40,7 +40,10 @@ def render_call(renderer, node: ir.Call) -> str:
         return renderer.convert(args[0], Scalar.PY_FLOAT)
     if canonical in ("int", "round", "math.floor", "math.ceil", "math.trunc"):
         argument = args[0]
-        if not argument.type.is_float:
+        # numpy.int64 has no __floor__/__ceil__: math.floor(x) is floor(float(x)), which
+        # rounds beyond 2**53; Python ints (and narrower NumPy ints) stay exact.
+        via_float = canonical in ("math.floor", "math.ceil") and argument.type is Scalar.NP_INT64
+        if not argument.type.is_float and not via_float:
             return renderer.cast(renderer.expr(argument), argument.type, result)
         value = renderer.convert(argument, Scalar.PY_FLOAT)
         helper = {"int": "mg_f2i", "round": "mg_round_f64"}.get(canonical) or _TO_INT[canonical[5:]]
