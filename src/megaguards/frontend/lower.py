@@ -10,6 +10,7 @@ import itertools
 
 from ..errors import Unsupported
 from ..ir import nodes as ir
+from . import desugar
 
 BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
           ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
@@ -74,6 +75,9 @@ class _Lowerer:
         return tuple(lowered)
 
     def statement(self, node: ast.stmt) -> list[ir.Stmt]:
+        rewritten = desugar.statement(node)
+        if rewritten is not None:
+            return list(self.block(rewritten))
         where = _where(node)
         if isinstance(node, ast.Assign):
             return self.assign(node.targets, node.value, node)
@@ -115,6 +119,7 @@ class _Lowerer:
         raise _unsupported(node)
 
     def range_loop(self, node: ast.For) -> ir.For:
+        node = desugar.for_loop(node)
         if not (isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name)
                 and node.iter.func.id == "range"):
             raise _unsupported(node, "'for' over something other than range(...)")
