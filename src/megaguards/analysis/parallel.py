@@ -204,7 +204,7 @@ class _Planner:
         exposed = exposed_reads(loop.body, frozenset({loop.var}))
         private, reductions = [], []
         for name in sorted(assigned):
-            if name not in exposed:
+            if name not in exposed or ir.is_call_result(name):
                 private.append(name)
                 continue
             kinds = _reduction_steps(name, loop.body)

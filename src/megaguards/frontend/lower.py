@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import ast
 import itertools
+import re
+from dataclasses import dataclass
+from typing import Callable
 
 from ..errors import Unsupported
 from ..ir import nodes as ir
-from . import desugar
+from . import desugar, inline
 
 BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
           ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
@@ -54,8 +57,29 @@ def dotted_path(node: ast.AST) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Callee:
+    """The names of one inlined call: how the callee's names map to the caller's."""
+
+    route: str              # path to the function object from the loop's live-ins
+    names: dict             # parameter or local name -> IR path (alias or renamed temporary)
+    free: frozenset         # the function's free (closure) variables
+    code: object            # its code object (recursion check)
+
+
+# A resolver maps a call path to (function object, receiver path or None) when the path
+# names a user-defined Python function at the loop's first entry, else None.
+Resolver = Callable[[str], "tuple[object, str | None] | None"]
+NO_RETURN_VALUE = object()
+_RECEIVER = object()  # the bound object of a method call, passed as its first parameter
+
+
 class _Lowerer:
-    def __init__(self) -> None:
+    def __init__(self, resolve: Resolver | None = None) -> None:
+        self.resolve = resolve
+        self.callees: list[_Callee] = []       # the inlined calls being lowered, innermost last
+        self.inlined: dict[str, object] = {}   # function path -> code object inlined for it
+        self.pending: list[ir.Stmt] = []       # inlined bodies to run before the current statement
         self.array_ranks: dict[str, set[int]] = {}
         self.written_arrays: set[str] = set()
         self.length_only: set[str] = set()
@@ -75,6 +99,15 @@ class _Lowerer:
         return tuple(lowered)
 
     def statement(self, node: ast.stmt) -> list[ir.Stmt]:
+        """The statement's IR, preceded by the bodies of the functions its expressions call."""
+        outer, self.pending = self.pending, []
+        try:
+            lowered = self.plain_statement(node)
+            return self.pending + lowered
+        finally:
+            self.pending = outer
+
+    def plain_statement(self, node: ast.stmt) -> list[ir.Stmt]:
         rewritten = desugar.statement(node)
         if rewritten is not None:
             return list(self.block(rewritten))
@@ -100,7 +133,10 @@ class _Lowerer:
         if isinstance(node, ast.While):
             if node.orelse:
                 raise _unsupported(node, "'while ... else'")
-            return [ir.While(self.expression(node.test), self.block(node.body), **where)]
+            test = self.expression(node.test)
+            if self.pending:
+                raise _unsupported(node.test, "a call to a Python function in a 'while' condition")
+            return [ir.While(test, self.block(node.body), **where)]
         if isinstance(node, ast.If):
             return [ir.If(self.expression(node.test), self.block(node.body), self.block(node.orelse), **where)]
         if isinstance(node, ast.Break):
@@ -113,6 +149,8 @@ class _Lowerer:
             if isinstance(node.value, ast.Constant):  # a docstring or a bare literal
                 return []
             if isinstance(node.value, ast.Call):
+                if self.call(node.value, value_used=False) is NO_RETURN_VALUE:
+                    return []  # an inlined function: its body is pending
                 name = dotted_path(node.value.func) or "a computed function"
                 raise _unsupported(node, f"call to '{name}' as a statement (side effects)")
             raise _unsupported(node, "expression statement")
@@ -134,8 +172,10 @@ class _Lowerer:
         one, zero = ir.Const(1, **_where(node)), ir.Const(0, **_where(node))
         start, stop, step = {1: lambda: (zero, lowered[0], one), 2: lambda: (lowered[0], lowered[1], one),
                              3: lambda: tuple(lowered)}[len(lowered)]()
-        self.assigned.setdefault(node.target.id, None)
-        return ir.For(node.target.id, start, stop, step, self.block(node.body), **_where(node))
+        var = self.rename(node.target.id)
+        self.assigned.setdefault(var, None)
+        self.functions.setdefault(self.rename("range"), None)  # checked to be the builtin
+        return ir.For(var, start, stop, step, self.block(node.body), **_where(node))
 
     def assign(self, targets: list[ast.expr], value_node: ast.expr, node: ast.stmt) -> list[ir.Stmt]:
         where = _where(node)
@@ -174,6 +214,7 @@ class _Lowerer:
         raise _unsupported(target)
 
     def bind(self, name: str, value: ir.Expr, node: ast.AST) -> ir.Assign:
+        name = self.rename(name)
         if name in self.array_ranks or name in self.length_only:
             raise _unsupported(node, f"'{name}' is used both as an array and as a scalar")
         self.assigned.setdefault(name, None)
@@ -190,9 +231,12 @@ class _Lowerer:
             tupled = tupled or isinstance(index, ast.Tuple)
             indices[:0] = parts
             base = base.value
-        path = dotted_path(base)
+        path = self.rename(dotted_path(base))
         if path is None:
             raise _unsupported(base, "subscript of a computed value")
+        if written and self.callees and (".__globals__." in path or ".__closure__." in path):
+            raise _unsupported(node, f"a function writes '{path.rsplit('.', 1)[-1]}', which is not its own "
+                                     "(global or closure state)")
         if path in self.assigned:
             raise _unsupported(node, f"'{path}' is used both as an array and as a scalar")
         self.array_ranks.setdefault(path, set()).add(len(indices))
@@ -209,7 +253,7 @@ class _Lowerer:
                 raise _unsupported(node, f"constant of type {type(node.value).__name__}")
             return ir.Const(node.value, **where)
         if isinstance(node, (ast.Name, ast.Attribute)):
-            path = dotted_path(node)
+            path = self.rename(dotted_path(node))
             if path is None:
                 raise _unsupported(node, "attribute of a computed value")
             if path in self.array_ranks or path in self.length_only:
@@ -226,33 +270,42 @@ class _Lowerer:
         if isinstance(node, ast.UnaryOp):
             return ir.UnaryOp(UNARY[type(node.op)], self.expression(node.operand), **where)
         if isinstance(node, ast.BoolOp):
-            op = "and" if isinstance(node.op, ast.And) else "or"
-            return ir.BoolOp(op, tuple(self.expression(v) for v in node.values), **where)
+            return self.boolean(node)
         if isinstance(node, ast.Compare):
             ops = []
             for op in node.ops:
                 if type(op) not in COMPARE:
                     raise _unsupported(node, f"comparison '{type(op).__name__}' (is / in)")
                 ops.append(COMPARE[type(op)])
-            return ir.Compare(self.expression(node.left), tuple(ops),
-                              tuple(self.expression(c) for c in node.comparators), **where)
+            operands = [self.expression(node.left), self.expression(node.comparators[0])]
+            for comparator in node.comparators[1:]:  # evaluated only if the chain goes on
+                operands.append(self.without_calls(comparator, "a call to a Python function late in a "
+                                                               "comparison chain"))
+            return ir.Compare(operands[0], tuple(ops), tuple(operands[1:]), **where)
         if isinstance(node, ast.IfExp):
-            return ir.IfExp(self.expression(node.test), self.expression(node.body), self.expression(node.orelse), **where)
+            return self.conditional(node)
         if isinstance(node, ast.Call):
             return self.call(node)
         if isinstance(node, ast.Tuple):
             raise _unsupported(node, "tuple value")
         raise _unsupported(node)
 
-    def call(self, node: ast.Call) -> ir.Expr:
-        path = dotted_path(node.func)
+    def call(self, node: ast.Call, value_used: bool = True):
+        written = dotted_path(node.func)
+        path = self.rename(written)
         if path is None:
             raise _unsupported(node, "call of a computed function")
+        callee = self.resolve(path) if self.resolve is not None else None
+        if callee is not None:
+            result = self.inline(node, path, *callee, value_used)
+            return result if value_used else NO_RETURN_VALUE
+        if not value_used:
+            return None
         if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
             raise _unsupported(node, f"call to '{path}' with keyword or starred arguments")
         self.functions.setdefault(path, None)
         self.scalar_reads.pop(path, None)
-        if path == "len":  # resolved as the builtin at run time; only arrays have lengths
+        if written == "len":  # checked to be the builtin at run time; only arrays have lengths
             if len(node.args) != 1:
                 raise _unsupported(node, "len() takes one argument")
             return self.length(node.args[0], node)
@@ -264,7 +317,7 @@ class _Lowerer:
         while isinstance(base, ast.Subscript):
             prefix[:0] = base.slice.elts if isinstance(base.slice, ast.Tuple) else [base.slice]
             base = base.value
-        path = dotted_path(base)
+        path = self.rename(dotted_path(base))
         if path is None or path in self.assigned:
             raise _unsupported(node, "len() of something other than an array")
         self.scalar_reads.pop(path, None)
@@ -274,7 +327,7 @@ class _Lowerer:
 
     def shape(self, node: ast.Subscript) -> ir.Shape:
         """``a.shape[k]`` with a constant k: a dimension of a NumPy array."""
-        path = dotted_path(node.value.value)
+        path = self.rename(dotted_path(node.value.value))
         index = node.slice
         negative = isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub)
         constant = index.operand if negative else index
@@ -284,6 +337,126 @@ class _Lowerer:
         self.scalar_reads.pop(path, None)
         self.shape_dims.setdefault(path, set()).add(dim)
         return ir.Shape(path, dim, **_where(node))
+
+    # calls to Python functions: inlined ------------------------------------------
+    def rename(self, path: str | None) -> str | None:
+        """A name as the innermost inlined function sees it, as a path from the loop's
+        live-ins: its parameter's argument, its renamed local, or a route to its
+        global or closure variable."""
+        if path is None or not self.callees or path.startswith("mg_tmp"):
+            return path
+        callee = self.callees[-1]
+        head, dot, rest = path.partition(".")
+        if head in callee.names:
+            base = callee.names[head]
+        elif head in callee.free:
+            base = f"{callee.route}.__closure__.{head}"
+        else:
+            base = f"{callee.route}.__globals__.{head}"
+        return base + dot + rest
+
+    def inline(self, node: ast.Call, path: str, function, receiver: str | None, value_used: bool):
+        """Lower ``f(args)`` as f's body (pending before the current statement); returns the
+        name holding its value."""
+        where = _where(node)
+        code = function.__code__
+        if any(callee.code is code for callee in self.callees):
+            raise _unsupported(node, f"recursive call to '{path}'")
+        if len(self.callees) >= inline.MAX_DEPTH:
+            raise _unsupported(node, f"calls nested more than {inline.MAX_DEPTH} deep")
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            raise _unsupported(node, f"call to '{path}' with * or ** arguments")
+        try:
+            definition = inline.check_callable(function, path)
+            arguments = ([_RECEIVER] if receiver else []) + list(node.args)
+            bound = inline.bind_arguments(definition, path, arguments, {k.arg: k.value for k in node.keywords})
+            assigned = inline.assigned_in(definition)
+            statements_of = inline.body_statements(definition)
+        except Unsupported as problem:
+            raise Unsupported(problem.reason, problem.line or node.lineno, problem.col or node.col_offset) from None
+        prefix = f"mg_tmp_{re.sub(r'[^0-9A-Za-z]', '_', function.__name__)}{next(self.temporaries)}_"
+        names: dict[str, str] = {}
+        setup: list[ir.Stmt] = []
+        for parameter, argument in bound.items():  # evaluated in the caller's scope, left to right
+            if argument is _RECEIVER:
+                alias = receiver
+            elif argument is None:
+                alias = f"{path}.__defaults__.{parameter}"
+            else:
+                alias = self.rename(dotted_path(argument))
+            if alias is not None and parameter not in assigned:
+                names[parameter] = alias  # read-only parameter: the argument itself
+                continue
+            value = self.expression(argument) if isinstance(argument, ast.AST) else self.read(alias, where)
+            names[parameter] = prefix + parameter
+            setup.append(ir.Assign(prefix + parameter, value, **where))
+        for name in assigned - set(bound):
+            names[name] = prefix + name
+        self.callees.append(_Callee(path, names, frozenset(code.co_freevars), code))
+        try:
+            result = prefix + ir.CALL_RESULT_SUFFIX[1:]
+            statements = inline.structure_returns(statements_of, result, prefix + "done", value_used, path)
+            body = self.block(statements)
+        finally:
+            self.callees.pop()
+        self.inlined[path] = code
+        self.functions.setdefault(path, None)
+        self.scalar_reads.pop(path, None)
+        self.pending += setup + list(body)
+        return ir.Name(result, **where)
+
+    def read(self, path: str, where: dict) -> ir.Name:
+        self.scalar_reads.setdefault(path, None)
+        return ir.Name(path, **where)
+
+    def capture(self, node: ast.expr) -> tuple[ir.Expr, list[ir.Stmt]]:
+        """Lower an expression evaluated only conditionally: (its value, the inlined
+        bodies it needs), kept apart from the current statement's."""
+        outer, self.pending = self.pending, []
+        try:
+            return self.expression(node), self.pending
+        finally:
+            self.pending = outer
+
+    def without_calls(self, node: ast.expr, what: str) -> ir.Expr:
+        value, pending = self.capture(node)
+        if pending:
+            raise _unsupported(node, what)
+        return value
+
+    def temporary(self) -> str:
+        return f"mg_tmp{next(self.temporaries)}"
+
+    def conditional(self, node: ast.IfExp) -> ir.Expr:
+        """``a if c else b``; a call in a branch becomes an ``if`` statement, so the call
+        runs only when Python would run it."""
+        where = _where(node)
+        test = self.expression(node.test)
+        body, body_pending = self.capture(node.body)
+        orelse, orelse_pending = self.capture(node.orelse)
+        if not body_pending and not orelse_pending:
+            return ir.IfExp(test, body, orelse, **where)
+        result = self.temporary()
+        self.pending.append(ir.If(test, (*body_pending, ir.Assign(result, body, **where)),
+                                  (*orelse_pending, ir.Assign(result, orelse, **where)), **where))
+        return ir.Name(result, **where)
+
+    def boolean(self, node: ast.BoolOp) -> ir.Expr:
+        """``a and b``/``a or b``; a call after the first operand becomes nested ``if``
+        statements (short-circuit evaluation)."""
+        where = _where(node)
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        first = self.expression(node.values[0])
+        rest = [self.capture(value) for value in node.values[1:]]
+        if not any(pending for _, pending in rest):
+            return ir.BoolOp(op, (first, *(value for value, _ in rest)), **where)
+        result = self.temporary()
+        goes_on = ir.Name(result, **where) if op == "and" else ir.UnaryOp("not", ir.Name(result, **where), **where)
+        chain: tuple[ir.Stmt, ...] = ()
+        for value, pending in reversed(rest):
+            chain = (*pending, ir.Assign(result, value, **where), *((ir.If(goes_on, chain, (), **where),) if chain else ()))
+        self.pending += [ir.Assign(result, first, **where), ir.If(goes_on, chain, (), **where)]
+        return ir.Name(result, **where)
 
     def array_uses(self) -> tuple[ir.ArrayUse, ...]:
         uses = []
@@ -303,12 +476,13 @@ class _Lowerer:
         return tuple(uses)
 
 
-def lower_loop(loop: ast.For) -> ir.Loop:
-    """Lower one site's loop; raises ``Unsupported`` (with the location) if it cannot."""
-    lowerer = _Lowerer()
+def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
+    """Lower one site's loop; raises ``Unsupported`` (with the location) if it cannot.
+    ``resolve`` finds the user-defined functions the loop calls (they are inlined)."""
+    lowerer = _Lowerer(resolve)
     body = lowerer.range_loop(loop)
     arrays = lowerer.array_uses()
     array_names = {a.name for a in arrays}
     scalars = tuple(n for n in lowerer.scalar_reads if n not in array_names and n not in lowerer.functions)
     assigned = tuple(n for n in lowerer.assigned if not n.startswith("mg_tmp"))
-    return ir.Loop(body, scalars, arrays, assigned, tuple(lowerer.functions))
+    return ir.Loop(body, scalars, arrays, assigned, tuple(lowerer.functions), tuple(lowerer.inlined.items()))

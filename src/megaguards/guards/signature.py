@@ -48,9 +48,75 @@ def safe_getattr(obj: object, attribute: str) -> object:
     instance = getattr(obj, "__dict__", None)
     if instance is not None and attribute in instance:
         return instance[attribute]
+    if isinstance(class_value, types.FunctionType):
+        return class_value  # a method: the plain function (the inliner passes the object itself)
     if class_value is _MISSING or hasattr(type(class_value), "__get__"):
         raise GuardFailure(f"attribute {attribute!r} is missing or computed")
     return class_value
+
+
+# Routes from a function object to what its inlined body reads (frontend/inline.py):
+# ``f.__globals__.N``, ``f.__closure__.k``, ``f.__defaults__.alpha``.
+ROUTE_SEGMENTS = ("__globals__", "__closure__", "__defaults__")
+
+
+def _steps(path: str) -> tuple[str, list]:
+    head, *parts = path.split(".")
+    steps, k = [], 0
+    while k < len(parts):
+        if parts[k] in ROUTE_SEGMENTS and k + 1 < len(parts):
+            steps.append((parts[k], parts[k + 1]))
+            k += 2
+        else:
+            steps.append(("attribute", parts[k]))
+            k += 1
+    return head, steps
+
+
+def follow(value: object, kind: str, name: str) -> object:
+    """One step of a path: an attribute, or a function's global, free variable or default."""
+    if kind == "attribute":
+        return safe_getattr(value, name)
+    if not isinstance(value, types.FunctionType):
+        raise GuardFailure(f"{type(value).__name__} is not a Python function")
+    if kind == "__globals__":
+        for namespace in (value.__globals__, value.__builtins__):
+            namespace = namespace.__dict__ if isinstance(namespace, types.ModuleType) else namespace
+            if name in namespace:
+                return namespace[name]
+        raise GuardFailure(f"name {name!r} is not defined in {value.__name__}'s module")
+    code = value.__code__
+    if kind == "__closure__":
+        try:
+            return value.__closure__[code.co_freevars.index(name)].cell_contents
+        except (ValueError, IndexError, TypeError):
+            raise GuardFailure(f"free variable {name!r} of {value.__name__} is not bound") from None
+    positional = code.co_varnames[:code.co_argcount]
+    defaults = value.__defaults__ or ()
+    if name in positional and positional.index(name) >= len(positional) - len(defaults):
+        return defaults[positional.index(name) - (len(positional) - len(defaults))]
+    if name in (value.__kwdefaults__ or {}):
+        return value.__kwdefaults__[name]
+    raise GuardFailure(f"parameter {name!r} of {value.__name__} has no default")
+
+
+def resolve_callee(path: str, values: tuple, index: dict) -> tuple[object, str | None] | None:
+    """(function, receiver path or None) when ``path`` names a user-defined Python function
+    for these live-ins (a method: the receiver is the object it is called on), else None."""
+    head, steps = _steps(path)
+    if head not in index:
+        return None
+    value, parent = values[index[head]], None
+    try:
+        for kind, name in steps:
+            parent, value = value, follow(value, kind, name)
+    except GuardFailure:
+        return None
+    if not isinstance(value, types.FunctionType):
+        return None
+    is_method = (steps and steps[-1][0] == "attribute" and not isinstance(parent, (types.ModuleType, type))
+                 and steps[-1][1] not in getattr(parent, "__dict__", {}))
+    return value, path.rsplit(".", 1)[0] if is_method else None
 
 
 def is_cupy_array(value: object) -> bool:
@@ -95,15 +161,15 @@ class Binding:
 
 
 def _getter(path: str, index: dict):
-    head, *attributes = path.split(".")
+    head, steps = _steps(path)
     position = index[head]
-    if not attributes:
+    if not steps:
         return operator.itemgetter(position)
 
     def get(values):
         value = values[position]
-        for attribute in attributes:
-            value = safe_getattr(value, attribute)
+        for kind, name in steps:
+            value = follow(value, kind, name)
         return value
     return get
 
@@ -120,6 +186,7 @@ class Binder:
             if path.split(".")[0] not in index:
                 raise Unsupported(f"'{path}' is bound inside the loop")
         self.function_paths = loop.functions
+        self.inlined = dict(loop.inlined)
         self.scalar_paths = tuple(p for p in loop.scalars_in if p.split(".")[0] in index)
         self.array_uses = loop.arrays
         self.function_getters = tuple(_getter(p, index) for p in self.function_paths)
@@ -162,11 +229,27 @@ class Binder:
         """Slow path, once per signature: canonical functions, scalar and array types."""
         functions = {}
         for path, value in zip(self.function_paths, binding.functions):
+            if path in self.inlined:
+                if getattr(value, "__code__", None) is not self.inlined[path]:
+                    raise Unsupported(f"'{display(path)}' is bound to another function than the one inlined")
+                continue
             canonical = canonical_name(value)
             if canonical is None:
-                raise Unsupported(f"'{path}' is not bound to a supported built-in or math function")
+                raise Unsupported(f"'{display(path)}' is not bound to a supported built-in or math function")
             functions[path] = canonical
-        scalars = {path: scalar_type(path, value) for path, value in zip(self.scalar_paths, binding.scalars)}
-        arrays = {use.name: array_element(use.name, value, use.rank)
+        scalars = {path: scalar_type(display(path), value) for path, value in zip(self.scalar_paths, binding.scalars)}
+        arrays = {use.name: array_element(display(use.name), value, use.rank)
                   for use, value in zip(self.array_uses, binding.arrays)}
         return functions, scalars, arrays
+
+
+def display(path: str) -> str:
+    """A path for messages: ``f.__globals__.N`` reads as ``N (global of f)``."""
+    head, steps = _steps(path)
+    for kind, name in reversed(steps):
+        if kind != "attribute":
+            where = {"__globals__": "global", "__closure__": "closure variable", "__defaults__": "default"}[kind]
+            tail = path[path.rindex(f"{kind}.{name}") + len(kind) + 1:]
+            owner = path[:path.rindex(f".{kind}.{name}")].rsplit(".", 1)[-1]
+            return f"{tail} ({where} of {owner})"
+    return path

@@ -174,6 +174,18 @@ class Loop:
     arrays: tuple[ArrayUse, ...]  # array live-ins
     assigned: tuple[str, ...]     # scalar variables the loop may assign (live-outs)
     functions: tuple[str, ...]    # global names of called functions (abs, math, ...)
+    inlined: tuple = ()           # (path, code object) of each user function inlined
+
+
+def is_call_result(name: str) -> bool:
+    """The temporary holding an inlined call's value (``frontend/inline.py``). Every path
+    through the inlined body assigns it before the caller reads it, so it never carries
+    a value from one iteration to the next (returns inside the callee's loops 'break'
+    out of those loops, which therefore never run in parallel)."""
+    return name.startswith("mg_tmp_") and name.endswith(CALL_RESULT_SUFFIX)
+
+
+CALL_RESULT_SUFFIX = "_return"
 
 
 def walk(node):

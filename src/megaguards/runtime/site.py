@@ -17,7 +17,7 @@ from .. import config
 from ..errors import Unsupported
 from ..frontend.lower import lower_loop
 from ..frontend.rewrite import SiteInfo
-from ..guards.signature import Binder
+from ..guards.signature import Binder, resolve_callee
 from . import backend
 from .kernel import FLAG_REASONS, UNSET, Specialization
 from .marshal import GuardFailure
@@ -83,7 +83,8 @@ class Site:
         if self.loop is None:
             started = time.perf_counter()
             try:
-                self.loop = lower_loop(self.info.loop)
+                index = {name: k for k, name in enumerate(self.info.live_ins)}
+                self.loop = lower_loop(self.info.loop, lambda path: resolve_callee(path, values, index))
                 self.binder = Binder(self.loop, self.info.live_ins)
             except Unsupported as unsupported:
                 self.disabled = unsupported.describe()

@@ -1,0 +1,223 @@
+"""Inlining calls to user-defined Python functions (MegaGuards §3.3.1: one clone per
+call site and type signature).
+
+A call ``f(a, b)`` inside a loop is replaced, in the lowering, by ``f``'s body with
+its names renamed: parameters alias the caller's argument paths (or become fresh
+temporaries holding the argument values), locals become ``mg_tmp_<f><k>_<name>``
+temporaries, and the names ``f`` reads from elsewhere become *routes* from the
+caller's live-in: ``f.__globals__.N``, ``f.__closure__.k``, ``f.__defaults__.alpha``
+(read at every entry by the guard, ``guards/signature.py``).  The body's ``return``
+statements become assignments to a result temporary (``structure_returns``), so the
+type inference sees every return site and the generated code has no calls at all.
+
+Pure functions of the ``ast`` plus the function object (for its source and names).
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+import textwrap
+import types
+
+from ..errors import Unsupported
+from .scope import assigned_names
+
+MAX_DEPTH = 8             # nesting of inlined calls (f calls g calls h ...)
+MAX_STATEMENTS = 2000     # of one inlined body after return structuring
+
+
+@functools.lru_cache(maxsize=256)
+def definition(code: types.CodeType) -> ast.FunctionDef | ast.Lambda:
+    """The ``def`` (or ``lambda``) of a code object, parsed from its source file, with
+    the file's line numbers.  ``Unsupported`` when the source is not available."""
+    try:
+        lines, first = inspect.getsourcelines(code)
+    except (OSError, TypeError):
+        raise Unsupported(f"the source of function '{code.co_name}' is not available") from None
+    source = textwrap.dedent("".join(lines))
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # a lambda inside a larger expression: parse its line's lambda
+        tree = ast.parse("(\n" + source + "\n)") if code.co_name == "<lambda>" else None
+        if tree is None:
+            raise Unsupported(f"the source of function '{code.co_name}' could not be parsed") from None
+        first -= 1
+    ast.increment_lineno(tree, first - 1)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == code.co_name:
+            return node
+        if isinstance(node, ast.Lambda) and code.co_name == "<lambda>" and node.lineno == code.co_firstlineno:
+            return node
+    raise Unsupported(f"the definition of function '{code.co_name}' was not found in its source")
+
+
+def check_callable(function: object, name: str) -> ast.FunctionDef | ast.Lambda:
+    """The definition of a function that may be inlined; ``Unsupported`` with the reason if not."""
+    if not isinstance(function, types.FunctionType):
+        raise Unsupported(f"'{name}' is not a plain Python function")
+    code = function.__code__
+    if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+                        | inspect.CO_ITERABLE_COROUTINE):
+        raise Unsupported(f"'{name}' is a generator or coroutine function")
+    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        raise Unsupported(f"'{name}' takes *args or **kwargs")
+    node = definition(code)
+    if isinstance(node, ast.FunctionDef) and node.decorator_list:
+        raise Unsupported(f"'{name}' is decorated")
+    return node
+
+
+def parameters(node: ast.FunctionDef | ast.Lambda) -> tuple[list[str], list[str], int]:
+    """(positional parameter names, keyword-only names, number of positional-only ones)."""
+    arguments = node.args
+    positional = [a.arg for a in arguments.posonlyargs + arguments.args]
+    return positional, [a.arg for a in arguments.kwonlyargs], len(arguments.posonlyargs)
+
+
+def bind_arguments(node, name: str, positional_args: list, keyword_args: dict) -> dict:
+    """Parameter name -> the caller's argument (any object), or None where its default
+    applies.  Calls Python would reject with TypeError are ``Unsupported`` (the
+    interpreter then raises the TypeError itself)."""
+    positional, keyword_only, positional_only = parameters(node)
+    if len(positional_args) > len(positional):
+        raise Unsupported(f"'{name}' called with too many arguments")
+    bound = dict(zip(positional, positional_args))
+    for keyword, value in keyword_args.items():
+        if keyword in bound or keyword not in positional[positional_only:] + keyword_only:
+            raise Unsupported(f"'{name}' called with an unexpected or repeated keyword '{keyword}'")
+        bound[keyword] = value
+    arguments = node.args
+    with_default = positional[len(positional) - len(arguments.defaults):] if arguments.defaults else []
+    with_default += [a.arg for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None]
+    for parameter in positional + keyword_only:
+        if parameter not in bound:
+            if parameter not in with_default:
+                raise Unsupported(f"'{name}' called without its argument '{parameter}'")
+            bound[parameter] = None
+    return bound
+
+
+def body_statements(node: ast.FunctionDef | ast.Lambda) -> list[ast.stmt]:
+    if isinstance(node, ast.Lambda):
+        return [ast.Return(value=node.body, lineno=node.lineno, col_offset=node.col_offset)]
+    for statement in ast.walk(node):
+        if isinstance(statement, (ast.Global, ast.Nonlocal)):
+            raise Unsupported(f"function '{node.name}' declares '{'global' if isinstance(statement, ast.Global) else 'nonlocal'}' "
+                              "names (writes outside its frame)", statement.lineno, statement.col_offset)
+    return node.body
+
+
+def local_names(node: ast.FunctionDef | ast.Lambda) -> set[str]:
+    """Names bound in the function's own frame (parameters and assigned names)."""
+    positional, keyword_only, _ = parameters(node)
+    assigned = set()
+    for statement in body_statements(node):
+        assigned.update(assigned_names(statement))
+    return set(positional) | set(keyword_only) | assigned
+
+
+def assigned_in(node: ast.FunctionDef | ast.Lambda) -> set[str]:
+    assigned = set()
+    for statement in body_statements(node):
+        assigned.update(assigned_names(statement))
+    return assigned
+
+
+# return structuring -------------------------------------------------------------
+
+def _has_return(statements: list[ast.stmt]) -> bool:
+    for statement in statements:
+        for child in ast.walk(statement):
+            if isinstance(child, ast.Return):
+                return True
+    return False
+
+
+def _name(identifier: str, store: bool, at: ast.AST) -> ast.Name:
+    return ast.copy_location(ast.Name(id=identifier, ctx=ast.Store() if store else ast.Load()), at)
+
+
+def _assign(target: str, value: ast.expr, at: ast.AST) -> ast.Assign:
+    return ast.copy_location(ast.Assign(targets=[_name(target, True, at)], value=value), at)
+
+
+class _Returns:
+    """Rewrites ``return`` so that the body ends where the function would return:
+    returns in straight-line code and under ``if`` take the rest of the body into
+    the other branch; returns inside loops set a *done* flag and break out."""
+
+    def __init__(self, result: str | None, done: str, value_used: bool, function: str) -> None:
+        self.result, self.done, self.value_used, self.function = result, done, value_used, function
+        self.uses_done = False
+
+    def returned(self, node: ast.Return) -> list[ast.stmt]:
+        if node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None):
+            if self.value_used:
+                raise Unsupported(f"'{self.function}' returns None here; its value is used",
+                                  node.lineno, node.col_offset)
+            return []
+        if self.result is None:  # the value is discarded but still evaluated (it may raise)
+            return [ast.copy_location(ast.Expr(value=node.value), node)]
+        return [_assign(self.result, node.value, node)]
+
+    def tail(self, statements: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for index, statement in enumerate(statements):
+            rest = statements[index + 1:]
+            if isinstance(statement, ast.Return):
+                return out + self.returned(statement)
+            if isinstance(statement, ast.If) and _has_return([statement]):
+                branch = ast.If(test=statement.test, body=self.tail(statement.body + rest) or [ast.Pass()],
+                                orelse=self.tail(statement.orelse + rest))
+                return out + [ast.copy_location(branch, statement)]
+            if isinstance(statement, (ast.For, ast.While)) and _has_return(statement.body):
+                self.uses_done = True
+                loop = self.loop_with_flag(statement)
+                after = ast.If(test=_name(self.done, False, statement), body=[ast.Pass()], orelse=self.tail(rest))
+                return out + [_assign(self.done, ast.Constant(False), statement), loop,
+                              ast.copy_location(after, statement)]
+            out.append(statement)
+        if self.value_used:
+            where = statements[-1] if statements else None
+            raise Unsupported(f"'{self.function}' can end without 'return'; its value is used",
+                              getattr(where, "lineno", 0), 0)
+        return out
+
+    def loop_with_flag(self, loop: ast.For | ast.While) -> ast.stmt:
+        copy = ast.For if isinstance(loop, ast.For) else ast.While
+        fields = {k: getattr(loop, k) for k in loop._fields if k != "body"}
+        return ast.copy_location(copy(**fields, body=self.in_loop(loop.body)), loop)
+
+    def in_loop(self, statements: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for statement in statements:
+            if isinstance(statement, ast.Return):
+                value = self.returned(statement)
+                out += value + [_assign(self.done, ast.Constant(True), statement),
+                                ast.copy_location(ast.Break(), statement)]
+                return out
+            if isinstance(statement, ast.If) and _has_return([statement]):
+                branch = ast.If(test=statement.test, body=self.in_loop(statement.body) or [ast.Pass()],
+                                orelse=self.in_loop(statement.orelse))
+                out.append(ast.copy_location(branch, statement))
+            elif isinstance(statement, (ast.For, ast.While)) and _has_return(statement.body):
+                out.append(self.loop_with_flag(statement))
+                stop = ast.If(test=_name(self.done, False, statement), body=[ast.copy_location(ast.Break(), statement)],
+                              orelse=[])
+                out.append(ast.copy_location(stop, statement))
+            else:
+                out.append(statement)
+        return out
+
+
+def structure_returns(statements: list[ast.stmt], result: str | None, done: str, value_used: bool,
+                      function: str) -> list[ast.stmt]:
+    """The body with every ``return`` turned into an assignment to ``result`` (None: the
+    value is discarded), so that control reaches the end exactly where the function
+    would have returned."""
+    rewritten = _Returns(result, done, value_used, function).tail(list(statements))
+    size = sum(1 for statement in rewritten for _ in ast.walk(statement))
+    if size > 50 * MAX_STATEMENTS:
+        raise Unsupported(f"function '{function}' is too large to inline")
+    return rewritten
