@@ -78,6 +78,20 @@ class LoopRewriter(ast.NodeTransformer):
         finally:
             self.scopes.pop()
 
+    def visit_expression(self, node: ast.expr):
+        """Comprehensions, list(map(...)), sum(...), functools.reduce(...): expression sites."""
+        from . import comprehension
+
+        site = comprehension.rewrite(node, self.filename, ".".join(self.scopes) or None, self.register,
+                                     self.visit)
+        if site is None:
+            return self.generic_visit(node)
+        self.count += 1
+        return site
+
+    visit_ListComp = visit_expression
+    visit_Call = visit_expression
+
     def visit_For(self, node: ast.For):
         if not is_range_loop(node):
             return self.generic_visit(node)

@@ -169,8 +169,12 @@ class Registry:
         self.lock = threading.Lock()
 
     def register(self, info: SiteInfo) -> int:
+        from ..frontend.comprehension import ExpressionInfo
+        from .expression_site import ExpressionSite
+
         with self.lock:
-            site = Site(len(self.sites), info)
+            kind = ExpressionSite if isinstance(info, ExpressionInfo) else Site
+            site = kind(len(self.sites), info)
             self.sites.append(site)
             return site.id
 
@@ -190,6 +194,10 @@ def install_site_names() -> None:
 
     setattr(builtins, SITE_FUNCTION, REGISTRY.dispatch)
     setattr(builtins, UNSET_NAME, UNSET)
+    from ..frontend.comprehension import EXPRESSION_FUNCTION
+    from .expression_site import dispatch
+
+    setattr(builtins, EXPRESSION_FUNCTION, dispatch)
 
 
 _warned: set[str] = set()
