@@ -1,0 +1,62 @@
+# expect: fallback
+"""Helpers with side effects the loop cannot own: printing, writing a global,
+mutating a global list, calling an unknown function.  These loops stay in CPython."""
+
+calls = 0
+log = []
+
+
+def noisy(x):
+    print("noisy", x)
+    return x * 2.0
+
+
+def counting(x):
+    global calls
+    calls += 1
+    return x + calls
+
+
+def logging_helper(x):
+    log.append(x)
+    return -x
+
+
+def opaque(x):
+    return float(str(x)) + 0.5
+
+
+def run_noisy(xs):
+    total = 0.0
+    for i in range(len(xs)):  # mg: fallback "side effects"
+        total += noisy(xs[i])
+    return total
+
+
+def run_counting(xs):
+    total = 0.0
+    for i in range(len(xs)):  # mg: fallback "global"
+        total += counting(xs[i])
+    return total
+
+
+def run_logging(xs):
+    total = 0.0
+    for i in range(len(xs)):  # mg: fallback "side effects"
+        total += logging_helper(xs[i])
+    return total
+
+
+def run_opaque(xs):
+    total = 0.0
+    for i in range(len(xs)):  # mg: fallback "not bound to a supported"
+        total += opaque(xs[i])
+    return total
+
+
+xs = [0.5, 1.5, -2.0]
+print(repr(run_noisy(xs)))
+print(repr(run_counting(xs)), calls)
+print(repr(run_counting(xs)), calls)
+print(repr(run_logging(xs)), repr(log))
+print(repr(run_opaque(xs)))
