@@ -77,6 +77,8 @@ def split(summary: dict, engine: str, function: str) -> str:
     if not site or not site["compiled_runs"]:
         return ""
     s, runs = site["seconds"], site["compiled_runs"]
+    if not s["unbox"] + s["execute"] + s["writeback"]:
+        return f"backend {site['backend']} (its report gives no unbox / execute / write-back split)"
     return (f"mean per compiled call (report): unbox {bench.seconds(s['unbox'] / runs)}, execute "
             f"{bench.seconds(s['execute'] / runs)}, write-back {bench.seconds(s['writeback'] / runs)}; "
             f"backend {site['backend']}, checks in loop {site['checks_in_loop']}")
@@ -177,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
               f"- machine: {machine['cpu_model']}, {machine['cpu_count']} CPUs, Python {machine['python']}, "
               f"{machine['compiler_version']}",
               f"- GPU: {'; '.join(gpus) if gpus else 'none found by megaguards: row C1c skipped'}",
-              f"- megaguards: {machine['megaguards_source']}",
+              f"- megaguards: {machine['megaguards_source']} (imported: {machine['megaguards']})",
               f"- total benchmark time: {elapsed:.0f} s"]
     notes = ["Times are the fastest call of the kernel function, measured inside the program (time.perf_counter), "
              "warm: guard, unboxing the three input lists, the native loop and writing the two output lists back.",
