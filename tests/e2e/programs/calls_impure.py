@@ -1,6 +1,7 @@
 # expect: fallback
 """Helpers with side effects the loop cannot own: printing, writing a global,
-mutating a global list, calling an unknown function.  These loops stay in CPython."""
+mutating a global list (append, element writes), calling an unknown function.
+These loops stay in CPython."""
 
 calls = 0
 log = []
@@ -20,6 +21,14 @@ def counting(x):
 def logging_helper(x):
     log.append(x)
     return -x
+
+
+COUNTS = [0] * 4
+
+
+def bump(k):
+    COUNTS[k % 4] += 1
+    return k
 
 
 def opaque(x):
@@ -54,9 +63,17 @@ def run_opaque(xs):
     return total
 
 
+def run_bump(n):
+    total = 0
+    for i in range(n):  # mg: fallback "not its own"
+        total += bump(i * i)
+    return total
+
+
 xs = [0.5, 1.5, -2.0]
 print(repr(run_noisy(xs)))
 print(repr(run_counting(xs)), calls)
 print(repr(run_counting(xs)), calls)
 print(repr(run_logging(xs)), repr(log))
 print(repr(run_opaque(xs)))
+print(repr(run_bump(10)), repr(COUNTS))
