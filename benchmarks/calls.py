@@ -138,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="2*10**5 options, 1 run per engine: a smoke test")
     parser.add_argument("--repetitions", type=int, help="subprocess runs per engine (default 3; 1 with --quick)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--ref", metavar="COMMIT", help="benchmark src/ as of this git commit instead of the "
+                        "working tree (as run.py --ref)")
     options = parser.parse_args(argv)
     n = options.n or (2 * 10**5 if options.quick else 4 * 10**6)
     settings = {"repetitions": max(1, options.repetitions or (1 if options.quick else 3)), "n": n,
@@ -146,6 +148,12 @@ def main(argv: list[str] | None = None) -> int:
     if compiler is None:
         print("no C compiler found: megaguards cannot compile anything", file=sys.stderr)
         return 1
+    try:
+        snapshot = bench.export_source(options.ref) if options.ref else None
+    except bench.BenchmarkError as error:
+        print(error, file=sys.stderr)
+        return 2
+    machine = bench.machine_info(compiler, None, options.ref)  # before the snapshot of --ref goes
     cache_dir = Path(tempfile.mkdtemp(prefix="mg-bench-cache-"))
     runner = bench.Runner(settings, cache_dir, compiler, None, verbose=not options.quiet)
     started = time.perf_counter()
@@ -160,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(cache_dir, ignore_errors=True)
         shutil.rmtree(runner.scratch, ignore_errors=True)
+        if snapshot is not None:
+            shutil.rmtree(snapshot, ignore_errors=True)
     elapsed = time.perf_counter() - started
 
     label = f"Black-Scholes n={n} (lists, cnd() helper)"
@@ -170,7 +180,6 @@ def main(argv: list[str] | None = None) -> int:
                                 exact=False))
     rows += helper_rows(summary, n)
 
-    machine = bench.machine_info(compiler, None)
     failed = [row for row in rows if row["status"] == "FAIL"]
     header = [f"- date: {datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')}",
               f"- mode: {'quick (smoke test: targets are for n=4*10**6)' if options.quick else 'full'}",

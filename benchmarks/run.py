@@ -686,6 +686,19 @@ def render_markdown(rows: list[dict], with_pypy: bool, header: list[str], notes:
 # ----------------------------------------------------------------------------- main
 
 
+def export_source(ref: str) -> Path:
+    """--ref: src/ as of a git commit, unpacked into a temporary folder put first on PYTHONPATH,
+    so that every benchmarked subprocess imports it; returns the folder (delete it afterwards)."""
+    snapshot = Path(tempfile.mkdtemp(prefix="mg-bench-src-"))
+    archive = subprocess.run(["git", "-C", str(REPOSITORY), "archive", ref, "src"], capture_output=True)
+    if archive.returncode != 0:
+        shutil.rmtree(snapshot, ignore_errors=True)
+        raise BenchmarkError(f"git archive {ref} failed: {archive.stderr.decode()[-500:]}")
+    subprocess.run(["tar", "-x", "-C", str(snapshot)], input=archive.stdout, check=True)
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(snapshot / "src"), os.environ.get("PYTHONPATH")]))
+    return snapshot
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, 1 repetition (targets are for full sizes)")
@@ -703,14 +716,11 @@ def main(argv: list[str] | None = None) -> int:
     groups = select_groups(options.only)
     snapshot = None
     if options.ref:
-        snapshot = Path(tempfile.mkdtemp(prefix="mg-bench-src-"))
-        archive = subprocess.run(["git", "-C", str(REPOSITORY), "archive", options.ref, "src"], capture_output=True)
-        if archive.returncode != 0:
-            print(f"git archive {options.ref} failed: {archive.stderr.decode()[-500:]}", file=sys.stderr)
+        try:
+            snapshot = export_source(options.ref)
+        except BenchmarkError as error:
+            print(error, file=sys.stderr)
             return 2
-        subprocess.run(["tar", "-x", "-C", str(snapshot)], input=archive.stdout, check=True)
-        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(snapshot / "src"),
-                                                                 os.environ.get("PYTHONPATH")]))
     settings = dict(QUICK if options.quick else FULL)
     if options.repetitions:
         settings["repetitions"] = max(1, options.repetitions)
