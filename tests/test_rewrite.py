@@ -34,9 +34,15 @@ def test_inner_loops_of_the_fallback_are_sites_too():
 
 
 def test_non_range_loops_and_class_bodies_are_untouched():
-    source = "for x in items:\n    pass\nclass C:\n    for k in range(3):\n        pass\n"
+    source = "for x in items():\n    pass\nclass C:\n    for k in range(3):\n        pass\n"
     text, _, count = rewrite(source)
     assert count == 0 and ast.dump(ast.parse(text)) == ast.dump(ast.parse(source))
+
+
+def test_element_loops_are_sites_reading_the_builtins_their_index_form_calls():
+    _, infos, count = rewrite("for i, x in enumerate(xs):\n    s = x\n")
+    assert count == 1 and infos[0].live_ins == ("enumerate", "xs", "range", "len", "min")
+    assert infos[0].live_outs == ("i", "x", "s")
 
 
 def test_methods_get_qualified_names():

@@ -7,6 +7,7 @@ match and the loop stays in CPython.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -37,7 +38,8 @@ FUNCTIONS: dict[str, FunctionSpec] = {
 }
 
 # Objects the loop may reference by name without calling them.
-_NON_CALLABLE = {range: "range", len: "len", math: "math"}
+_NON_CALLABLE = {range: "range", len: "len", math: "math", divmod: "divmod", enumerate: "enumerate",
+                 zip: "zip", sum: "sum", reversed: "reversed", functools.reduce: "functools.reduce"}
 _CANONICAL_BY_ID = {id(spec.function): name for name, spec in FUNCTIONS.items()}
 _CANONICAL_BY_ID.update({id(obj): name for obj, name in _NON_CALLABLE.items()})
 

@@ -80,7 +80,9 @@ class _Inference:
                          frozenset(self.entry))
 
     def statement(self, node: ir.Stmt) -> None:
-        if isinstance(node, ir.Assign):
+        if isinstance(node, ir.EmptyReduction):
+            self.expression(node.value)  # gives the target no type: the reduction's steps do
+        elif isinstance(node, ir.Assign):
             result = self.expression(node.value)
             if len(result) > 1:
                 raise Unsupported(f"the value assigned to '{node.target}' has a type that depends on "
@@ -229,6 +231,8 @@ class _Inference:
 
     # final pass: the typed IR ------------------------------------------------------
     def rebuild(self, node):
+        if isinstance(node, ir.EmptyReduction):
+            return self.empty_reduction(node)
         if isinstance(node, ir.Expr):
             types = self.expression(node, test=True)
             changes = {key: self.rebuild_value(value) for key, value in node.__dict__.items()
@@ -237,6 +241,15 @@ class _Inference:
         changes = {key: self.rebuild_value(value) for key, value in node.__dict__.items()
                    if key not in ("line", "col")}
         return dataclasses.replace(node, **changes)
+
+    def empty_reduction(self, node: ir.EmptyReduction) -> ir.Assign:
+        """A plain assignment when its value has exactly the target's one type, else kept:
+        the loop then goes back to CPython if no element was seen."""
+        value = self.expression(node.value)
+        exact = not node.raises and len(value) == 1 and self.assigned.get(node.target) == value
+        kind = ir.Assign if exact else ir.EmptyReduction
+        extra = {} if exact else {"raises": True}
+        return kind(node.target, self.rebuild(node.value), line=node.line, col=node.col, **extra)
 
     def rebuild_value(self, value):
         if isinstance(value, tuple):

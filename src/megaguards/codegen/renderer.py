@@ -219,7 +219,11 @@ class Renderer:
 
     def statement(self, node: ir.Stmt, depth: int) -> None:
         before = self.checks
-        if isinstance(node, ir.Assign):
+        if isinstance(node, ir.EmptyReduction):  # typing kept it: Python's result has another type
+            self.checks += 1
+            self.emit(depth, "mg_err = MG_ERR_TYPE;")
+            self.error_exit(depth)
+        elif isinstance(node, ir.Assign):
             target = self.typed.variables[node.target]
             self.emit(depth, f"{c_name(node.target)} = {self.convert(node.value, target)};")
             self.mark_assigned(node.target, node.value.type, depth)

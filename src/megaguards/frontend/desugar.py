@@ -3,22 +3,542 @@
 Runs inside the lowering (``frontend/lower.py``), before a statement or a ``for``
 loop is lowered:
 
-* ``for_loop(node)``: a ``for`` over something other than ``range(...)`` becomes an
-  equivalent ``for ... in range(...)`` loop (or the loop is returned unchanged);
-* ``statement(node)``: a statement using an idiom becomes a list of plain
-  statements, or None when there is nothing to rewrite.
+* ``for_loop(node, fresh)``: a ``for`` over a list or array (``for x in xs``,
+  ``enumerate``, ``zip``, ``reversed(range(...))``) becomes an equivalent
+  ``for ... in range(...)`` loop (or the loop is returned unchanged);
+* ``statement(node, fresh)``: a statement using an idiom (``q, r = divmod(a, b)``,
+  ``sum``/``min``/``max``/``functools.reduce`` inside an expression) becomes a list
+  of plain statements, or None when there is nothing to rewrite.
 
-Pure functions of the ``ast``; they raise ``Unsupported`` for forms that look like an
-idiom but cannot be rewritten exactly.
+``fresh()`` gives a new hidden name (prefix ``mg_tmp``: never a live-out). Built-in
+names the rewritten code assumes (``enumerate``, ``zip``, ``sum``...) are listed on
+the returned nodes (``assumed_builtins``); the lowering records them so that the
+guard checks, by identity, that they are still the built-ins. Pure functions of the
+``ast``; they raise ``Unsupported`` for forms that look like an idiom but cannot be
+rewritten exactly.
 """
 from __future__ import annotations
 
 import ast
+import copy
+import itertools
+import sys
+from dataclasses import dataclass
+from typing import Callable
+
+from ..errors import Unsupported
+
+HIDDEN_PREFIX = "mg_tmp"
+# Names the rewritten forms call: live-ins of any site whose loop uses an idiom.
+INTRODUCED_BUILTINS = ("range", "len", "min")
+REDUCTIONS = ("sum", "min", "max", "reduce", "functools.reduce")
+_PURE_CALLS = {"abs", "min", "max", "int", "float", "bool", "round", "pow", "len", "divmod"}
+_counter = itertools.count()
 
 
-def for_loop(node: ast.For) -> ast.For:
+def _default_fresh() -> str:
+    return f"{HIDDEN_PREFIX}_d{next(_counter)}"
+
+
+class EmptyReduction(ast.stmt):
+    """``target = value`` after a reduction found no element: exact only when ``value``
+    has the type the reduction's other assignments give ``target`` (Python's empty
+    ``sum`` is the int 0 even for float elements); otherwise, or when ``raises``
+    (``max([])``, ``reduce`` with no initial value), the loop goes back to CPython."""
+
+    _fields = ("target", "value", "raises")
+
+
+def assumed_builtins(node: ast.AST) -> tuple[str, ...]:
+    return getattr(node, "assumed_builtins", ())
+
+
+def canonical_builtin(name: str) -> str:
+    """The canonical name (``analysis/functions.py``) of a built-in as a desugared form calls it."""
+    return "functools.reduce" if name == "reduce" else name
+
+
+def _assume(node: ast.AST, *names: str) -> ast.AST:
+    node.assumed_builtins = tuple(dict.fromkeys((*assumed_builtins(node), *names)))
     return node
 
 
-def statement(node: ast.stmt) -> list[ast.stmt] | None:
+def _path(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _path(node.value)
+        return f"{base}.{node.attr}" if base else None
     return None
+
+
+def _name(identifier: str, store: bool = False) -> ast.Name:
+    return ast.Name(id=identifier, ctx=ast.Store() if store else ast.Load())
+
+
+def _call(function: str, *args: ast.expr) -> ast.Call:
+    return ast.Call(func=_name(function), args=list(args), keywords=[])
+
+
+def _assign(target: ast.expr | str, value: ast.expr) -> ast.Assign:
+    target = _name(target, store=True) if isinstance(target, str) else target
+    return ast.Assign(targets=[target], value=value)
+
+
+def _binary(left: ast.expr, op: ast.operator, right: ast.expr) -> ast.BinOp:
+    return ast.BinOp(left=left, op=op, right=right)
+
+
+def _located(nodes, where: ast.AST):
+    for node in nodes:
+        for child in ast.walk(node):
+            if isinstance(child, (ast.stmt, ast.expr)) and getattr(child, "lineno", None) is None:
+                ast.copy_location(child, where)
+    return nodes
+
+
+def _assigned(statements) -> set[str]:
+    names = set()
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                names.add(node.id)
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                names.add(node.target.id)
+    return names
+
+
+def _stable(node: ast.expr, assigned: set[str]) -> bool:
+    """Evaluating ``node`` again later gives the value it had at loop entry: constants and
+    names the loop does not assign, subscripted by such (no calls)."""
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name) and child.id in assigned:
+            return False
+        if not isinstance(child, (ast.Name, ast.Attribute, ast.Constant, ast.Subscript, ast.expr_context,
+                                  ast.UnaryOp, ast.unaryop, ast.BinOp, ast.operator, ast.Tuple)):
+            return False
+    return True
+
+
+def _renamed(node: ast.AST, names: dict[str, str]) -> ast.AST:
+    """A copy with the names in ``names`` replaced (generator and lambda variables are
+    local to their scope; nested scopes that rebind them get the same rename,
+    which keeps them consistent)."""
+    node = copy.deepcopy(node)
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name) and child.id in names:
+            child.id = names[child.id]
+    return node
+
+
+def _substituted(node: ast.expr, values: dict[str, ast.expr]) -> ast.expr:
+    class Substitute(ast.NodeTransformer):
+        def visit_Name(self, name):
+            return copy.deepcopy(values[name.id]) if name.id in values else name
+    return Substitute().visit(copy.deepcopy(node))
+
+
+# -- element iteration ------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Source:
+    """What a ``for`` iterates over, by index: its lengths (it stops at the shortest)
+    and the element at an index (a tuple of elements for enumerate and zip)."""
+
+    lengths: tuple[ast.expr, ...]
+    element: Callable[[ast.expr], object]   # index expression -> ast.expr or tuple
+    builtins: tuple[str, ...] = ()
+    start: ast.expr | None = None           # enumerate's start: the index runs from it
+
+
+def _source(node: ast.expr, assigned: set[str], top: bool = True) -> _Source | None:
+    """The index form of an iterable, or None when it is not one this module rewrites."""
+    if _path(node) is not None or (isinstance(node, ast.Subscript) and _stable(node, assigned)
+                                    and _path(_base(node)) is not None):
+        return _Source((_call("len", copy.deepcopy(node)),),
+                       lambda index: ast.Subscript(value=copy.deepcopy(node), slice=index, ctx=ast.Load()))
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+        return None
+    function, args, keywords = node.func.id, node.args, node.keywords
+    if any(isinstance(a, ast.Starred) for a in args):
+        return None
+    if function == "enumerate" and 1 <= len(args) + len(keywords) <= 2 and all(k.arg == "start" for k in keywords):
+        inner = _source(args[0], assigned, top=False) if args else None
+        start = args[1] if len(args) == 2 else (keywords[0].value if keywords else None)
+        if inner is None or inner.start is not None:
+            return None
+        if start is not None and not (top and _stable(start, assigned)):
+            raise Unsupported("enumerate() with a start the loop changes or nested in zip()",
+                              node.lineno, node.col_offset)
+        if start is None:
+            return _Source(inner.lengths, lambda index: (index, inner.element(index)),
+                           ("enumerate", *inner.builtins))
+        # The index runs from start (range() checks that it is an integer, as enumerate does).
+        return _Source(inner.lengths, lambda index: (index, inner.element(
+            _binary(index, ast.Sub(), copy.deepcopy(start)))), ("enumerate", *inner.builtins), start)
+    if function == "zip" and args and not keywords:
+        parts = [_source(a, assigned, top=False) for a in args]
+        if any(p is None or p.start is not None for p in parts):
+            return None
+        return _Source(tuple(length for p in parts for length in p.lengths),
+                       lambda index: tuple(p.element(index) for p in parts),
+                       ("zip", *(b for p in parts for b in p.builtins)))
+    return None
+
+
+def _base(node: ast.expr) -> ast.expr:
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return node
+
+
+def _count(source: _Source) -> ast.expr:
+    if len(source.lengths) == 1:
+        return copy.deepcopy(source.lengths[0])
+    return _call("min", *(copy.deepcopy(n) for n in source.lengths))
+
+
+def _unpack(target: ast.expr, value, where: ast.AST) -> list[ast.stmt]:
+    """``target = value`` for one element, left to right as a ``for`` target binds."""
+    if isinstance(value, tuple):
+        if not isinstance(target, (ast.Tuple, ast.List)) or len(target.elts) != len(value):
+            raise Unsupported("loop target does not unpack the elements one to one", where.lineno, where.col_offset)
+        return [s for t, v in zip(target.elts, value) for s in _unpack(t, v, where)]
+    if not isinstance(target, ast.Name):
+        raise Unsupported("loop target is not a plain name", where.lineno, where.col_offset)
+    return [_assign(target.id, value)]
+
+
+def is_element_loop(node: ast.AST) -> bool:
+    """A ``for`` this module can turn into a range loop (decided on the syntax alone; the
+    guard then checks the sequences are lists or arrays, else CPython runs it)."""
+    if not isinstance(node, ast.For):
+        return False
+    try:
+        return _reversed_range(node.iter) is not None or _source(node.iter, _assigned([node])) is not None
+    except Unsupported:
+        return True  # lowering explains why it stays in CPython
+
+
+def for_loop(node: ast.For, fresh: Callable[[], str] = _default_fresh) -> ast.For:
+    reversed_range = _reversed_range(node.iter)
+    if reversed_range is not None:
+        loop = ast.For(target=node.target, iter=reversed_range, body=node.body, orelse=node.orelse)
+        return _assume(_located([loop], node)[0], "reversed")
+    source = _source(node.iter, _assigned([node.target, *node.body]))
+    if source is None:
+        return node
+    index = fresh()
+    if source.start is None:
+        bounds = [_count(source)]
+    else:
+        bounds = [copy.deepcopy(source.start), _binary(copy.deepcopy(source.start), ast.Add(), _count(source))]
+    binds = _unpack(node.target, source.element(_name(index)), node)
+    loop = ast.For(target=_name(index, store=True), iter=_call("range", *bounds), body=[*binds, *node.body],
+                   orelse=node.orelse)
+    return _assume(_located([loop], node)[0], *source.builtins)
+
+
+def _reversed_range(node: ast.expr) -> ast.Call | None:
+    """``reversed(range(...))`` as a range running backwards; the range's arguments are
+    read more than once, so they must be free of calls (len() aside)."""
+    if not (isinstance(node, ast.Call) and _path(node.func) == "reversed" and len(node.args) == 1
+            and not node.keywords):
+        return None
+    inner = node.args[0]
+    if not (isinstance(inner, ast.Call) and _path(inner.func) == "range" and 1 <= len(inner.args) <= 3
+            and not inner.keywords):
+        return None
+    if any(isinstance(c, (ast.Call, ast.NamedExpr, ast.Starred)) and not (isinstance(c, ast.Call) and _path(c.func) == "len")
+           for a in inner.args for c in ast.walk(a)):
+        raise Unsupported("reversed(range(...)) with calls in its arguments", node.lineno, node.col_offset)
+    args = [copy.deepcopy(a) for a in inner.args]
+    one = lambda: ast.Constant(1)  # noqa: E731
+    if len(args) == 1:
+        return _call("range", _binary(args[0], ast.Sub(), one()), ast.UnaryOp(op=ast.USub(), operand=one()),
+                     ast.UnaryOp(op=ast.USub(), operand=one()))
+    start, stop = args[0], args[1]
+    step = args[2].value if len(args) == 3 and isinstance(args[2], ast.Constant) else (
+        -args[2].operand.value if len(args) == 3 and isinstance(args[2], ast.UnaryOp)
+        and isinstance(args[2].op, ast.USub) and isinstance(args[2].operand, ast.Constant) else 1)
+    if len(args) == 3 and (type(step) is not int or step == 0 or step == 1 and not isinstance(args[2], ast.Constant)):
+        raise Unsupported("reversed(range(...)) with a step that is not a non-zero integer constant",
+                          node.lineno, node.col_offset)
+    size = abs(step)
+    # The last element is start + ((stop - start - 1) // step) * step (for step > 0); for an
+    # empty range this start lies on the far side of the new stop, so it stays empty.
+    span = _binary(_binary(copy.deepcopy(stop), ast.Sub(), copy.deepcopy(start)), ast.Sub(), one()) if step > 0 else \
+        _binary(_binary(copy.deepcopy(start), ast.Sub(), copy.deepcopy(stop)), ast.Sub(), one())
+    offset = _binary(_binary(span, ast.FloorDiv(), ast.Constant(size)), ast.Mult(), ast.Constant(size))
+    last = _binary(copy.deepcopy(start), ast.Add() if step > 0 else ast.Sub(), offset)
+    end = _binary(copy.deepcopy(start), ast.Sub() if step > 0 else ast.Add(), one())
+    return _call("range", last, end, ast.Constant(-step))
+
+
+# -- statements -------------------------------------------------------------------------
+def statement(node: ast.stmt, fresh: Callable[[], str] = _default_fresh) -> list[ast.stmt] | None:
+    if isinstance(node, EmptyReduction):
+        return None
+    divided = _divmod(node, fresh)
+    if divided is not None:
+        return divided
+    return _hoist_reductions(node, fresh)
+
+
+def _divmod(node: ast.stmt, fresh) -> list[ast.stmt] | None:
+    """``q, r = divmod(a, b)``: Python's divmod is exactly (a // b, a % b), for ints,
+    floats and NumPy scalars alike; both operands are evaluated once, first."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call)
+            and _path(node.value.func) == "divmod"):
+        return None
+    target, call = node.targets[0], node.value
+    if (not isinstance(target, (ast.Tuple, ast.List)) or len(target.elts) != 2 or len(call.args) != 2
+            or call.keywords or any(isinstance(e, ast.Starred) for e in (*target.elts, *call.args))):
+        raise Unsupported("divmod() other than 'q, r = divmod(a, b)'", node.lineno, node.col_offset)
+    a, b, quotient, remainder = fresh(), fresh(), fresh(), fresh()
+    statements = [_assign(a, call.args[0]), _assign(b, call.args[1]),
+                  _assign(quotient, _binary(_name(a), ast.FloorDiv(), _name(b))),
+                  _assign(remainder, _binary(_name(a), ast.Mod(), _name(b))),
+                  _assign(target.elts[0], _name(quotient)), _assign(target.elts[1], _name(remainder))]
+    _assume(statements[0], "divmod")
+    return _located(statements, node)
+
+
+def _is_reduction(node: ast.AST) -> bool:
+    """sum(...), functools.reduce(...), and min/max of one iterable (min(a, b) is a plain call)."""
+    if not isinstance(node, ast.Call) or _path(node.func) not in REDUCTIONS:
+        return False
+    return _path(node.func) not in ("min", "max") or (len(node.args) == 1 and not node.keywords)
+
+
+def _hoist_reductions(node: ast.stmt, fresh) -> list[ast.stmt] | None:
+    """Each reduction call in the statement's value becomes a loop run before it, into a
+    hidden accumulator the statement then reads."""
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+        field = "value"
+    elif isinstance(node, ast.If):
+        field = "test"
+    else:
+        return None
+    root = getattr(node, field)
+    if not any(_is_reduction(n) for n in ast.walk(root)):
+        return None
+    hoisted: list[ast.stmt] = []
+
+    class Replace(ast.NodeTransformer):
+        def visit_Call(self, call):
+            if not _is_reduction(call):
+                return self.generic_visit(call)
+            statements, result = _reduction(call, fresh)
+            hoisted.extend(statements)
+            return ast.copy_location(_name(result), call)
+
+        def visit_Lambda(self, lambda_node):  # its own scope, evaluated later: untouched
+            return lambda_node
+
+    _check_order(root)
+    new = copy.copy(node)
+    setattr(new, field, Replace().visit(copy.deepcopy(root)))
+    if not hoisted:
+        return None
+    return _located([*hoisted, new], node)
+
+
+def _outside_reductions(node: ast.AST):
+    """The nodes of an expression, not looking inside reductions (nor lambdas)."""
+    yield node
+    if _is_reduction(node) or isinstance(node, ast.Lambda):
+        return
+    for child in ast.iter_child_nodes(node):
+        yield from _outside_reductions(child)
+
+
+def _check_order(root: ast.expr) -> None:
+    """Running a reduction before its statement is exact when Python evaluates it
+    unconditionally and nothing evaluated before it could change what it reads."""
+    for node in _outside_reductions(root):
+        conditional = []
+        if isinstance(node, ast.IfExp):
+            conditional = [node.body, node.orelse]
+        elif isinstance(node, ast.BoolOp):
+            conditional = node.values[1:]
+        elif isinstance(node, ast.Compare):
+            conditional = node.comparators[1:]
+        for part in conditional:
+            if any(_is_reduction(n) for n in ast.walk(part)):
+                raise Unsupported("a reduction evaluated only on some paths of an expression",
+                                  part.lineno, part.col_offset)
+        if isinstance(node, ast.Call) and not _is_reduction(node):
+            path = _path(node.func) or ""
+            if path not in _PURE_CALLS and not path.startswith("math."):
+                raise Unsupported(f"a reduction in the same statement as a call to '{path or 'a function'}' "
+                                  "(their order would change)", node.lineno, node.col_offset)
+
+
+@dataclass(frozen=True)
+class _Fold:
+    """How one reduction combines elements into the accumulator ``acc``."""
+
+    first: Callable[[ast.expr], list[ast.stmt]]   # the first element's value -> statements
+    step: Callable[[ast.expr], list[ast.stmt]]    # one more element's value -> statements
+    empty: EmptyReduction                         # after a loop that saw no element
+
+
+def _reduction(call: ast.Call, fresh) -> tuple[list[ast.stmt] | None, str]:
+    """(statements computing the reduction into a hidden accumulator, its name)."""
+    where = (call.lineno, call.col_offset)
+    function = _path(call.func)
+    args, keywords = call.args, call.keywords
+    if any(isinstance(a, ast.Starred) for a in args) or any(k.arg is None for k in keywords):
+        raise Unsupported(f"{function}() with * or ** arguments", *where)
+    acc = fresh()
+    acc_name = lambda: _name(acc)  # noqa: E731
+    prologue: list[ast.stmt] = []
+    if function == "sum":
+        if sys.version_info >= (3, 12):
+            raise Unsupported("sum() of Python 3.12+ adds floats with compensation (not reproduced)", *where)
+        starts = args[1:] + [k.value for k in keywords if k.arg == "start"]
+        if len(args) not in (1, 2) or len(starts) > 1 or any(k.arg != "start" for k in keywords):
+            raise Unsupported("sum() with unusual arguments", *where)
+        start = ast.Constant(0)
+        if starts:
+            start = _name(fresh())
+            prologue.append(_assign(start.id, starts[0]))
+        fold = _Fold(lambda e: [_assign(acc, _binary(copy.deepcopy(start), ast.Add(), e))],
+                     lambda e: [_assign(acc, _binary(acc_name(), ast.Add(), e))],
+                     EmptyReduction(target=acc, value=copy.deepcopy(start), raises=False))
+        iterable = args[0]
+    elif function in ("min", "max"):
+        op = ast.Gt() if function == "max" else ast.Lt()
+
+        def better(e):  # CPython keeps the first of equal (or unordered) elements
+            value = fresh()
+            return [_assign(value, e), ast.If(test=ast.Compare(left=_name(value), ops=[op], comparators=[acc_name()]),
+                                             body=[_assign(acc, _name(value))], orelse=[])]
+        fold = _Fold(lambda e: [_assign(acc, e)], better,
+                     EmptyReduction(target=acc, value=ast.Constant(0), raises=True))
+        iterable = args[0]
+    else:
+        if len(args) not in (2, 3) or keywords:
+            raise Unsupported("functools.reduce() with unusual arguments", *where)
+        combine = _combiner(args[0], where)
+        iterable = args[1]
+        if len(args) == 3:
+            initial = fresh()
+            prologue.append(_assign(initial, args[2]))
+            fold = _Fold(lambda e: [_assign(acc, combine(_name(initial), e))],
+                         lambda e: [_assign(acc, combine(acc_name(), e))],
+                         EmptyReduction(target=acc, value=_name(initial), raises=False))
+        else:
+            fold = _Fold(lambda e: [_assign(acc, e)], lambda e: [_assign(acc, combine(acc_name(), e))],
+                         EmptyReduction(target=acc, value=ast.Constant(0), raises=True))
+    if isinstance(iterable, ast.GeneratorExp):
+        loop = _generator_loop(iterable, fold, prologue, fresh, where)
+    else:
+        element = fresh()
+        loop = _single_loop(_name(element, store=True), iterable, _name(element), [], fold, prologue, fresh, where)
+    _assume(loop[0], function)
+    return loop, acc
+
+
+def _combiner(function: ast.expr, where) -> Callable[[ast.expr, ast.expr], ast.expr]:
+    """reduce()'s function: a two-parameter lambda (its body, substituted) or a named
+    function (an ordinary call, which the lowering inlines or rejects)."""
+    if isinstance(function, ast.Lambda):
+        parameters = function.args
+        if (parameters.posonlyargs or parameters.vararg or parameters.kwonlyargs or parameters.kwarg
+                or parameters.defaults or len(parameters.args) != 2):
+            raise Unsupported("functools.reduce() with a lambda that does not take exactly two arguments", *where)
+        names = [a.arg for a in parameters.args]
+        return lambda acc, element: _substituted(function.body, dict(zip(names, (acc, element))))
+    if _path(function) is None:
+        raise Unsupported("functools.reduce() of a computed function", *where)
+    return lambda acc, element: ast.Call(func=copy.deepcopy(function), args=[acc, element], keywords=[])
+
+
+def _generator_loop(generator: ast.GeneratorExp, fold: _Fold, prologue, fresh, where) -> list[ast.stmt]:
+    """The generator's variables are its own: renamed to hidden names."""
+    bound = {}
+    for clause in generator.generators:
+        if clause.is_async:
+            raise Unsupported("async generator expression", *where)
+        for child in ast.walk(clause.target):
+            if isinstance(child, ast.Name):
+                bound.setdefault(child.id, fresh())
+    clauses = []
+    for k, clause in enumerate(generator.generators):
+        iterable = clause.iter if k == 0 else _renamed(clause.iter, bound)  # the first runs outside
+        clauses.append((_renamed(clause.target, bound), iterable, [_renamed(c, bound) for c in clause.ifs]))
+    element = _renamed(generator.elt, bound)
+    if len(clauses) == 1 and not clauses[0][2]:
+        target, iterable, _ = clauses[0]
+        return _single_loop(target, iterable, element, [], fold, prologue, fresh, where)
+    return _flagged_loop(clauses, element, fold, prologue, fresh)
+
+
+def _single_loop(target, iterable, element, ifs, fold: _Fold, prologue, fresh, where) -> list[ast.stmt]:
+    """One ``for`` clause without conditions: the first element peeled off, so the loop
+    is the plain ``acc = acc + e`` the parallel analysis recognises."""
+    source = _source(iterable, set())
+    if source is None and isinstance(iterable, ast.Call) and _path(iterable.func) == "range":
+        return _range_peeled(target, iterable, element, fold, prologue, fresh, where)
+    if source is None or source.start is not None:
+        return _flagged_loop([(target, iterable, ifs)], element, fold, prologue, fresh)
+    count = fresh()
+    index = fresh()
+    first = _unpack(target, source.element(ast.Constant(0)), iterable)
+    rest = _unpack(target, source.element(_name(index)), iterable)
+    loop = ast.For(target=_name(index, store=True), iter=_call("range", ast.Constant(1), _name(count)),
+                   body=[*rest, *fold.step(copy.deepcopy(element))], orelse=[])
+    test = ast.Compare(left=_name(count), ops=[ast.Gt()], comparators=[ast.Constant(0)])
+    statements = [*prologue, _assign(count, _count(source)),
+                  ast.If(test=test, body=[*first, *fold.first(copy.deepcopy(element)), loop], orelse=[fold.empty])]
+    _assume(statements[0], *source.builtins)
+    return statements
+
+
+def _range_peeled(target, iterable: ast.Call, element, fold: _Fold, prologue, fresh, where) -> list[ast.stmt]:
+    args = iterable.args
+    if iterable.keywords or not 1 <= len(args) <= 3 or any(isinstance(a, ast.Starred) for a in args):
+        raise Unsupported("range() with unusual arguments", *where)
+    step = 1
+    if len(args) == 3:
+        constant = args[2].operand if isinstance(args[2], ast.UnaryOp) and isinstance(args[2].op, ast.USub) else args[2]
+        if not (isinstance(constant, ast.Constant) and type(constant.value) is int and constant.value):
+            return _flagged_loop([(target, iterable, [])], element, fold, prologue, fresh)
+        step = -constant.value if constant is not args[2] else constant.value
+    if not isinstance(target, ast.Name):
+        raise Unsupported("loop target is not a plain name", *where)
+    low, high = fresh(), fresh()
+    bounds = [_assign(low, ast.Constant(0) if len(args) == 1 else args[0]),
+              _assign(high, args[0] if len(args) == 1 else args[1])]
+    variable = target.id
+    rest = ast.For(target=_name(variable, store=True),
+                   iter=_call("range", _binary(_name(low), ast.Add(), ast.Constant(step)), _name(high), ast.Constant(step)),
+                   body=fold.step(copy.deepcopy(element)), orelse=[])
+    test = ast.Compare(left=_name(low), ops=[ast.Lt() if step > 0 else ast.Gt()], comparators=[_name(high)])
+    first = fold.first(_substituted(element, {variable: _name(low)}))
+    # Typing checks the range's arguments are integers (as range() does), taken or not.
+    return [*prologue, *bounds, ast.If(test=test, body=[*first, rest], orelse=[fold.empty])]
+
+
+def _flagged_loop(clauses, element, fold: _Fold, prologue, fresh) -> list[ast.stmt]:
+    """Any generator (several clauses, conditions): a flag tells the first element."""
+    first, value = fresh(), fresh()
+    body: list[ast.stmt] = [_assign(value, element), ast.If(
+        test=_name(first), body=[*fold.first(_name(value)), _assign(first, ast.Constant(False))],
+        orelse=fold.step(_name(value)))]
+    for target, iterable, ifs in reversed(clauses):
+        for condition in reversed(ifs):
+            body = [ast.If(test=condition, body=body, orelse=[])]
+        body = [ast.For(target=target, iter=iterable, body=body, orelse=[])]
+    return [*prologue, _assign(first, ast.Constant(True)), *body,
+            ast.If(test=_name(first), body=[fold.empty], orelse=[])]
+
+
+def introduced_names(loop: ast.For) -> list[str]:
+    """Built-ins the rewritten forms of this loop call (so they must be site live-ins)."""
+    for node in ast.walk(loop):
+        if (isinstance(node, ast.For) and is_element_loop(node)) or _is_reduction(node) or (
+                isinstance(node, ast.Call) and _path(node.func) == "divmod"):
+            return list(INTRODUCED_BUILTINS)
+    return []

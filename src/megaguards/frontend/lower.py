@@ -89,6 +89,7 @@ class _Lowerer:
         self.scalar_reads: dict[str, None] = {}
         self.assigned: dict[str, None] = {}
         self.functions: dict[str, None] = {"range": None}
+        self.assumed: dict[str, str] = {}    # path -> the built-in a desugared form relies on
         self.temporaries = itertools.count()
 
     # statements -------------------------------------------------------------
@@ -108,9 +109,13 @@ class _Lowerer:
             self.pending = outer
 
     def plain_statement(self, node: ast.stmt) -> list[ir.Stmt]:
-        rewritten = desugar.statement(node)
+        rewritten = desugar.statement(node, self.temporary)
         if rewritten is not None:
+            self.assume(rewritten)
             return list(self.block(rewritten))
+        if isinstance(node, desugar.EmptyReduction):  # typing decides: its value, or back to CPython
+            assign = self.bind(node.target, self.expression(node.value), node)
+            return [ir.EmptyReduction(assign.target, assign.value, raises=node.raises, **_where(node))]
         where = _where(node)
         if isinstance(node, ast.Assign):
             return self.assign(node.targets, node.value, node)
@@ -157,7 +162,8 @@ class _Lowerer:
         raise _unsupported(node)
 
     def range_loop(self, node: ast.For) -> ir.For:
-        node = desugar.for_loop(node)
+        node = desugar.for_loop(node, self.temporary)
+        self.assume([node])
         if not (isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name)
                 and node.iter.func.id == "range"):
             raise _unsupported(node, "'for' over something other than range(...)")
@@ -405,6 +411,14 @@ class _Lowerer:
         self.pending += setup + list(body)
         return ir.Name(result, **where)
 
+    def assume(self, nodes) -> None:
+        """Built-ins a desugared form relies on without calling them (enumerate, zip, sum):
+        the guard checks they are still the built-ins."""
+        for node in nodes:
+            for name in desugar.assumed_builtins(node):
+                self.functions.setdefault(self.rename(name), None)
+                self.assumed[self.rename(name)] = desugar.canonical_builtin(name)
+
     def read(self, path: str, where: dict) -> ir.Name:
         self.scalar_reads.setdefault(path, None)
         return ir.Name(path, **where)
@@ -485,4 +499,5 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
     array_names = {a.name for a in arrays}
     scalars = tuple(n for n in lowerer.scalar_reads if n not in array_names and n not in lowerer.functions)
     assigned = tuple(n for n in lowerer.assigned if not n.startswith("mg_tmp"))
-    return ir.Loop(body, scalars, arrays, assigned, tuple(lowerer.functions), tuple(lowerer.inlined.items()))
+    return ir.Loop(body, scalars, arrays, assigned, tuple(lowerer.functions), tuple(lowerer.inlined.items()),
+                   tuple(lowerer.assumed.items()))

@@ -26,6 +26,7 @@ import copy
 from dataclasses import dataclass
 from typing import Callable
 
+from . import desugar
 from .scope import assigned_names, upward_exposed_reads
 
 SITE_FUNCTION = "__megaguards_site__"
@@ -49,6 +50,12 @@ class SiteInfo:
 def is_range_loop(node: ast.AST) -> bool:
     return (isinstance(node, ast.For) and isinstance(node.iter, ast.Call)
             and isinstance(node.iter.func, ast.Name) and node.iter.func.id == "range")
+
+
+def is_site_loop(node: ast.AST) -> bool:
+    """A range loop, or one the lowering rewrites into one (``for x in xs``, enumerate, zip,
+    reversed(range(...))); whether ``xs`` is a list or array is the guard's business."""
+    return is_range_loop(node) or desugar.is_element_loop(node)
 
 
 class LoopRewriter(ast.NodeTransformer):
@@ -93,14 +100,14 @@ class LoopRewriter(ast.NodeTransformer):
     visit_Call = visit_expression
 
     def visit_For(self, node: ast.For):
-        if not is_range_loop(node):
+        if not is_site_loop(node):
             return self.generic_visit(node)
         info = SiteInfo(
             filename=self.filename,
             line=node.lineno,
             function=".".join(self.scopes) or None,
             loop=copy.deepcopy(node),
-            live_ins=tuple(upward_exposed_reads(node)),
+            live_ins=tuple(dict.fromkeys([*upward_exposed_reads(node), *desugar.introduced_names(node)])),
             live_outs=self.live_outs(node),
         )
         site_id = self.register(info)

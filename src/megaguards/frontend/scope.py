@@ -14,10 +14,19 @@ _SCOPE_NODES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.Generat
                 ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-def _names_read(node: ast.AST) -> list[str]:
+def _names_read(node: ast.AST, local: frozenset[str] = frozenset()) -> list[str]:
     """Name loads in an expression, in evaluation order (roughly; order only fixes
-    the argument order of the site, not semantics)."""
-    return [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    the argument order of the site, not semantics). Names a lambda or comprehension
+    binds are its own, not reads of the enclosing scope."""
+    if isinstance(node, ast.Name):
+        return [node.id] if isinstance(node.ctx, ast.Load) and node.id not in local else []
+    if isinstance(node, ast.Lambda):
+        arguments = node.args
+        local = local | {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                                         *filter(None, (arguments.vararg, arguments.kwarg)))}
+    elif isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        local = local | {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+    return [name for child in ast.iter_child_nodes(node) for name in _names_read(child, local)]
 
 
 def assigned_names(node: ast.AST) -> list[str]:

@@ -187,6 +187,7 @@ class Binder:
                 raise Unsupported(f"'{path}' is bound inside the loop")
         self.function_paths = loop.functions
         self.inlined = dict(loop.inlined)
+        self.assumed = dict(loop.assumed)
         self.scalar_paths = tuple(p for p in loop.scalars_in if p.split(".")[0] in index)
         self.array_uses = loop.arrays
         self.function_getters = tuple(_getter(p, index) for p in self.function_paths)
@@ -236,6 +237,8 @@ class Binder:
             canonical = canonical_name(value)
             if canonical is None:
                 raise Unsupported(f"'{display(path)}' is not bound to a supported built-in or math function")
+            if self.assumed.get(path, canonical) != canonical:
+                raise Unsupported(f"'{display(path)}' is not the built-in {self.assumed[path]}")
             functions[path] = canonical
         scalars = {path: scalar_type(display(path), value) for path, value in zip(self.scalar_paths, binding.scalars)}
         arrays = {use.name: array_element(display(use.name), value, use.rank)

@@ -156,6 +156,17 @@ class Pass(Stmt):
 
 
 @dataclass(frozen=True)
+class EmptyReduction(Assign):
+    """``target = value`` after a reduction saw no element (``frontend/desugar.py``): exact
+    only when ``value`` has the very type the reduction's other assignments give
+    ``target`` (an empty ``sum`` is the int 0, even of floats); otherwise, or when
+    ``raises`` (``max`` of nothing), the loop goes back to CPython. Typing turns it
+    into a plain ``Assign`` or keeps it (the renderer then sets the flag)."""
+
+    raises: bool = field(default=False, kw_only=True)
+
+
+@dataclass(frozen=True)
 class ArrayUse:
     """How the loop uses one array live-in: its rank and whether it writes it."""
 
@@ -175,6 +186,7 @@ class Loop:
     assigned: tuple[str, ...]     # scalar variables the loop may assign (live-outs)
     functions: tuple[str, ...]    # global names of called functions (abs, math, ...)
     inlined: tuple = ()           # (path, code object) of each user function inlined
+    assumed: tuple = ()           # (path, canonical name) of built-ins desugared forms rely on (sum, zip)
 
 
 def is_call_result(name: str) -> bool:

@@ -1,0 +1,278 @@
+"""Loop forms and in-loop reductions rewritten by frontend/desugar.py: each differential
+against CPython, with the compiled path checked to have run."""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy
+import pytest
+
+import megaguards
+from conftest import assert_same_as_cpython, outcome, site_for
+
+
+def every_site_compiled(function, *arguments):
+    fast = assert_same_as_cpython(function, *arguments)
+    for site in site_for(fast):
+        assert site["compiled_runs"] > 0, site["reasons"]
+
+
+# -- element iteration ------------------------------------------------------------------
+def iterate(xs):
+    s = 0.0
+    for x in xs:
+        s = s + x * 0.5
+    return s, x
+
+
+def enumerated(xs, start):
+    s = 0.0
+    for i, x in enumerate(xs, start):
+        s = s * 0.5 + i * x
+    return s, i, x
+
+
+def enumerated_plain(xs):
+    s = 0
+    for i, x in enumerate(xs):
+        s += i * x
+    return s, i, x
+
+
+def zipped(xs, ys, zs):
+    s = 0.0
+    for x, y, z in zip(xs, ys, zs):
+        s = s + x * y - z
+    return s, x, y, z
+
+
+def enumerate_zip(xs, ys):
+    s = 0.0
+    for i, (x, y) in enumerate(zip(xs, ys)):
+        s += i * x + y
+    return s
+
+
+def nested_rows(A):
+    s = 0.0
+    for i in range(len(A)):
+        for x in A[i]:
+            s = s + x
+    return s
+
+
+def backwards(a, n):
+    out = 0
+    for i in reversed(range(n)):
+        out = (out * 31 + a[i]) % 65521
+    for j in reversed(range(1, n, 4)):
+        out += j
+    for k in reversed(range(n, 0, -3)):
+        out = out * 2 % 65521 + k
+    return out, i, j, k
+
+
+FLOATS = [1.5, -0.0, 2.25, float("inf"), -3.5, 1e-310]
+
+
+@pytest.mark.parametrize("xs", [FLOATS, numpy.array(FLOATS), [3, 1, 4, 1, 5], [True, False]])
+def test_element_iteration(xs):
+    every_site_compiled(iterate, xs)
+
+
+def test_element_iteration_keeps_the_variable_unchanged_when_empty():
+    def keeps(xs):
+        x = 7.5
+        for x in xs:
+            pass
+        return x
+    assert_same_as_cpython(keeps, [], compiled=None)
+    assert_same_as_cpython(keeps, [1.5, 2.5], compiled=True)
+
+
+@pytest.mark.parametrize("start", [0, 3, -2, True])
+def test_enumerate(start):
+    every_site_compiled(enumerated, [1.5, 2.5, -4.0], start)
+
+
+def test_enumerate_float_start_raises_as_in_python():
+    assert_same_as_cpython(enumerated, [1.5], 1.5, compiled=False)
+
+
+def test_enumerate_zip_and_rows():
+    every_site_compiled(enumerated_plain, [4, 5, 6])
+    every_site_compiled(zipped, [1.0, 2.0, 3.0, 9.0], numpy.array([0.5, 0.25, 4.0]), [1.0, 1.0, 1.0, 1.0, 1.0])
+    every_site_compiled(enumerate_zip, [1.0, 2.0], [3.0, 4.0, 5.0])
+    every_site_compiled(nested_rows, [[1.0, 2.0], [3.5, -0.0]])
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 12])
+def test_reversed_range(n):
+    assert_same_as_cpython(backwards, list(range(100, 113)), n, compiled=True)
+
+
+def test_exception_inside_an_element_loop_is_pythons():
+    def divide(xs):
+        s = 0.0
+        for x in xs:
+            s += 1.0 / x
+        return s
+    assert_same_as_cpython(divide, [1.0, 0.0, 2.0], compiled=None)
+    assert_same_as_cpython(divide, [1.0, 4.0], compiled=True)
+
+
+def test_non_sequences_stay_in_cpython():
+    def over(items):
+        s = 0
+        for x in items:
+            s += x
+        return s
+    assert_same_as_cpython(over, (1, 2, 3), compiled=False)
+    assert_same_as_cpython(over, {1: 2, 3: 4}, compiled=False)
+
+
+# -- divmod -----------------------------------------------------------------------------
+def divmods(a, b):
+    qs = 0
+    rs = 0
+    for i in range(len(a)):
+        q, r = divmod(a[i], b[i])
+        qs = qs + q
+        rs = rs * 3 + r
+    return qs, rs, q, r
+
+
+@pytest.mark.parametrize("a, b", [([7, -7, 7, -7, 0], [2, 2, -2, -2, 5]),
+                                  ([7.5, -7.5, 1e300, -0.0, 5.0], [2.0, 2.0, -1e-300, 3.0, -0.0]),
+                                  ([7, 1], [0, 1])])
+def test_divmod(a, b):
+    assert_same_as_cpython(divmods, a, b, compiled=None if 0 in b or -0.0 in b else True)
+
+
+def test_divmod_rebound_falls_back():
+    def other(a, b):
+        return (a + b, a - b)
+
+    def uses(a, b):
+        divmod = other
+        for i in range(len(a)):
+            q, r = divmod(a[i], b[i])
+        return q, r
+
+    def uses_max(a, b):
+        divmod = max
+        for i in range(len(a)):
+            q, r = divmod(a[i], b[i])
+        return q, r
+    assert_same_as_cpython(uses, [7], [2], compiled=False)
+    assert_same_as_cpython(uses_max, [[7, 1]], [[2, 3]], compiled=None)
+
+
+# -- reductions -------------------------------------------------------------------------
+def row_sums(A, m):
+    out = [0.0] * len(A)
+    for i in range(len(A)):
+        out[i] = sum(A[i][j] for j in range(m))
+    return out
+
+
+def sums_of_sequences(A):
+    total = 0.0
+    s = None
+    for i in range(len(A)):
+        s = sum(A[i])
+        total += s + sum(A[i], 10.0)
+    return total, s
+
+
+def filtered(xs, limit):
+    count = 0.0
+    for i in range(3):
+        count += sum(x for x in xs if x > limit)
+    return count
+
+
+def extremes(xs, n):
+    lo = 0.0
+    hi = 0.0
+    for i in range(n):
+        hi = max(x * i for x in xs)
+        lo = min(xs)
+    return lo, hi
+
+
+def reduced(xs, n):
+    out = 0.0
+    for i in range(n):
+        out += functools.reduce(lambda acc, x: acc * 0.5 + x, xs, float(i))
+        out += functools.reduce(lambda acc, x: acc + x * x, xs)
+    return out
+
+
+@pytest.mark.parametrize("m", [0, 1, 3])
+def test_inner_sum_over_a_range(m):
+    A = [[1.5, -0.0, 2.0], [-0.0, -0.0, -0.0], [1e308, 1e308, -1e308]]
+    assert_same_as_cpython(row_sums, A, m, compiled=None if m == 0 else True)
+
+
+def test_empty_float_sum_is_the_int_zero():
+    def empty(xs, n):
+        s = 1.5
+        for i in range(n):
+            s = sum(xs[j] for j in range(i, 0))
+        return s
+    assert outcome(megaguards.jit(empty), ([1.0], 2)) == outcome(empty, ([1.0], 2))
+
+    def empty_ints(xs, n):
+        s = 1
+        for i in range(n):
+            s = sum(xs[j] for j in range(i, 0))
+        return s
+    every_site_compiled(empty_ints, [1, 2], 2)  # ints: the empty sum is 0 in compiled code too
+
+
+@pytest.mark.parametrize("A", [[[1.5, 2.5], [-0.0, -0.0]], [[1, 2, 3], [4, 5, 6]],
+                               numpy.array([[1.5, 2.5], [3.0, -1.0]])])
+def test_sums_of_sequences(A):
+    assert_same_as_cpython(sums_of_sequences, A)
+
+
+def test_filters_min_max_reduce():
+    every_site_compiled(filtered, [1.0, 5.0, -2.0, 7.5], 0.0)
+    every_site_compiled(extremes, [3.0, -1.0, float("nan"), 2.0], 4)
+    every_site_compiled(reduced, [1.0, 2.0, -0.5], 3)
+
+
+def test_empty_max_and_reduce_raise_as_in_python():
+    assert_same_as_cpython(extremes, [], 2, compiled=None)
+    assert_same_as_cpython(reduced, [], 2, compiled=None)
+
+
+def test_exception_inside_a_generator_is_pythons():
+    def roots(xs):
+        s = 0.0
+        for i in range(2):
+            s += sum(math.sqrt(x) for x in xs)
+        return s
+    assert_same_as_cpython(roots, [4.0, -1.0], compiled=None)
+    assert_same_as_cpython(roots, [4.0, 9.0], compiled=True)
+
+
+def test_sum_rebound_falls_back():
+    def uses(xs):
+        sum = max
+        s = 0
+        for i in range(2):
+            s = sum(xs)
+        return s
+    assert_same_as_cpython(uses, [1, 5, 2], compiled=None)
+
+
+def test_nested_sums():
+    def grid(A, n, m):
+        out = 0.0
+        for t in range(2):
+            out += sum(sum(A[i][j] * t for j in range(m)) for i in range(n))
+        return out
+    every_site_compiled(grid, [[1.0, 2.0], [3.0, 4.5]], 2, 2)
