@@ -276,3 +276,22 @@ def test_nested_sums():
             out += sum(sum(A[i][j] * t for j in range(m)) for i in range(n))
         return out
     every_site_compiled(grid, [[1.0, 2.0], [3.0, 4.5]], 2, 2)
+
+
+def test_reversed_range_with_a_variable_step_stays_in_cpython():
+    def backwards_by(a, step):
+        out = 0
+        for i in reversed(range(0, len(a), step)):
+            out = out * 2 + a[i]
+        return out
+    assert_same_as_cpython(backwards_by, [1, 2, 3, 4, 5], 2, compiled=False)
+
+
+def test_sums_over_ranges_with_steps():
+    def stepped(a, n):
+        s = 0
+        for t in range(2):
+            s += sum(a[j] for j in range(n - 1, -1, -2)) + sum(a[j] * t for j in range(1, n, 3))
+        return s
+    for n in (0, 1, 5, 6):
+        assert_same_as_cpython(stepped, [3, 1, 4, 1, 5, 9], n, compiled=True)

@@ -238,6 +238,15 @@ def for_loop(node: ast.For, fresh: Callable[[], str] = _default_fresh) -> ast.Fo
     return _assume(_located([loop], node)[0], *source.builtins)
 
 
+def _int_constant(node: ast.expr) -> int | None:
+    """The value of an int literal such as ``3`` or ``-2``, else None."""
+    negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+    inner = node.operand if negative else node
+    if isinstance(inner, ast.Constant) and type(inner.value) is int:
+        return -inner.value if negative else inner.value
+    return None
+
+
 def _reversed_range(node: ast.expr) -> ast.Call | None:
     """``reversed(range(...))`` as a range running backwards; the range's arguments are
     read more than once, so they must be free of calls (len() aside)."""
@@ -257,10 +266,8 @@ def _reversed_range(node: ast.expr) -> ast.Call | None:
         return _call("range", _binary(args[0], ast.Sub(), one()), ast.UnaryOp(op=ast.USub(), operand=one()),
                      ast.UnaryOp(op=ast.USub(), operand=one()))
     start, stop = args[0], args[1]
-    step = args[2].value if len(args) == 3 and isinstance(args[2], ast.Constant) else (
-        -args[2].operand.value if len(args) == 3 and isinstance(args[2], ast.UnaryOp)
-        and isinstance(args[2].op, ast.USub) and isinstance(args[2].operand, ast.Constant) else 1)
-    if len(args) == 3 and (type(step) is not int or step == 0 or step == 1 and not isinstance(args[2], ast.Constant)):
+    step = _int_constant(args[2]) if len(args) == 3 else 1
+    if not step:
         raise Unsupported("reversed(range(...)) with a step that is not a non-zero integer constant",
                           node.lineno, node.col_offset)
     size = abs(step)
@@ -502,10 +509,9 @@ def _range_peeled(target, iterable: ast.Call, element, fold: _Fold, prologue, fr
         raise Unsupported("range() with unusual arguments", *where)
     step = 1
     if len(args) == 3:
-        constant = args[2].operand if isinstance(args[2], ast.UnaryOp) and isinstance(args[2].op, ast.USub) else args[2]
-        if not (isinstance(constant, ast.Constant) and type(constant.value) is int and constant.value):
+        step = _int_constant(args[2])
+        if not step:
             return _flagged_loop([(target, iterable, [])], element, fold, prologue, fresh)
-        step = -constant.value if constant is not args[2] else constant.value
     if not isinstance(target, ast.Name):
         raise Unsupported("loop target is not a plain name", *where)
     low, high = fresh(), fresh()
