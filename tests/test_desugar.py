@@ -295,3 +295,16 @@ def test_sums_over_ranges_with_steps():
         return s
     for n in (0, 1, 5, 6):
         assert_same_as_cpython(stepped, [3, 1, 4, 1, 5, 9], n, compiled=True)
+
+
+def combine(acc, x):
+    return acc * 0.5 + x
+
+
+def test_reduce_and_sum_with_a_user_function_are_inlined():
+    def user_reduce(xs, n):
+        out = 0.0
+        for i in range(n):
+            out += functools.reduce(combine, xs, 1.0) + sum(combine(x, 1.0) for x in xs)
+        return out
+    every_site_compiled(user_reduce, [1.0, 2.0, -3.5], 3)
