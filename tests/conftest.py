@@ -70,6 +70,8 @@ def _comparable(value):
         return ("ndarray", str(value.dtype), value.shape, value.tobytes())
     if isinstance(value, float):
         return ("float", value.hex()) if value == value else ("float", "nan")
+    if type(value) is complex:  # NaN parts compare unequal: compare the parts' forms
+        return ("complex", _comparable(value.real), _comparable(value.imag))
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, tuple(_comparable(v) for v in value))
     if isinstance(value, numpy.generic):

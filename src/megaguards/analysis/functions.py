@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 from dataclasses import dataclass
 
 
@@ -35,6 +36,18 @@ FUNCTIONS: dict[str, FunctionSpec] = {
     "math.log": FunctionSpec(math.log, 1, 2),
     **{f"math.{name}": FunctionSpec(getattr(math, name), 1, 1) for name in _MATH_ONE},
     **{f"math.{name}": FunctionSpec(getattr(math, name), 2, 2) for name in _MATH_TWO},
+    "complex": FunctionSpec(complex, 0, 2),
+}
+# math.hypot is CPython's own algorithm (not libm's); the prelude reproduces the one of
+# 3.10 and 3.11 (checked bit for bit); later versions changed it.
+if sys.version_info[:2] in ((3, 10), (3, 11)):
+    FUNCTIONS["math.hypot"] = FunctionSpec(math.hypot, 2, 2)
+
+# Calls recognised but kept in CPython: the reason, by canonical name and argument count.
+EXCLUDED = {
+    ("round", 2): "round(x, ndigits) rounds through CPython's correctly rounded decimal conversion",
+    ("math.hypot", None): f"math.hypot of Python {sys.version_info[0]}.{sys.version_info[1]} "
+                          "(its algorithm is reproduced for 3.10 and 3.11 only)",
 }
 
 # Objects the loop may reference by name without calling them.
@@ -46,6 +59,8 @@ _CANONICAL_BY_ID.update({id(obj): name for obj, name in _NON_CALLABLE.items()})
 
 def canonical_name(obj: object) -> str | None:
     """The canonical name of a supported function/module object, or None."""
+    if obj is math.hypot and "math.hypot" not in FUNCTIONS:
+        return "math.hypot"  # known, so that the reason names it (EXCLUDED)
     name = _CANONICAL_BY_ID.get(id(obj))
     if name is None:
         return None

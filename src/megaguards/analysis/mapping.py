@@ -110,6 +110,9 @@ def _band(typed, outer: ir.For, decision: ParallelLoop, fixed: tuple, facts, gro
             return f"reduction '{reduction.kind}' on '{reduction.var}' has no exact GPU form"
         if scalar.is_float and strict:
             return f"reduction on '{reduction.var}' (float) would reassociate: MEGAGUARDS_STRICT"
+    for node in ir.walk(band[-1]):  # GPU results and reductions carry ints and doubles only
+        if isinstance(node, ir.Expr) and node.type is not None and node.type.is_complex:
+            return f"line {node.line}: complex arithmetic runs on the CPU only"
     if strict:
         for node in ir.walk(band[-1]):
             if isinstance(node, ir.Call) and typed.functions.get(node.function) in TRANSCENDENTAL:

@@ -218,7 +218,7 @@ class _Planner:
                 if self.strict:
                     return f"reduction on '{name}' (float): MEGAGUARDS_STRICT keeps it sequential"
                 self.reasons.append(f"reduction on '{name}' (float, reassociated)")
-            if scalar.is_float and kind in "&|^" or scalar.is_bool:
+            if scalar.is_float and kind in "&|^" or scalar.is_bool or scalar.is_complex:
                 return f"scalar '{name}' carries a value from one iteration to the next"
             reductions.append(Reduction(name, kind, conditional))
         return ParallelLoop(id(loop), tuple(private), tuple(reductions), _weight(loop.body))

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import operator
 from dataclasses import dataclass
 
 from ..errors import Unsupported
 from ..ir import nodes as ir
 from ..ir.types import (INT64_MAX, INT64_MIN, Scalar, binary_result, call_result, is_integral,
                         unary_result)
-from .functions import FUNCTIONS
+from .functions import EXCLUDED, FUNCTIONS
 
 TypeSet = frozenset
 
@@ -123,6 +124,9 @@ class _Inference:
         if info.is_list and value != {info.element}:
             raise Unsupported(f"storing {_describe(value)} into list '{node.array}' of {_describe({info.element})} "
                               "would change the list's element type", node.line, node.col)
+        if Scalar.PY_COMPLEX in value:
+            raise Unsupported(f"storing a complex number into the NumPy array '{node.array}' (NumPy raises "
+                              "TypeError)", node.line, node.col)
 
     def indices(self, indices, node) -> None:
         for index in indices:
@@ -139,7 +143,10 @@ class _Inference:
         if isinstance(node, ir.Const):
             if type(node.value) is int and not INT64_MIN <= node.value <= INT64_MAX:
                 raise Unsupported("integer constant outside int64", node.line, node.col)
-            return TypeSet({{bool: Scalar.PY_BOOL, int: Scalar.PY_INT, float: Scalar.PY_FLOAT}[type(node.value)]})
+            return TypeSet({{bool: Scalar.PY_BOOL, int: Scalar.PY_INT, float: Scalar.PY_FLOAT,
+                             complex: Scalar.PY_COMPLEX}[type(node.value)]})
+        if isinstance(node, ir.Name) and self.part_of(node.id):
+            return self.call(part_call(node))
         if isinstance(node, ir.Name):
             if node.id not in self.sets:
                 if node.id in self.assigned:
@@ -206,8 +213,24 @@ class _Inference:
             raise Unsupported(f"unary '{op}' on {_describe({operand})}", node.line, node.col)
         return result
 
+    def part_of(self, path: str) -> bool:
+        """``z.real`` / ``z.imag`` of a scalar variable: an attribute of its current value."""
+        head, _, attribute = path.partition(".")
+        return "." + attribute in PARTS and (head in self.sets or head in self.assigned)
+
     def call(self, node: ir.Call) -> TypeSet:
-        canonical = self.functions.get(node.function)
+        canonical = self.functions.get(node.function, node.function if node.function in PARTS else None)
+        if canonical in PARTS:
+            operand = self.expression(node.args[0])
+            return self.combine(lambda t: call_result(PARTS[canonical], (t,)) or Scalar.PY_FLOAT, operand)
+        if canonical == "complex" and len(node.args) == 2 and any(
+                Scalar.PY_COMPLEX in self.expression(a) for a in node.args):
+            raise Unsupported("complex(a, b) with a complex part", node.line, node.col)
+        excluded = EXCLUDED.get((canonical, len(node.args)))
+        if excluded is None and canonical not in FUNCTIONS:
+            excluded = EXCLUDED.get((canonical, None))
+        if excluded:
+            raise Unsupported(excluded, node.line, node.col)
         spec = FUNCTIONS.get(canonical)
         if spec is None:
             raise Unsupported(f"call to '{node.function}', which is not a supported built-in or math "
@@ -217,6 +240,8 @@ class _Inference:
         argument_sets = [self.expression(a, test=canonical == "bool") for a in node.args]
         if canonical in ("min", "max"):
             union = TypeSet().union(*argument_sets)
+            if Scalar.PY_COMPLEX in union:
+                raise Unsupported(f"{canonical}() of complex numbers (Python raises TypeError)", node.line, node.col)
             if len(union) > 1:
                 raise Unsupported(f"{canonical}() of different types ({_describe(union)}): the result's "
                                   "type would depend on the values", node.line, node.col)
@@ -231,6 +256,8 @@ class _Inference:
 
     # final pass: the typed IR ------------------------------------------------------
     def rebuild(self, node):
+        if isinstance(node, ir.Name) and self.part_of(node.id):
+            node = part_call(node)  # analyses then see a read of the variable itself
         if isinstance(node, ir.EmptyReduction):
             return self.empty_reduction(node)
         if isinstance(node, ir.Expr):
@@ -257,6 +284,15 @@ class _Inference:
         if isinstance(value, ir.Node):
             return self.rebuild(value)
         return value
+
+
+# ``z.real`` / ``z.imag`` of a scalar variable become calls of these (no user path starts with a dot).
+PARTS = {".real": operator.attrgetter("real"), ".imag": operator.attrgetter("imag")}
+
+
+def part_call(node: ir.Name) -> ir.Call:
+    head, _, attribute = node.id.partition(".")
+    return ir.Call("." + attribute, (ir.Name(head, line=node.line, col=node.col),), line=node.line, col=node.col)
 
 
 def infer_types(loop: ir.For, live_in_types: dict, arrays: dict, functions: dict) -> TypedLoop:

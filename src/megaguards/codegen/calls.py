@@ -15,9 +15,19 @@ _TO_INT = {"floor": "mg_f2i_floor", "ceil": "mg_f2i_ceil", "trunc": "mg_f2i_trun
 
 
 def render_call(renderer, node: ir.Call) -> str:
+    if node.function in (".real", ".imag"):
+        return _part(renderer, node)
     canonical = renderer.typed.functions[node.function]
     args = node.args
     result = node.type
+    if canonical == "complex":  # real arguments only (typeinfer): no arithmetic, as in CPython
+        if len(args) == 1 and args[0].type.is_complex:
+            return renderer.expr(args[0])
+        parts = [renderer.convert(a, Scalar.PY_FLOAT) for a in args] + ["0.0", "0.0"]
+        return f"mg_cmake({parts[0]}, {parts[1]})"
+    if canonical == "abs" and args[0].type.is_complex:
+        renderer.checks += 1
+        return f"mg_cabs({renderer.expr(args[0])}, {ERR})"
     as_double = [renderer.convert(a, Scalar.PY_FLOAT) for a in args] if canonical.startswith("math.") else None
 
     def checked(text: str) -> str:
@@ -66,8 +76,20 @@ def render_call(renderer, node: ir.Call) -> str:
         return f"({name}({as_double[0]}) != 0)"
     if name == "copysign":
         return f"copysign({as_double[0]}, {as_double[1]})"
+    if name == "hypot":
+        return f"mg_hypot({as_double[0]}, {as_double[1]})"
     if name in ("atan2", "fmod"):
         return checked(f"mg_{name}({as_double[0]}, {as_double[1]}, {ERR})")
     if name == "pow":
         return checked(f"mg_math_pow({as_double[0]}, {as_double[1]}, {ERR})")
     raise TypeError(f"no rendering for {canonical}")
+
+
+def _part(renderer, node: ir.Call) -> str:
+    """``z.real`` / ``z.imag``; of a real number its value and a zero of the result's type."""
+    operand = node.args[0]
+    if operand.type.is_complex:
+        return f"({renderer.expr(operand)}).{node.function[1:3]}"
+    if node.function == ".real":
+        return renderer.convert(operand, node.type)
+    return "0.0" if node.type.is_float else "0"

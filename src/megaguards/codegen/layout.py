@@ -48,9 +48,9 @@ def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[st
         scalar = typed.variables.get(name)
         if scalar is None:
             continue
-        if scalar.is_float:
+        if scalar.is_float or scalar.is_complex:  # a complex takes two: real, imaginary
             scalars[name] = ("floats", next_float)
-            next_float += 1
+            next_float += 2 if scalar.is_complex else 1
         else:
             scalars[name] = ("ints", next_int)
             next_int += 1

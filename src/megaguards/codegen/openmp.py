@@ -37,7 +37,7 @@ class ParallelContext:
 
 def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int, threads: int,
                          work_threshold: int) -> None:
-    from .renderer import c_name
+    from .renderer import c_name, zero_of
 
     label = renderer.fresh("p")
     before = renderer.checks
@@ -79,7 +79,7 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
     emit(region, f"int64_t {c_name(node.var)} = 0;")
     for name in variables:
         scalar = typed.variables[name]
-        start = _identity(reductions[name], scalar) if name in reductions else "0"
+        start = _identity(reductions[name], scalar) if name in reductions else zero_of(scalar)
         emit(region, f"{scalar.ctype} {c_name(name)} = {start}; int64_t {label}_at_{c_name(name)} = -1;")
         emit(region, f"int mg_set_{c_name(name)} = 0; int mg_tag_{c_name(name)} = 0;")
     # Uneven iterations (mandelbrot rows) balance with guided chunks; a float sum or

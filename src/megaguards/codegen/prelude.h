@@ -218,9 +218,130 @@ MG_INLINE T mg_max_##SUFFIX(T a, T b) { return b > a ? b : a; } \
 MG_INLINE T mg_min_##SUFFIX(T a, T b) { return b < a ? b : a; }
 MG_EXTREMES(int64_t, int64_t) MG_EXTREMES(int32_t, int32_t) MG_EXTREMES(int, int)
 MG_EXTREMES(double, double) MG_EXTREMES(float, float)
+/* math.hypot(x, y) of CPython 3.10/3.11 (Modules/mathmodule.c vector_norm, n == 2):
+ * Veltkamp splitting and compensated sums, not the C library's hypot.  Never raises. */
+MG_INLINE double mg_hypot(double x, double y) {
+    const double T27 = 134217729.0;  /* 2**27 + 1 */
+    double vec[2] = {fabs(x), fabs(y)};
+    double max = 0.0;  /* NaNs never compare greater */
+    if (vec[0] > max) max = vec[0];
+    if (vec[1] > max) max = vec[1];
+    if (isinf(max)) return max;
+    if (isnan(vec[0]) || isnan(vec[1])) return NAN;
+    if (max == 0.0) return max;
+    double t, hi, lo, h, v, old, csum = 1.0, frac1 = 0.0, frac2 = 0.0, frac3 = 0.0;
+    int max_e;
+    frexp(max, &max_e);
+    if (max_e >= -1023) {
+        double scale = ldexp(1.0, -max_e);
+        for (int i = 0; i < 2; i++) {
+            v = vec[i] * scale;
+            t = v * T27; hi = t - (t - v); lo = v - hi;
+            v = hi * hi; old = csum; csum += v; frac1 += (old - csum) + v;
+            v = 2.0 * hi * lo; old = csum; csum += v; frac2 += (old - csum) + v;
+            frac3 += lo * lo;
+        }
+        h = sqrt(csum - 1.0 + (frac1 + frac2 + frac3));
+        t = h * T27; hi = t - (t - h); lo = h - hi;
+        v = -hi * hi; old = csum; csum += v; frac1 += (old - csum) + v;
+        v = -2.0 * hi * lo; old = csum; csum += v; frac2 += (old - csum) + v;
+        v = -lo * lo; old = csum; csum += v; frac3 += (old - csum) + v;
+        v = csum - 1.0 + (frac1 + frac2 + frac3);
+        return (h + v / (2.0 * h)) / scale;
+    }
+    for (int i = 0; i < 2; i++) {  /* subnormal max: ldexp would overflow, divide instead */
+        v = vec[i] / max; v = v * v;
+        old = csum; csum += v; frac1 += (old - csum) + v;
+    }
+    return max * sqrt(csum - 1.0 + frac1);
+}
 MG_INLINE int64_t mg_f2i_floor(double x, int *err) { return mg_f2i(floor(x), err); }
 MG_INLINE int64_t mg_f2i_ceil(double x, int *err) { return mg_f2i(ceil(x), err); }
 MG_INLINE int64_t mg_f2i_trunc(double x, int *err) { return mg_f2i(trunc(x), err); }
+
+/* ---- complex: a pair of doubles, with CPython's formulas (Objects/complexobject.c).
+ * A real operand enters as (x, +0.0), exactly as CPython's to_complex() makes it. ---- */
+typedef struct { double re, im; } mg_complex;
+MG_INLINE mg_complex mg_cmake(double re, double im) { mg_complex z; z.re = re; z.im = im; return z; }
+MG_INLINE mg_complex mg_cadd(mg_complex a, mg_complex b) { return mg_cmake(a.re + b.re, a.im + b.im); }
+MG_INLINE mg_complex mg_csub(mg_complex a, mg_complex b) { return mg_cmake(a.re - b.re, a.im - b.im); }
+MG_INLINE mg_complex mg_cneg(mg_complex a) { return mg_cmake(-a.re, -a.im); }
+MG_INLINE mg_complex mg_cmul(mg_complex a, mg_complex b) {  /* _Py_c_prod */
+    return mg_cmake(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+}
+/* _Py_c_quot: Smith's algorithm; 0j divisor -> ZeroDivisionError("complex division by zero"). */
+MG_INLINE mg_complex mg_cquot(mg_complex a, mg_complex b, int *zero) {
+    const double abs_breal = b.re < 0 ? -b.re : b.re;
+    const double abs_bimag = b.im < 0 ? -b.im : b.im;
+    if (abs_breal >= abs_bimag) {
+        if (abs_breal == 0.0) { *zero = 1; return mg_cmake(0.0, 0.0); }
+        const double ratio = b.im / b.re;
+        const double denom = b.re + b.im * ratio;
+        return mg_cmake((a.re + a.im * ratio) / denom, (a.im - a.re * ratio) / denom);
+    }
+    if (abs_bimag >= abs_breal) {
+        const double ratio = b.re / b.im;
+        const double denom = b.re * ratio + b.im;
+        return mg_cmake((a.re * ratio + a.im) / denom, (a.im * ratio - a.re) / denom);
+    }
+    return mg_cmake(NAN, NAN);  /* a NaN in the divisor */
+}
+MG_INLINE mg_complex mg_cdiv(mg_complex a, mg_complex b, int *err) {
+    int zero = 0;
+    mg_complex r = mg_cquot(a, b, &zero);
+    if (MG_UNLIKELY(zero)) *err = MG_ERR_ZERO;
+    return r;
+}
+MG_INLINE int mg_ceq(mg_complex a, mg_complex b) { return a.re == b.re && a.im == b.im; }
+MG_INLINE int mg_ctruth(mg_complex a) { return a.re != 0.0 || a.im != 0.0; }
+/* abs(z): _Py_c_abs (the C library's hypot); OverflowError when it overflows. */
+MG_INLINE double mg_cabs(mg_complex z, int *err) {
+    if (!isfinite(z.re) || !isfinite(z.im)) {
+        if (isinf(z.re)) return fabs(z.re);
+        if (isinf(z.im)) return fabs(z.im);
+        return NAN;
+    }
+    double r = hypot(z.re, z.im);
+    if (MG_UNLIKELY(!isfinite(r))) *err = MG_ERR_OVERFLOW;
+    return r;
+}
+/* z ** w: complex_pow -- c_powi for small integral exponents, else _Py_c_pow; the
+ * errors (0 to a negative or complex power, an infinite part) raise in CPython. */
+MG_INLINE mg_complex mg_cpowu(mg_complex x, long n) {
+    mg_complex r = mg_cmake(1.0, 0.0), p = x;
+    long mask = 1;
+    while (mask > 0 && n >= mask) {
+        if (n & mask) r = mg_cmul(r, p);
+        mask <<= 1;
+        p = mg_cmul(p, p);
+    }
+    return r;
+}
+MG_INLINE mg_complex mg_cpow(mg_complex a, mg_complex b, int *err) {
+    mg_complex p;
+    int domain = 0;
+    if (b.im == 0.0 && b.re == floor(b.re) && fabs(b.re) <= 100.0) {
+        long n = (long)b.re;
+        p = n > 0 ? mg_cpowu(a, n) : mg_cquot(mg_cmake(1.0, 0.0), mg_cpowu(a, -n), &domain);
+    } else if (b.re == 0.0 && b.im == 0.0) {
+        p = mg_cmake(1.0, 0.0);
+    } else if (a.re == 0.0 && a.im == 0.0) {
+        domain = b.im != 0.0 || b.re < 0.0;  /* 1: ZeroDivisionError */
+        p = mg_cmake(0.0, 0.0);
+    } else {
+        double vabs = hypot(a.re, a.im), len = pow(vabs, b.re), at = atan2(a.im, a.re), phase = at * b.re;
+        if (b.im != 0.0) {
+            len /= exp(at * b.im);
+            phase += b.im * log(vabs);
+        }
+        /* CPython reads errno here (cos(inf) sets EDOM): any non-finite step goes back to it */
+        if (MG_UNLIKELY(!isfinite(vabs) || !isfinite(len) || !isfinite(phase))) domain = 2;
+        p = mg_cmake(len * cos(phase), len * sin(phase));
+    }
+    if (MG_UNLIKELY(domain)) *err = domain == 1 ? MG_ERR_ZERO : MG_ERR_VALUE;
+    else if (MG_UNLIKELY(isinf(p.re) || isinf(p.im))) *err = MG_ERR_OVERFLOW;
+    return p;
+}
 
 /* ---- hoisted checks (kernel prologue) and the check-free loop ---- */
 #define MG_FAIL(k) do { mg_fast = 0; if (mg_failed < 0) mg_failed = (k); } while (0)

@@ -37,6 +37,11 @@ class RenderedKernel:
     parallel: bool = False        # uses OpenMP (compile with -fopenmp)
 
 
+def zero_of(scalar: Scalar) -> str:
+    """The initial value of a variable not bound before the loop."""
+    return "mg_cmake(0.0, 0.0)" if scalar.is_complex else "0"
+
+
 def mangle(name: str) -> str:
     """A C identifier for a Python name or attribute path, one-to-one (θ, self.grid)."""
     return re.sub(r"[^0-9A-Za-z]", lambda m: f"_{ord(m.group()):x}_", name)
@@ -111,8 +116,11 @@ class Renderer:
         self.emit(1, "if (mg_err) return mg_err;")
         for name, (bank, slot) in self.layout.scalars.items():
             if name in self.layout.assigned_flags:
-                cast = "(double)" if bank == "floats" else "(int64_t)"
-                self.emit(1, f"mg_{bank}[{slot}] = {cast}{c_name(name)};")
+                if self.typed.variables[name].is_complex:
+                    self.emit(1, f"mg_floats[{slot}] = {c_name(name)}.re; mg_floats[{slot + 1}] = {c_name(name)}.im;")
+                else:
+                    cast = "(double)" if bank == "floats" else "(int64_t)"
+                    self.emit(1, f"mg_{bank}[{slot}] = {cast}{c_name(name)};")
                 self.emit(1, f"mg_ints[{self.layout.assigned_flags[name]}] = mg_set_{c_name(name)};")
             if name in self.layout.box_tags:
                 self.emit(1, f"mg_ints[{self.layout.box_tags[name]}] = mg_tag_{c_name(name)};")
@@ -180,9 +188,11 @@ class Renderer:
         for name, scalar in self.typed.variables.items():
             if name in self.typed.live_ins:
                 bank, slot = self.layout.scalars[name]
-                self.emit(1, f"{scalar.ctype} {c_name(name)} = ({scalar.ctype})mg_{bank}[{slot}];")
+                value = (f"mg_cmake(mg_floats[{slot}], mg_floats[{slot + 1}])" if scalar.is_complex
+                         else f"({scalar.ctype})mg_{bank}[{slot}]")
+                self.emit(1, f"{scalar.ctype} {c_name(name)} = {value};")
             else:
-                self.emit(1, f"{scalar.ctype} {c_name(name)} = 0;")
+                self.emit(1, f"{scalar.ctype} {c_name(name)} = {zero_of(scalar)};")
             if name in self.layout.assigned_flags:
                 self.emit(1, f"int mg_set_{c_name(name)} = 0;")
             if name in self.layout.box_tags:
@@ -360,6 +370,8 @@ class Renderer:
             return self.expr(node)
         if isinstance(node, ir.IfExp):  # its branches may differ in type: only truth matters here
             return f"({self.truth(node.test)} ? {self.truth(node.body)} : {self.truth(node.orelse)})"
+        if node.type.is_complex:
+            return f"mg_ctruth({self.expr(node)})"
         return f"({self.expr(node)} != 0)"
 
     def convert(self, node: ir.Expr, target: Scalar) -> str:
@@ -368,6 +380,12 @@ class Renderer:
     def cast(self, text: str, source: Scalar, target: Scalar) -> str:
         if source.ctype == target.ctype:
             return text
+        if target.is_complex:  # CPython's to_complex: (float(x), +0.0)
+            return f"mg_cmake((double){text}, 0.0)"
+        if source.is_complex:
+            if target.is_bool:
+                return f"mg_ctruth({text})"
+            raise TypeError(f"no conversion from {source} to {target}")
         if target.is_bool:
             return f"({text} != 0)"
         if target.ctype == "float":
@@ -416,6 +434,8 @@ class Renderer:
 
     @staticmethod
     def constant(value) -> str:
+        if type(value) is complex:
+            return f"mg_cmake({Renderer.constant(value.real)}, {Renderer.constant(value.imag)})"
         if type(value) is bool:
             return "1" if value else "0"
         if type(value) is int:
@@ -448,6 +468,8 @@ class Renderer:
 
     def binary(self, node: ir.BinOp) -> str:
         op, result, left, right = node.op, node.type, node.left, node.right
+        if result.is_complex:
+            return self.complex_binary(node)
         if op == "/" and not (left.type.is_float or right.type.is_float):
             self.checks += 1
             return (f"mg_truediv_ii({self.cast(self.expr(left), left.type, Scalar.PY_INT)}, "
@@ -478,12 +500,22 @@ class Renderer:
             text = f"mg_to_i32({text}, {ERR})"
         return text
 
+    def complex_binary(self, node: ir.BinOp) -> str:
+        """Complex + - * / **: a real operand enters as (x, +0.0), as in CPython."""
+        a, b = self.convert(node.left, node.type), self.convert(node.right, node.type)
+        if node.op in ("+", "-", "*"):
+            return f"mg_c{ {'+': 'add', '-': 'sub', '*': 'mul'}[node.op] }({a}, {b})"
+        self.checks += 1
+        return f"mg_c{ {'/': 'div', '**': 'pow'}[node.op] }({a}, {b}, {ERR})"
+
     def unary(self, node: ir.UnaryOp) -> str:
         operand, result = node.operand, node.type
         if node.op == "not":
             return f"(!{self.truth(operand)})"
         if result.is_bool:  # ~ on numpy.bool is logical not
             return f"(!{self.expr(operand)})"
+        if result.is_complex:
+            return f"mg_cneg({self.expr(operand)})" if node.op == "-" else self.expr(operand)
         if result.is_float:
             value = self.convert(operand, result)
             return f"(-{value})" if node.op == "-" else value
@@ -509,6 +541,18 @@ class Renderer:
 
     def comparison(self, op: str, left: ir.Expr, right: ir.Expr) -> str:
         types = (left.type, right.type)
+        if any(t.is_complex for t in types):  # only == and != (typeinfer): both parts
+            sides = []
+            for side in (left, right):
+                text = self.expr(side)
+                if side.type.is_complex:
+                    sides.append(text)
+                    continue
+                if not side.type.is_float:  # CPython compares an int with the real part exactly
+                    self.checks += 1
+                    text = f"(double)mg_exact_int({text}, {EXACT_LIMIT['double']}, {ERR})"
+                sides.append(f"mg_cmake((double){text}, 0.0)")
+            return f"({'' if op == '==' else '!'}mg_ceq({sides[0]}, {sides[1]}))"
         if not any(t.is_float for t in types):
             return f"({self.cast(self.expr(left), left.type, Scalar.PY_INT)} {op} " \
                    f"{self.cast(self.expr(right), right.type, Scalar.PY_INT)})"

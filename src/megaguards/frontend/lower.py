@@ -255,7 +255,7 @@ class _Lowerer:
     def expression(self, node: ast.expr) -> ir.Expr:
         where = _where(node)
         if isinstance(node, ast.Constant):
-            if type(node.value) not in (int, float, bool):
+            if type(node.value) not in (int, float, bool, complex):  # 1j: a complex constant
                 raise _unsupported(node, f"constant of type {type(node.value).__name__}")
             return ir.Const(node.value, **where)
         if isinstance(node, (ast.Name, ast.Attribute)):

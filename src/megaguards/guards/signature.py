@@ -31,6 +31,8 @@ def safe_getattr(obj: object, attribute: str) -> object:
             raise GuardFailure(f"module {obj.__name__!r} has no attribute {attribute!r}")
         return value
     cls = type(obj)
+    if cls in (complex, float, int, bool) and attribute in ("real", "imag"):
+        return getattr(obj, attribute)  # a number's parts (z.real): no user code runs
     if cls.__getattribute__ is not object.__getattribute__ or hasattr(cls, "__getattr__"):
         raise GuardFailure(f"{cls.__name__} customises attribute access")
     class_value = _MISSING

@@ -27,6 +27,8 @@ class Scalar(enum.Enum):
     NP_INT64 = (numpy.int64, "int64_t", "l")
     NP_FLOAT32 = (numpy.float32, "float", "f")
     NP_FLOAT64 = (numpy.float64, "double", "d")
+    # Python complex: a pair of doubles (prelude's mg_complex), with CPython's formulas.
+    PY_COMPLEX = (complex, "mg_complex", None)
 
     @property
     def pyclass(self) -> type:
@@ -45,8 +47,12 @@ class Scalar(enum.Enum):
         return self.ctype in ("double", "float")
 
     @property
+    def is_complex(self) -> bool:
+        return self is Scalar.PY_COMPLEX
+
+    @property
     def is_int(self) -> bool:
-        return not self.is_bool and not self.is_float
+        return not self.is_bool and not self.is_float and not self.is_complex
 
     @property
     def is_numpy(self) -> bool:
@@ -54,7 +60,7 @@ class Scalar(enum.Enum):
 
     @property
     def bits(self) -> int:
-        return {"int": 1, "int32_t": 32, "int64_t": 64, "float": 32, "double": 64}[self.ctype]
+        return {"int": 1, "int32_t": 32, "int64_t": 64, "float": 32, "double": 64, "mg_complex": 128}[self.ctype]
 
     def __repr__(self) -> str:
         return self.name.lower()
@@ -92,6 +98,8 @@ def _samples(scalar: Scalar) -> tuple:
         values = (True, True)
     elif scalar.is_int:
         values = (1, 2)
+    elif scalar.is_complex:
+        values = (0.5 + 0.25j, 0.25 - 0.5j)
     else:
         values = (0.5, 0.25)
     return tuple(scalar.pyclass(v) for v in values)
@@ -142,7 +150,7 @@ def call_result(function, argument_types: tuple[Scalar, ...]) -> Scalar | None:
 
 def is_integral(scalar: Scalar) -> bool:
     """Types whose values index and count (Python ints, bools, NumPy ints)."""
-    return not scalar.is_float
+    return scalar.is_int or scalar.is_bool
 
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1

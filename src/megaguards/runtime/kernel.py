@@ -35,7 +35,8 @@ class Unset:
 UNSET = Unset()
 _BOX = {Scalar.PY_BOOL: bool, Scalar.PY_INT: int, Scalar.PY_FLOAT: float,
         Scalar.NP_BOOL: lambda v: numpy.bool_(bool(v)), Scalar.NP_INT32: numpy.int32,
-        Scalar.NP_INT64: numpy.int64, Scalar.NP_FLOAT32: numpy.float32, Scalar.NP_FLOAT64: numpy.float64}
+        Scalar.NP_INT64: numpy.int64, Scalar.NP_FLOAT32: numpy.float32, Scalar.NP_FLOAT64: numpy.float64,
+        Scalar.PY_COMPLEX: complex}
 _BOX_BY_TAG = {tag: _BOX[scalar] for scalar, tag in BOX_TAGS.items()}
 
 
@@ -79,7 +80,8 @@ class Specialization:
         plan.append(len(self.scalar_paths))
         for path in self.scalar_paths:
             bank, slot = layout.scalars[path]
-            plan += [1 if bank == "floats" else 2 if typed.variables[path].is_bool else 0, slot]
+            scalar = typed.variables[path]
+            plan += [3 if scalar.is_complex else 1 if bank == "floats" else 2 if scalar.is_bool else 0, slot]
         self.plan = (ctypes.c_int64 * len(plan))(*plan)
         self.plan_address = ctypes.addressof(self.plan)
         self.kernel_address = ctypes.cast(self.kernel, ctypes.c_void_p).value
@@ -142,6 +144,9 @@ class Specialization:
             bank, slot = value_slot
             if tag_slot is not None:
                 box = _BOX_BY_TAG[ints[tag_slot]]
+            if box is complex:  # two float slots
+                outputs.append(complex(floats[slot], floats[slot + 1]))
+                continue
             outputs.append(box((floats if bank == "floats" else ints)[slot]))
         self.seconds[2] += time.perf_counter() - started
         return tuple(outputs)

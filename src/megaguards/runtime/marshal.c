@@ -4,7 +4,8 @@
  * loaded with ctypes.PyDLL.
  *
  * plan (int64): [n_arrays, then per array: kind, rank, itemsize, written, dims_slot,
- *                n_scalars, then per scalar: bank (0 ints, 1 floats, 2 ints from a truth value), slot]
+ *                n_scalars, then per scalar: bank (0 ints, 1 floats, 2 ints from a truth value,
+ *                3 a complex in two float slots), slot]
  * kind: 0 NumPy array (used in place), 1/2/3 list of bool/int/float (unboxed),
  *       4 a shadow NumPy array for one of kind 0, or None (NULL: no shadow). */
 #define PY_SSIZE_T_CLEAN
@@ -117,7 +118,12 @@ static int list_shape(PyObject *obj, int rank, int64_t *shape) {
 }
 
 static int store_scalar(PyObject *value, int bank, int64_t slot, int64_t *ints, double *floats) {
-    if (bank == 1) {
+    if (bank == 3) {  /* a complex: two float slots */
+        Py_complex c = PyComplex_AsCComplex(value);
+        if (c.real == -1.0 && PyErr_Occurred()) return MG_PYERROR;
+        floats[slot] = c.real;
+        floats[slot + 1] = c.imag;
+    } else if (bank == 1) {
         double d = PyFloat_AsDouble(value);
         if (d == -1.0 && PyErr_Occurred()) return MG_PYERROR;
         floats[slot] = d;
