@@ -43,6 +43,10 @@ FUNCTIONS: dict[str, FunctionSpec] = {
 if sys.version_info[:2] in ((3, 10), (3, 11)):
     FUNCTIONS["math.hypot"] = FunctionSpec(math.hypot, 2, 2)
 
+# The prelude's complex formulas are those of complexobject.c up to 3.13 (3.14 changed
+# mixed real/complex arithmetic to C99 Annex G rules).
+COMPLEX_AS_PAIRS = sys.version_info < (3, 14)
+
 # Calls recognised but kept in CPython: the reason, by canonical name and argument count.
 EXCLUDED = {
     ("round", 2): "round(x, ndigits) rounds through CPython's correctly rounded decimal conversion",

@@ -20,7 +20,7 @@ from ..errors import Unsupported
 from ..ir import nodes as ir
 from ..ir.types import (INT64_MAX, INT64_MIN, Scalar, binary_result, call_result, is_integral,
                         unary_result)
-from .functions import EXCLUDED, FUNCTIONS
+from .functions import COMPLEX_AS_PAIRS, EXCLUDED, FUNCTIONS
 
 TypeSet = frozenset
 
@@ -262,6 +262,9 @@ class _Inference:
             return self.empty_reduction(node)
         if isinstance(node, ir.Expr):
             types = self.expression(node, test=True)
+            if Scalar.PY_COMPLEX in types and not COMPLEX_AS_PAIRS:
+                raise Unsupported("complex arithmetic of Python 3.14+ (mixed real/complex rules changed)",
+                                  node.line, node.col)
             changes = {key: self.rebuild_value(value) for key, value in node.__dict__.items()
                        if key not in ("line", "col", "type")}
             return dataclasses.replace(node, type=representative(types), **changes)
