@@ -11,7 +11,8 @@ subprocesses, interleaved, best of R runs per engine, with the helpers of run.py
   sequential back end), C1b, C1c (>= 200x on the H100, transfers included);
 * the same loop with cnd() written out by hand ("inlined"): under megaguards the
   helper must cost nothing (row C2, times within 5 %); CPython's cost of the two
-  calls is given for comparison (C2b).
+  calls is given for comparison (C2b).  Both variants run alternately in the same
+  process (blackscholes.py's "both"), so that other work slows them alike.
 
 The table goes to stdout and to benchmarks/results/calls.md (calls-quick.md with
 --quick).  Exit status: 0 when every target row passes and the checksums agree,
@@ -40,6 +41,7 @@ GPU_TARGET = 200.0
 HELPER_TOLERANCE = 0.05       # helper vs inlined under megaguards: within 5 %
 GPU_RELATIVE_TOLERANCE = 1e-9  # non-strict CUDA exp/log: documented ulp bounds, not bit-identical sums
 KERNEL_REPEATS = 3            # kernel calls per megaguards process (the first one pays analysis)
+ALTERNATING_REPEATS = 6       # C2: calls of each variant per megaguards process (best of many: a 5 % target)
 # Exact engines are strict (results identical to CPython's); the GPU engine cannot be:
 # MEGAGUARDS_STRICT keeps exp/log off the GPU, whose versions differ in the last ulp.
 SEQUENTIAL = {"MEGAGUARDS_DEVICE": "seq", "MEGAGUARDS_STRICT": "1"}
@@ -58,13 +60,35 @@ def cuda_devices(runner: bench.Runner) -> list[str]:
 def engines_and_arguments(n: int, gpu: bool) -> tuple[list[tuple], dict]:
     """(name, kind, environment) per engine and each engine's program arguments.
     CPython calls the kernel once per process (nothing to warm up; seconds per call)."""
-    engines = [("cpython", "cpython", {}), ("cpython-inlined", "cpython", {}),
-               ("seq", "megaguards", SEQUENTIAL), ("seq-inlined", "megaguards", SEQUENTIAL),
+    engines = [("cpython", "cpython", {}), ("seq", "megaguards", SEQUENTIAL),
                ("cpu", "megaguards", ALL_CORES)] + ([("gpu", "megaguards", GPU)] if gpu else [])
-    arguments = {name: [str(n), "1" if kind == "cpython" else str(KERNEL_REPEATS),
-                        "inlined" if name.endswith("-inlined") else "helper"]
+    arguments = {name: [str(n), "1" if kind == "cpython" else str(KERNEL_REPEATS), "helper"]
                  for name, kind, _ in engines}
     return engines, arguments
+
+
+def alternating(runner: bench.Runner, n: int) -> dict:
+    """C2's runs: both variants in each process, CPython and megaguards seq interleaved, after
+    one untimed megaguards run that compiles the inlined variant's kernel too."""
+    path = bench.PROGRAMS / PROGRAM
+    engines = [("cpython", "cpython", {}, "1"), ("seq", "megaguards", SEQUENTIAL, str(ALTERNATING_REPEATS))]
+    runner.log(f"  {PROGRAM} {n} 1 both: warm-up of seq")
+    runner.run_once("megaguards", path, [str(n), "1", "both"], extra_env=SEQUENTIAL)
+    found = {name: {"helper": [], "inlined": [], "checksums": set()} for name, *_ in engines}
+    for repetition in range(runner.settings["repetitions"]):
+        for name, kind, environment, repeats in engines:
+            outcome = runner.run_once(kind, path, [str(n), repeats, "both"], extra_env=environment)
+            inlined = [line.partition("=")[2] for line in outcome["stdout"].splitlines()
+                       if line.startswith("time_inlined=")]
+            if not inlined:
+                raise bench.BenchmarkError(f"no 'time_inlined=' line:\n{outcome['stdout'][-2000:]}")
+            found[name]["helper"].append(outcome["time"])
+            found[name]["inlined"].append(float(inlined[0]))
+            found[name]["checksums"].add(outcome["checksum"])
+            found[name]["report"] = outcome.get("report")
+            runner.log(f"    [{repetition + 1}/{runner.settings['repetitions']}] {name:10s} both: helper "
+                       f"{outcome['time']:.6g}s inlined {float(inlined[0]):.6g}s")
+    return found
 
 
 def checksums_close(reference: str, other: str) -> bool:
@@ -107,15 +131,17 @@ def speedup_row(summary: dict, row_id: str, label: str, engine: str, target: flo
             "notes": "; ".join(notes)}
 
 
-def helper_rows(summary: dict, n: int) -> list[dict]:
-    helper, inlined = summary["seq"]["time"], summary["seq-inlined"]["time"]
+def helper_rows(both: dict, reference: str, n: int) -> list[dict]:
+    helper, inlined = min(both["seq"]["helper"]), min(both["seq"]["inlined"])
     difference = helper / inlined - 1.0
-    problems = [p for p in (bench.compiled_problem(summary, FUNCTION, engine="seq"),
-                            bench.compiled_problem(summary, INLINED_FUNCTION, engine="seq-inlined")) if p]
-    agrees = summary["seq"]["checksums"] == summary["seq-inlined"]["checksums"] == [summary["checksum"]]
-    notes = problems + ([] if agrees else ["CHECKSUM MISMATCH between the variants"])
-    notes.append("inlined by hand: " + split(summary, "seq-inlined", INLINED_FUNCTION))
-    cpython_helper, cpython_inlined = summary["cpython"]["time"], summary["cpython-inlined"]["time"]
+    problems = [p for p in (bench.compiled_problem(both, FUNCTION, engine="seq"),
+                            bench.compiled_problem(both, INLINED_FUNCTION, engine="seq")) if p]
+    agrees = both["seq"]["checksums"] == both["cpython"]["checksums"] == {reference}
+    notes = problems + ([] if agrees else ["CHECKSUM MISMATCH (between the variants or with CPython)"])
+    notes += [split(both, "seq", FUNCTION), "inlined by hand: " + split(both, "seq", INLINED_FUNCTION),
+              "best call per process (s): helper " + ", ".join(f"{t:.4g}" for t in both["seq"]["helper"])
+              + "; inlined " + ", ".join(f"{t:.4g}" for t in both["seq"]["inlined"])]
+    cpython_helper, cpython_inlined = min(both["cpython"]["helper"]), min(both["cpython"]["inlined"])
     return [{
         "id": "C2", "benchmark": f"Black-Scholes n={n}: megaguards seq, loop calling cnd() vs cnd() inlined by hand",
         "cpython": "-", "megaguards": f"{bench.seconds(helper)} vs {bench.seconds(inlined)}",
@@ -157,11 +183,13 @@ def main(argv: list[str] | None = None) -> int:
     cache_dir = Path(tempfile.mkdtemp(prefix="mg-bench-cache-"))
     runner = bench.Runner(settings, cache_dir, compiler, None, verbose=not options.quiet)
     started = time.perf_counter()
+    load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     try:
         gpus = cuda_devices(runner)
         engines, arguments = engines_and_arguments(n, bool(gpus))
         runner.log(f"Black-Scholes n={n}: engines {', '.join(name for name, _, _ in engines)}")
         summary = runner.measure(PROGRAM, arguments["cpython"], engines=engines, engine_arguments=arguments)
+        both = alternating(runner, n)
     except bench.BenchmarkError as error:
         print(f"benchmark could not run: {error}", file=sys.stderr)
         return 2
@@ -171,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         if snapshot is not None:
             shutil.rmtree(snapshot, ignore_errors=True)
     elapsed = time.perf_counter() - started
+    load_after = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
 
     label = f"Black-Scholes n={n} (lists, cnd() helper)"
     rows = [speedup_row(summary, "C1", f"{label}: megaguards seq", "seq", SEQUENTIAL_TARGET),
@@ -178,25 +207,32 @@ def main(argv: list[str] | None = None) -> int:
     if gpus:
         rows.append(speedup_row(summary, "C1c", f"{label}: megaguards gpu ({gpus[0]})", "gpu", GPU_TARGET,
                                 exact=False))
-    rows += helper_rows(summary, n)
+    rows += helper_rows(both, summary["checksum"], n)
 
     failed = [row for row in rows if row["status"] == "FAIL"]
     header = [f"- date: {datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')}",
               f"- mode: {'quick (smoke test: targets are for n=4*10**6)' if options.quick else 'full'}",
               f"- repetitions: best of {settings['repetitions']} subprocess runs per engine (interleaved); "
-              f"megaguards calls the kernel {KERNEL_REPEATS}x per process, CPython once",
+              f"megaguards calls the kernel {KERNEL_REPEATS}x per process (C2: each variant "
+              f"{ALTERNATING_REPEATS}x, alternating), CPython once",
               f"- machine: {machine['cpu_model']}, {machine['cpu_count']} CPUs, Python {machine['python']}, "
               f"{machine['compiler_version']}",
               f"- GPU: {'; '.join(gpus) if gpus else 'none found by megaguards: row C1c skipped'}",
               f"- megaguards: {machine['megaguards_source']} (imported: {machine['megaguards']})",
               f"- total benchmark time: {elapsed:.0f} s"]
+    if load_before is not None:
+        busy = max(load_before, load_after) > 0.5 * (machine["cpus_usable"] or 1) + 0.3
+        header.append(f"- load average (1 min) before / after: {load_before:.2f} / {load_after:.2f} on "
+                      f"{machine['cpus_usable']} usable CPUs" + (" -- other work was running: timings are noisy"
+                                                                  if busy else ""))
     notes = ["Times are the fastest call of the kernel function, measured inside the program (time.perf_counter), "
              "warm: guard, unboxing the three input lists, the native loop and writing the two output lists back.",
              "seq and cpu run with MEGAGUARDS_STRICT=1: checksums must equal CPython's exactly. The gpu engine is "
              "not strict (strict mode keeps exp/log off the GPU), so its checksum is compared with a relative "
              "tolerance.",
              "C2 compares black_scholes (calls cnd(d1), cnd(d2)) with black_scholes_inlined (the same arithmetic "
-             "written in the loop) under megaguards seq: result = helper time / inlined time - 1."]
+             "written in the loop) under megaguards seq: result = helper time / inlined time - 1, both run "
+             "alternately in the same processes (best call of each)."]
     print()
     print("\n".join(header))
     print()

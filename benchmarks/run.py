@@ -230,7 +230,7 @@ class Runner:
             raise BenchmarkError(f"{' '.join(command)} exited with {result.returncode}:\n{result.stderr[-3000:]}")
         values = parse_output(result.stdout)
         outcome = {"wall": wall, "time": float(values["time"]), "first": float(values["first"]),
-                   "checksum": values["checksum"], "stderr": result.stderr.strip()}
+                   "checksum": values["checksum"], "stderr": result.stderr.strip(), "stdout": result.stdout}
         if report is not None:
             outcome["report"] = json.loads(report.read_text())
             report.unlink()

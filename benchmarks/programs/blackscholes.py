@@ -1,7 +1,7 @@
 """Black-Scholes European option pricing over plain float lists, with the classic
 ``cnd()`` helper (cumulative normal distribution, the Rodinia/PARSEC formulation).
 
-Usage: python blackscholes.py N [REPEATS] [helper|inlined]
+Usage: python blackscholes.py N [REPEATS] [helper|inlined|both]
 
 N options (spot price, strike, years) drawn from random.Random(2024), rate 2 %,
 volatility 30 %.  ``helper`` (the default) prices them with ``black_scholes``,
@@ -13,6 +13,11 @@ megaguards inlines it.  REPEATS calls (default 1); prints
     checksum=<fsum(calls)>:<fsum(puts)>   identical under every interpreter and variant
     time=<seconds>                        fastest single call (the kernel region)
     first=<seconds>                       the first call in this process
+
+``both`` alternates the two kernels in one process (REPEATS calls of each, the order
+swapped every round, so that other work on the machine slows both alike): ``time=``
+and ``first=`` are the helper's, and it also prints ``time_inlined=``; the checksum
+is that of both variants, or ``MISMATCH`` when they differ.
 """
 import math
 import random
@@ -75,22 +80,28 @@ def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 4 * 10**6
     repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     variant = sys.argv[3] if len(sys.argv) > 3 else "helper"
-    kernel = {"helper": black_scholes, "inlined": black_scholes_inlined}[variant]
+    kernels = {"helper": [black_scholes], "inlined": [black_scholes_inlined],
+               "both": [black_scholes, black_scholes_inlined]}[variant]
     generator = random.Random(2024)
     # Comprehensions, not for statements: the data set-up stays CPython's in every engine.
     prices = [5.0 + 25.0 * generator.random() for _ in range(n)]
     strikes = [1.0 + 99.0 * generator.random() for _ in range(n)]
     years = [0.25 + 9.75 * generator.random() for _ in range(n)]
-    times = []
-    for _ in range(repeats):
-        calls = [0.0] * n
-        puts = [0.0] * n
-        started = time.perf_counter()
-        kernel(calls, puts, prices, strikes, years, 0.02, 0.30, n)
-        times.append(time.perf_counter() - started)
-    print(f"checksum={math.fsum(calls)!r}:{math.fsum(puts)!r}")
-    print(f"time={min(times)!r}")
-    print(f"first={times[0]!r}")
+    times = {kernel: [] for kernel in kernels}
+    checksums = set()
+    for repetition in range(repeats):
+        for kernel in kernels if repetition % 2 == 0 else kernels[::-1]:
+            calls = [0.0] * n
+            puts = [0.0] * n
+            started = time.perf_counter()
+            kernel(calls, puts, prices, strikes, years, 0.02, 0.30, n)
+            times[kernel].append(time.perf_counter() - started)
+            checksums.add(f"{math.fsum(calls)!r}:{math.fsum(puts)!r}")
+    print(f"checksum={checksums.pop() if len(checksums) == 1 else 'MISMATCH'}")
+    print(f"time={min(times[kernels[0]])!r}")
+    print(f"first={times[kernels[0]][0]!r}")
+    if variant == "both":
+        print(f"time_inlined={min(times[black_scholes_inlined])!r}")
 
 
 if __name__ == "__main__":
