@@ -200,7 +200,7 @@ class _Planner:
         assigned = {n.target for n in ir.walk(loop) if isinstance(n, ir.Assign)}
         assigned |= {n.var for n in ir.walk(loop) if isinstance(n, ir.For) and n is not loop}
         if loop.var in assigned:
-            return f"its variable '{loop.var}' is assigned in the body"
+            return f"its variable {ir.describe_name(loop.var)} is assigned in the body"
         exposed = exposed_reads(loop.body, frozenset({loop.var}))
         private, reductions = [], []
         for name in sorted(assigned):
@@ -209,17 +209,17 @@ class _Planner:
                 continue
             kinds = _reduction_steps(name, loop.body)
             if not kinds or len(kinds) != 1:
-                return f"scalar '{name}' carries a value from one iteration to the next"
+                return f"scalar {ir.describe_name(name)} carries a value from one iteration to the next"
             kind = next(iter(kinds))
             conditional = kind.endswith("?")  # the only assignments are the guarded ones
             kind = kind.rstrip("?")
             scalar = self.typed.variables[name]
             if scalar.is_float and kind in ("+", "*"):
                 if self.strict:
-                    return f"reduction on '{name}' (float): MEGAGUARDS_STRICT keeps it sequential"
-                self.reasons.append(f"reduction on '{name}' (float, reassociated)")
+                    return f"reduction on {ir.describe_name(name)} (float): MEGAGUARDS_STRICT keeps it sequential"
+                self.reasons.append(f"reduction on {ir.describe_name(name)} (float, reassociated)")
             if scalar.is_float and kind in "&|^" or scalar.is_bool or scalar.is_complex:
-                return f"scalar '{name}' carries a value from one iteration to the next"
+                return f"scalar {ir.describe_name(name)} carries a value from one iteration to the next"
             reductions.append(Reduction(name, kind, conditional))
         return ParallelLoop(id(loop), tuple(private), tuple(reductions), _weight(loop.body))
 

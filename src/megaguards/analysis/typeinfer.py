@@ -73,7 +73,7 @@ class _Inference:
             self.sets = sets
         for name, types in self.sets.items():
             if len({t.ctype for t in types}) > 1:
-                raise Unsupported(f"'{name}' changes type inside the loop ({_describe(types)}); "
+                raise Unsupported(f"{ir.describe_name(name)} changes type inside the loop ({_describe(types)}); "
                                   "the loop is not type-stable")
         typed = self.rebuild(loop)
         variables = {name: representative(types) for name, types in self.sets.items()}
@@ -86,7 +86,7 @@ class _Inference:
         elif isinstance(node, ir.Assign):
             result = self.expression(node.value)
             if len(result) > 1:
-                raise Unsupported(f"the value assigned to '{node.target}' has a type that depends on "
+                raise Unsupported(f"the value assigned to {ir.describe_name(node.target)} has a type that depends on "
                                   f"the iteration ({_describe(result)})", node.line, node.col)
             self.assign(node.target, next(iter(result)), node)
         elif isinstance(node, ir.Store):
@@ -113,7 +113,7 @@ class _Inference:
         # variable's class is then tracked at run time (a tag the kernel sets).
         types = self.assigned.get(name, TypeSet()) | {value}
         if len({t.ctype for t in types}) > 1:
-            raise Unsupported(f"'{name}' is assigned values of different types "
+            raise Unsupported(f"{ir.describe_name(name)} is assigned values of different types "
                               f"({_describe(types)}); the loop is not type-stable", node.line, node.col)
         self.assigned[name] = types
 
@@ -151,7 +151,7 @@ class _Inference:
             if node.id not in self.sets:
                 if node.id in self.assigned:
                     return self.assigned[node.id]
-                raise Unsupported(f"'{node.id}' may be unbound or is not a number here", node.line, node.col)
+                raise Unsupported(f"{ir.describe_name(node.id)} may be unbound or is not a number here", node.line, node.col)
             return self.sets[node.id]
         if isinstance(node, ir.Load):
             info = self.arrays[node.array]
@@ -256,10 +256,10 @@ class _Inference:
 
     # final pass: the typed IR ------------------------------------------------------
     def rebuild(self, node):
-        if isinstance(node, ir.Name) and self.part_of(node.id):
-            node = part_call(node)  # analyses then see a read of the variable itself
         if isinstance(node, ir.EmptyReduction):
             return self.empty_reduction(node)
+        if isinstance(node, ir.Name) and self.part_of(node.id):
+            node = part_call(node)  # analyses then see a read of the variable itself
         if isinstance(node, ir.Expr):
             types = self.expression(node, test=True)
             if Scalar.PY_COMPLEX in types and not COMPLEX_AS_PAIRS:

@@ -117,6 +117,27 @@ def local_names(node: ast.FunctionDef | ast.Lambda) -> set[str]:
     return set(positional) | set(keyword_only) | assigned
 
 
+def array_parameters(node: ast.FunctionDef | ast.Lambda) -> set[str]:
+    """Parameters the body uses as arrays (subscripted, ``len()``, ``.shape``): an
+    argument ``A[i]`` for one of them is a row of ``A``, not an element."""
+    positional, keyword_only, _ = parameters(node)
+    used = set()
+    for statement in body_statements(node):
+        for child in ast.walk(statement):
+            base = None
+            if isinstance(child, ast.Subscript):
+                base = child.value
+            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id == "len" and child.args:
+                base = child.args[0]
+            elif isinstance(child, ast.Attribute) and child.attr == "shape":
+                base = child.value
+            while isinstance(base, ast.Subscript):
+                base = base.value
+            if isinstance(base, ast.Name):
+                used.add(base.id)
+    return used & (set(positional) | set(keyword_only))
+
+
 def assigned_in(node: ast.FunctionDef | ast.Lambda) -> set[str]:
     assigned = set()
     for statement in body_statements(node):

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import ast
 import itertools
-import re
-from dataclasses import dataclass
-from typing import Callable
 
 from ..errors import Unsupported
 from ..ir import nodes as ir
-from . import desugar, inline
+from . import desugar
+from .lower_calls import NO_RETURN_VALUE, CallLowering, Resolver
+from .syntax import _unsupported, _where, dotted_path
 
 BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
           ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
@@ -21,65 +20,14 @@ BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv:
 UNARY = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "not"}
 COMPARE = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
-_DESCRIBE = {
-    ast.Return: "'return' inside the loop", ast.Yield: "'yield' inside the loop",
-    ast.YieldFrom: "'yield from' inside the loop", ast.Await: "'await' inside the loop",
-    ast.Try: "'try' inside the loop", ast.With: "'with' inside the loop",
-    ast.Raise: "'raise' inside the loop", ast.Delete: "'del' inside the loop",
-    ast.Global: "'global' inside the loop", ast.Nonlocal: "'nonlocal' inside the loop",
-    ast.FunctionDef: "function definition inside the loop", ast.ClassDef: "class definition inside the loop",
-    ast.Import: "import inside the loop", ast.ImportFrom: "import inside the loop",
-    ast.Lambda: "lambda", ast.ListComp: "list comprehension", ast.DictComp: "dict comprehension",
-    ast.SetComp: "set comprehension", ast.GeneratorExp: "generator expression",
-    ast.List: "list display", ast.Dict: "dict display", ast.Set: "set display",
-    ast.JoinedStr: "f-string", ast.NamedExpr: "assignment expression (:=)",
-    ast.Starred: "starred expression", ast.Slice: "slice", ast.Assert: "'assert' inside the loop",
-    ast.Match: "'match' inside the loop",
-}
 
-
-def _unsupported(node: ast.AST, what: str | None = None) -> Unsupported:
-    what = what or _DESCRIBE.get(type(node)) or f"unsupported construct '{type(node).__name__}'"
-    return Unsupported(what, getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
-
-
-def _where(node: ast.AST) -> dict:
-    return {"line": getattr(node, "lineno", 0), "col": getattr(node, "col_offset", 0)}
-
-
-def dotted_path(node: ast.AST) -> str | None:
-    """``self.grid`` -> "self.grid"; None for anything but names and attributes of names."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = dotted_path(node.value)
-        return f"{base}.{node.attr}" if base else None
-    return None
-
-
-@dataclass(frozen=True)
-class _Callee:
-    """The names of one inlined call: how the callee's names map to the caller's."""
-
-    route: str              # path to the function object from the loop's live-ins
-    names: dict             # parameter or local name -> IR path (alias or renamed temporary)
-    free: frozenset         # the function's free (closure) variables
-    code: object            # its code object (recursion check)
-
-
-# A resolver maps a call path to (function object, receiver path or None) when the path
-# names a user-defined Python function at the loop's first entry, else None.
-Resolver = Callable[[str], "tuple[object, str | None] | None"]
-NO_RETURN_VALUE = object()
-_RECEIVER = object()  # the bound object of a method call, passed as its first parameter
-
-
-class _Lowerer:
+class _Lowerer(CallLowering):
     def __init__(self, resolve: Resolver | None = None) -> None:
         self.resolve = resolve
         self.callees: list[_Callee] = []       # the inlined calls being lowered, innermost last
         self.inlined: dict[str, object] = {}   # function path -> code object inlined for it
         self.pending: list[ir.Stmt] = []       # inlined bodies to run before the current statement
+        self.tuples: dict[str, int] = {}        # variable holding a tuple -> its length
         self.array_ranks: dict[str, set[int]] = {}
         self.written_arrays: set[str] = set()
         self.length_only: set[str] = set()
@@ -185,13 +133,16 @@ class _Lowerer:
 
     def assign(self, targets: list[ast.expr], value_node: ast.expr, node: ast.stmt) -> list[ir.Stmt]:
         where = _where(node)
-        if len(targets) == 1 and not isinstance(targets[0], (ast.Tuple, ast.List)):
-            return [self.store(targets[0], self.expression(value_node), node)]
+        single = len(targets) == 1 and not isinstance(targets[0], (ast.Tuple, ast.List))
+        if single and not isinstance(value_node, ast.Tuple):
+            values = self.values_of(value_node)
+            if len(values) == 1:
+                return [self.store(targets[0], values[0], node)]
         # Several targets or unpacking: evaluate the right side once, into temporaries.
-        if isinstance(value_node, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in value_node.elts):
+        elif isinstance(value_node, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in value_node.elts):
             values = [self.expression(e) for e in value_node.elts]
         else:
-            values = [self.expression(value_node)]
+            values = self.values_of(value_node)
         statements: list[ir.Stmt] = []
         temporaries = []
         for value in values:
@@ -203,10 +154,12 @@ class _Lowerer:
                 if len(values) == 1 or len(target.elts) != len(values):
                     raise _unsupported(target, "unpacking that is not a tuple of the same length")
                 statements.extend(self.store(t, v, node) for t, v in zip(target.elts, temporaries))
-            else:
-                if len(values) != 1:
-                    raise _unsupported(target, "assigning a tuple to one name")
+            elif len(values) == 1:
                 statements.append(self.store(target, temporaries[0], node))
+            elif isinstance(target, ast.Name) and isinstance(value_node, (ast.Tuple, ast.Name, ast.Call)):
+                statements.extend(self.bind_tuple(target, temporaries, node))
+            else:
+                raise _unsupported(target, "assigning a tuple to one name")
         return statements
 
     def store(self, target: ast.expr, value: ir.Expr, node: ast.stmt) -> ir.Stmt:
@@ -222,7 +175,7 @@ class _Lowerer:
     def bind(self, name: str, value: ir.Expr, node: ast.AST) -> ir.Assign:
         name = self.rename(name)
         if name in self.array_ranks or name in self.length_only:
-            raise _unsupported(node, f"'{name}' is used both as an array and as a scalar")
+            raise _unsupported(node, f"{ir.describe_name(name)} is used both as an array and as a scalar")
         self.assigned.setdefault(name, None)
         return ir.Assign(name, value, **_where(node))
 
@@ -237,20 +190,22 @@ class _Lowerer:
             tupled = tupled or isinstance(index, ast.Tuple)
             indices[:0] = parts
             base = base.value
-        path = self.rename(dotted_path(base))
+        row = self.row_alias(dotted_path(base))
+        path = row.array if row else self.rename(dotted_path(base))
         if path is None:
             raise _unsupported(base, "subscript of a computed value")
         if written and self.callees and (".__globals__." in path or ".__closure__." in path):
             raise _unsupported(node, f"a function writes '{path.rsplit('.', 1)[-1]}', which is not its own "
                                      "(global or closure state)")
         if path in self.assigned:
-            raise _unsupported(node, f"'{path}' is used both as an array and as a scalar")
-        self.array_ranks.setdefault(path, set()).add(len(indices))
+            raise _unsupported(node, f"{ir.describe_name(path)} is used both as an array and as a scalar")
+        prefix = row.prefix if row else ()
+        self.array_ranks.setdefault(path, set()).add(len(prefix) + len(indices))
         if tupled:  # A[i, j]: fine for NumPy, a TypeError for lists (checked per signature)
             self.tuple_indexed.add(path)
         if written:
             self.written_arrays.add(path)
-        return path, tuple(self.expression(i) for i in indices)
+        return path, prefix + tuple(self.expression(i) for i in indices)
 
     def expression(self, node: ast.expr) -> ir.Expr:
         where = _where(node)
@@ -262,13 +217,18 @@ class _Lowerer:
             path = self.rename(dotted_path(node))
             if path is None:
                 raise _unsupported(node, "attribute of a computed value")
+            if path in self.tuples:
+                raise _unsupported(node, f"tuple {ir.describe_name(path)} used as a number")
             if path in self.array_ranks or path in self.length_only:
-                raise _unsupported(node, f"array '{path}' used as a value (only its elements can be)")
+                raise _unsupported(node, f"array {ir.describe_name(path)} used as a value (only its elements can be)")
             self.scalar_reads.setdefault(path, None)
             return ir.Name(path, **where)
         if isinstance(node, ast.Subscript):
             if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
                 return self.shape(node)
+            item = self.tuple_item(node)
+            if item is not None:
+                return item
             array, indices = self.subscript(node)
             return ir.Load(array, indices, **where)
         if isinstance(node, ast.BinOp):
@@ -323,13 +283,15 @@ class _Lowerer:
         while isinstance(base, ast.Subscript):
             prefix[:0] = base.slice.elts if isinstance(base.slice, ast.Tuple) else [base.slice]
             base = base.value
-        path = self.rename(dotted_path(base))
+        row = self.row_alias(dotted_path(base))
+        path = row.array if row else self.rename(dotted_path(base))
         if path is None or path in self.assigned:
             raise _unsupported(node, "len() of something other than an array")
+        outer = row.prefix if row else ()
         self.scalar_reads.pop(path, None)
         self.length_only.add(path)
-        self.min_rank[path] = max(self.min_rank.get(path, 1), len(prefix) + 1)
-        return ir.Length(path, tuple(self.expression(p) for p in prefix), **_where(node))
+        self.min_rank[path] = max(self.min_rank.get(path, 1), len(outer) + len(prefix) + 1)
+        return ir.Length(path, outer + tuple(self.expression(p) for p in prefix), **_where(node))
 
     def shape(self, node: ast.Subscript) -> ir.Shape:
         """``a.shape[k]`` with a constant k: a dimension of a NumPy array."""
@@ -344,73 +306,6 @@ class _Lowerer:
         self.shape_dims.setdefault(path, set()).add(dim)
         return ir.Shape(path, dim, **_where(node))
 
-    # calls to Python functions: inlined ------------------------------------------
-    def rename(self, path: str | None) -> str | None:
-        """A name as the innermost inlined function sees it, as a path from the loop's
-        live-ins: its parameter's argument, its renamed local, or a route to its
-        global or closure variable."""
-        if path is None or not self.callees or path.startswith("mg_tmp"):
-            return path
-        callee = self.callees[-1]
-        head, dot, rest = path.partition(".")
-        if head in callee.names:
-            base = callee.names[head]
-        elif head in callee.free:
-            base = f"{callee.route}.__closure__.{head}"
-        else:
-            base = f"{callee.route}.__globals__.{head}"
-        return base + dot + rest
-
-    def inline(self, node: ast.Call, path: str, function, receiver: str | None, value_used: bool):
-        """Lower ``f(args)`` as f's body (pending before the current statement); returns the
-        name holding its value."""
-        where = _where(node)
-        code = function.__code__
-        if any(callee.code is code for callee in self.callees):
-            raise _unsupported(node, f"recursive call to '{path}'")
-        if len(self.callees) >= inline.MAX_DEPTH:
-            raise _unsupported(node, f"calls nested more than {inline.MAX_DEPTH} deep")
-        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-            raise _unsupported(node, f"call to '{path}' with * or ** arguments")
-        try:
-            definition = inline.check_callable(function, path)
-            arguments = ([_RECEIVER] if receiver else []) + list(node.args)
-            bound = inline.bind_arguments(definition, path, arguments, {k.arg: k.value for k in node.keywords})
-            assigned = inline.assigned_in(definition)
-            statements_of = inline.body_statements(definition)
-        except Unsupported as problem:
-            raise Unsupported(problem.reason, problem.line or node.lineno, problem.col or node.col_offset) from None
-        prefix = f"mg_tmp_{re.sub(r'[^0-9A-Za-z]', '_', function.__name__)}{next(self.temporaries)}_"
-        names: dict[str, str] = {}
-        setup: list[ir.Stmt] = []
-        for parameter, argument in bound.items():  # evaluated in the caller's scope, left to right
-            if argument is _RECEIVER:
-                alias = receiver
-            elif argument is None:
-                alias = f"{path}.__defaults__.{parameter}"
-            else:
-                alias = self.rename(dotted_path(argument))
-            if alias is not None and parameter not in assigned:
-                names[parameter] = alias  # read-only parameter: the argument itself
-                continue
-            value = self.expression(argument) if isinstance(argument, ast.AST) else self.read(alias, where)
-            names[parameter] = prefix + parameter
-            setup.append(ir.Assign(prefix + parameter, value, **where))
-        for name in assigned - set(bound):
-            names[name] = prefix + name
-        self.callees.append(_Callee(path, names, frozenset(code.co_freevars), code))
-        try:
-            result = prefix + ir.CALL_RESULT_SUFFIX[1:]
-            statements = inline.structure_returns(statements_of, result, prefix + "done", value_used, path)
-            body = self.block(statements)
-        finally:
-            self.callees.pop()
-        self.inlined[path] = code
-        self.functions.setdefault(path, None)
-        self.scalar_reads.pop(path, None)
-        self.pending += setup + list(body)
-        return ir.Name(result, **where)
-
     def assume(self, nodes) -> None:
         """Built-ins a desugared form relies on without calling them (enumerate, zip, sum):
         the guard checks they are still the built-ins."""
@@ -418,59 +313,6 @@ class _Lowerer:
             for name in desugar.assumed_builtins(node):
                 self.functions.setdefault(self.rename(name), None)
                 self.assumed[self.rename(name)] = desugar.canonical_builtin(name)
-
-    def read(self, path: str, where: dict) -> ir.Name:
-        self.scalar_reads.setdefault(path, None)
-        return ir.Name(path, **where)
-
-    def capture(self, node: ast.expr) -> tuple[ir.Expr, list[ir.Stmt]]:
-        """Lower an expression evaluated only conditionally: (its value, the inlined
-        bodies it needs), kept apart from the current statement's."""
-        outer, self.pending = self.pending, []
-        try:
-            return self.expression(node), self.pending
-        finally:
-            self.pending = outer
-
-    def without_calls(self, node: ast.expr, what: str) -> ir.Expr:
-        value, pending = self.capture(node)
-        if pending:
-            raise _unsupported(node, what)
-        return value
-
-    def temporary(self) -> str:
-        return f"mg_tmp{next(self.temporaries)}"
-
-    def conditional(self, node: ast.IfExp) -> ir.Expr:
-        """``a if c else b``; a call in a branch becomes an ``if`` statement, so the call
-        runs only when Python would run it."""
-        where = _where(node)
-        test = self.expression(node.test)
-        body, body_pending = self.capture(node.body)
-        orelse, orelse_pending = self.capture(node.orelse)
-        if not body_pending and not orelse_pending:
-            return ir.IfExp(test, body, orelse, **where)
-        result = self.temporary()
-        self.pending.append(ir.If(test, (*body_pending, ir.Assign(result, body, **where)),
-                                  (*orelse_pending, ir.Assign(result, orelse, **where)), **where))
-        return ir.Name(result, **where)
-
-    def boolean(self, node: ast.BoolOp) -> ir.Expr:
-        """``a and b``/``a or b``; a call after the first operand becomes nested ``if``
-        statements (short-circuit evaluation)."""
-        where = _where(node)
-        op = "and" if isinstance(node.op, ast.And) else "or"
-        first = self.expression(node.values[0])
-        rest = [self.capture(value) for value in node.values[1:]]
-        if not any(pending for _, pending in rest):
-            return ir.BoolOp(op, (first, *(value for value, _ in rest)), **where)
-        result = self.temporary()
-        goes_on = ir.Name(result, **where) if op == "and" else ir.UnaryOp("not", ir.Name(result, **where), **where)
-        chain: tuple[ir.Stmt, ...] = ()
-        for value, pending in reversed(rest):
-            chain = (*pending, ir.Assign(result, value, **where), *((ir.If(goes_on, chain, (), **where),) if chain else ()))
-        self.pending += [ir.Assign(result, first, **where), ir.If(goes_on, chain, (), **where)]
-        return ir.Name(result, **where)
 
     def array_uses(self) -> tuple[ir.ArrayUse, ...]:
         uses = []

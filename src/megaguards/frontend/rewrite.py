@@ -58,6 +58,26 @@ def is_site_loop(node: ast.AST) -> bool:
     return is_range_loop(node) or desugar.is_element_loop(node)
 
 
+# Constructs no compiled loop contains, whatever the types (see frontend/lower.py).
+_NEVER_COMPILED = (ast.Try, ast.With, ast.AsyncWith, ast.Raise, ast.Delete, ast.Global, ast.Nonlocal,
+                   ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom,
+                   ast.JoinedStr, ast.Dict, ast.Set, ast.DictComp, ast.SetComp, ast.Match, ast.Assert,
+                   ast.Yield, ast.YieldFrom, ast.Await, ast.Return, ast.Slice, ast.Is, ast.IsNot, ast.In,
+                   ast.NotIn)
+
+
+def never_compiles(loop: ast.For) -> bool:
+    """Whether the loop holds a construct that keeps any loop in CPython (a string
+    constant, ``try``, ``x in d`` ...).  Element loops (``for ch in text``) with one
+    are not made sites: they would only pay the site's entry cost, every time."""
+    for node in ast.walk(loop):
+        if isinstance(node, _NEVER_COMPILED):
+            return True
+        if isinstance(node, ast.Constant) and type(node.value) not in (int, float, bool, complex):
+            return True
+    return False
+
+
 class LoopRewriter(ast.NodeTransformer):
     def __init__(self, filename: str, register: Callable[[SiteInfo], int]) -> None:
         self.filename = filename
@@ -100,7 +120,7 @@ class LoopRewriter(ast.NodeTransformer):
     visit_Call = visit_expression
 
     def visit_For(self, node: ast.For):
-        if not is_site_loop(node):
+        if not is_site_loop(node) or (not is_range_loop(node) and never_compiles(node)):
             return self.generic_visit(node)
         info = SiteInfo(
             filename=self.filename,

@@ -130,9 +130,9 @@ def is_cupy_array(value: object) -> bool:
 def scalar_type(name: str, value: object) -> Scalar:
     scalar = scalar_of_class(type(value))
     if scalar is None:
-        raise GuardFailure(f"'{name}' is a {type(value).__name__}, not a number")
+        raise GuardFailure(f"{ir.describe_name(name)} is a {type(value).__name__}, not a number")
     if scalar is Scalar.PY_INT and not INT64_MIN <= value <= INT64_MAX:
-        raise GuardFailure(f"'{name}' is an int outside int64")
+        raise GuardFailure(f"{ir.describe_name(name)} is an int outside int64")
     return scalar
 
 
@@ -148,7 +148,7 @@ def array_element(name: str, value: object, rank: int) -> tuple[Scalar, bool, bo
         if value.ndim != rank:
             raise GuardFailure(f"'{name}' is a {value.ndim}-D array indexed with {rank} subscripts")
         return element, False, value.strides[-1] == value.itemsize
-    raise GuardFailure(f"'{name}' is a {type(value).__name__}, not a list or NumPy array")
+    raise GuardFailure(f"{ir.describe_name(name)} is a {type(value).__name__}, not a list or NumPy array")
 
 
 @dataclass(frozen=True)
@@ -186,7 +186,7 @@ class Binder:
         index = {name: k for k, name in enumerate(live_ins)}
         for path in (*loop.functions, *(a.name for a in loop.arrays)):
             if path.split(".")[0] not in index:
-                raise Unsupported(f"'{path}' is bound inside the loop")
+                raise Unsupported(f"{ir.describe_name(path)} is bound inside the loop")
         self.function_paths = loop.functions
         self.inlined = dict(loop.inlined)
         self.assumed = dict(loop.assumed)
@@ -234,27 +234,16 @@ class Binder:
         for path, value in zip(self.function_paths, binding.functions):
             if path in self.inlined:
                 if getattr(value, "__code__", None) is not self.inlined[path]:
-                    raise Unsupported(f"'{display(path)}' is bound to another function than the one inlined")
+                    raise Unsupported(f"{ir.describe_name(path)} is bound to another function than the one inlined")
                 continue
             canonical = canonical_name(value)
             if canonical is None:
-                raise Unsupported(f"'{display(path)}' is not bound to a supported built-in or math function")
+                raise Unsupported(f"{ir.describe_name(path)} is not bound to a supported built-in or math function")
             if self.assumed.get(path, canonical) != canonical:
-                raise Unsupported(f"'{display(path)}' is not the built-in {self.assumed[path]}")
+                raise Unsupported(f"{ir.describe_name(path)} is not the built-in {self.assumed[path]}")
             functions[path] = canonical
-        scalars = {path: scalar_type(display(path), value) for path, value in zip(self.scalar_paths, binding.scalars)}
-        arrays = {use.name: array_element(display(use.name), value, use.rank)
+        scalars = {path: scalar_type(path, value) for path, value in zip(self.scalar_paths, binding.scalars)}
+        arrays = {use.name: array_element(use.name, value, use.rank)
                   for use, value in zip(self.array_uses, binding.arrays)}
         return functions, scalars, arrays
 
-
-def display(path: str) -> str:
-    """A path for messages: ``f.__globals__.N`` reads as ``N (global of f)``."""
-    head, steps = _steps(path)
-    for kind, name in reversed(steps):
-        if kind != "attribute":
-            where = {"__globals__": "global", "__closure__": "closure variable", "__defaults__": "default"}[kind]
-            tail = path[path.rindex(f"{kind}.{name}") + len(kind) + 1:]
-            owner = path[:path.rindex(f".{kind}.{name}")].rsplit(".", 1)[-1]
-            return f"{tail} ({where} of {owner})"
-    return path

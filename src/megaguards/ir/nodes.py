@@ -7,6 +7,7 @@ name ("s", "self.n" for an attribute read).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from .types import Scalar
@@ -198,6 +199,26 @@ def is_call_result(name: str) -> bool:
 
 
 CALL_RESULT_SUFFIX = "_return"
+_INLINED_LOCAL = re.compile(r"mg_tmp_(\w+?)\d+_(\w+)$")
+_ROUTE = re.compile(r"(?<![^.])([^.]+)\.__(globals|closure|defaults)__\.")
+
+
+def describe_name(name: str) -> str:
+    """A variable or path for messages, quoted, as the user wrote it: an inlined
+    function's local or value, or what a route from a function object reads."""
+    local = _INLINED_LOCAL.match(name)
+    if local:
+        function, variable = local.groups()
+        if variable == CALL_RESULT_SUFFIX[1:]:
+            return f"the value returned by '{function}'"
+        return f"'{variable}' (in '{function}')"
+    routes = list(_ROUTE.finditer(name))
+    if routes:  # the last step is the one the user sees: a name read by the innermost function
+        owner, kind = routes[-1].groups()
+        rest = name[routes[-1].end():]
+        what = {"globals": "global", "closure": "closure variable", "defaults": "default"}[kind]
+        return f"'{rest}' ({what} of '{owner}')"
+    return f"'{name}'"
 
 
 def walk(node):

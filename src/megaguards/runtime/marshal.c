@@ -84,6 +84,15 @@ static int box_level(PyObject *obj, int depth, int rank, const int64_t *shape, i
             if (PyFloat_CheckExact(old)) {
                 double previous = PyFloat_AS_DOUBLE(old);
                 if (memcmp(&value, &previous, sizeof value) == 0) continue;
+#ifndef Py_GIL_DISABLED
+                /* A float only this list refers to cannot be observed by anyone else: give it
+                 * the new value in place instead of allocating a new object (the boxing of a
+                 * list written again and again, e.g. each time step, then costs no allocation). */
+                if (Py_REFCNT(old) == 1) {
+                    ((PyFloatObject *)old)->ob_fval = value;
+                    continue;
+                }
+#endif
             }
             fresh = PyFloat_FromDouble(value);
         } else if (kind == KIND_INT) {

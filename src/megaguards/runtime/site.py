@@ -24,6 +24,11 @@ from .marshal import GuardFailure
 
 log = logging.getLogger("megaguards")
 MAX_SPECIALIZATIONS = 16
+# Once the guard has failed this many entries in a row (say a loop over a dict or a
+# string), it is tried again only every GUARD_RETRY_EVERY entries: a hot loop that never
+# compiles then pays a counter test, not a failing guard, per entry.
+GUARD_FAILURES_BEFORE_BACKOFF = 8
+GUARD_RETRY_EVERY = 64
 
 
 @dataclass
@@ -53,6 +58,7 @@ class Site:
         self.disabled: str | None = None
         self.specializations: dict = {}
         self.lock = threading.Lock()
+        self.guard_failures_in_a_row = 0
 
     def note(self, reason: str) -> None:
         if len(self.stats.reasons) < 20:
@@ -91,10 +97,15 @@ class Site:
                 return self.fallback(self.disabled)
             finally:
                 self.stats.analysis += time.perf_counter() - started
+        if (self.guard_failures_in_a_row >= GUARD_FAILURES_BEFORE_BACKOFF
+                and self.stats.entries % GUARD_RETRY_EVERY):
+            return self.fallback()
         try:
             binding = self.binder.bind(values)
         except GuardFailure as failure:
+            self.guard_failures_in_a_row += 1
             return self.fallback(f"guard: {failure}")
+        self.guard_failures_in_a_row = 0
         specialization = self.specializations.get(binding.key)
         if specialization is None:
             with self.lock:

@@ -1,0 +1,238 @@
+"""The lowering of calls to user-defined Python functions (inlined, see ``inline.py``)
+and of tuples of scalars (one variable per component), as a part of ``lower._Lowerer``."""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from ..errors import Unsupported
+from ..ir import nodes as ir
+from . import inline
+from .syntax import _unsupported, _where, dotted_path
+
+
+@dataclass(frozen=True)
+class _Callee:
+    """The names of one inlined call: how the callee's names map to the caller's."""
+
+    route: str              # path to the function object from the loop's live-ins
+    names: dict             # parameter or local name -> IR path (alias or renamed temporary)
+    free: frozenset         # the function's free (closure) variables
+    code: object            # its code object (recursion check)
+
+
+@dataclass(frozen=True)
+class _Row:
+    """A parameter bound to a row ``A[i]`` of an array: its subscripts extend the prefix."""
+
+    array: str
+    prefix: tuple  # IR index expressions, free of array reads (the callee may write arrays)
+
+
+# A resolver maps a call path to (function object, receiver path or None) when the path
+# names a user-defined Python function at the loop's first entry, else None.
+Resolver = Callable[[str], "tuple[object, str | None] | None"]
+NO_RETURN_VALUE = object()
+_RECEIVER = object()  # the bound object of a method call, passed as its first parameter
+
+
+class CallLowering:
+    """Methods of the lowerer for calls and tuples; they use its ``expression``,
+    ``block``, ``bind``, ``length`` and bookkeeping (``functions``, ``scalar_reads``)."""
+
+    # tuples of scalars: one variable per component (scalar replacement) ------------
+    def values_of(self, node: ast.expr) -> list[ir.Expr]:
+        """An expression's value: one, or the components of a tuple variable."""
+        path = self.rename(dotted_path(node)) if isinstance(node, ast.Name) else None
+        value = ir.Name(path, **_where(node)) if path in self.tuples else self.expression(node)
+        if isinstance(value, ir.Name) and value.id in self.tuples:
+            return [ir.Name(f"{value.id}[{k}]", **_where(node)) for k in range(self.tuples[value.id])]
+        return [value]
+
+    def bind_tuple(self, target: ast.Name, components: list[ir.Expr], node: ast.stmt) -> list[ir.Stmt]:
+        name = self.rename(target.id)
+        if not name.startswith("mg_tmp"):
+            raise _unsupported(target, f"a tuple assigned to '{target.id}' (visible after the loop; only "
+                                       "a function's locals and return values may hold tuples)")
+        if self.tuples.setdefault(name, len(components)) != len(components):
+            raise _unsupported(target, f"{ir.describe_name(name)} holds tuples of different lengths")
+        return [self.bind(f"{name}[{k}]", value, node) for k, value in enumerate(components)]
+
+    def tuple_item(self, node: ast.Subscript) -> ir.Name | None:
+        """``p[k]`` of a tuple variable, with a constant k: its component."""
+        if not isinstance(node.value, ast.Name) or self.row_alias(node.value.id):
+            return None
+        path = self.rename(node.value.id)
+        if path not in self.tuples:
+            return None
+        index = node.slice
+        negative = isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub)
+        constant = index.operand if negative else index
+        if not isinstance(constant, ast.Constant) or type(constant.value) is not int:
+            raise _unsupported(node, "a tuple indexed with a computed index")
+        position = -constant.value if negative else constant.value
+        if not -self.tuples[path] <= position < self.tuples[path]:
+            raise _unsupported(node, "tuple index out of range (Python raises IndexError)")
+        return ir.Name(f"{path}[{position % self.tuples[path]}]", **_where(node))
+
+    # calls to Python functions: inlined ------------------------------------------
+    def rename(self, path: str | None) -> str | None:
+        """A name as the innermost inlined function sees it, as a path from the loop's
+        live-ins: its parameter's argument, its renamed local, or a route to its
+        global or closure variable."""
+        if path is None or not self.callees or path.startswith("mg_tmp"):
+            return path
+        callee = self.callees[-1]
+        head, dot, rest = path.partition(".")
+        if isinstance(callee.names.get(head), _Row):
+            raise Unsupported(f"row {ir.describe_name(path)} of an array used other than by subscripts or len()")
+        if head in callee.names:
+            base = callee.names[head]
+        elif head in callee.free:
+            base = f"{callee.route}.__closure__.{head}"
+        else:
+            base = f"{callee.route}.__globals__.{head}"
+        return base + dot + rest
+
+    def inline(self, node: ast.Call, path: str, function, receiver: str | None, value_used: bool):
+        """Lower ``f(args)`` as f's body (pending before the current statement); returns the
+        name holding its value."""
+        where = _where(node)
+        code = function.__code__
+        if any(callee.code is code for callee in self.callees):
+            raise _unsupported(node, f"recursive call to {ir.describe_name(path)}")
+        if len(self.callees) >= inline.MAX_DEPTH:
+            raise _unsupported(node, f"calls nested more than {inline.MAX_DEPTH} deep")
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            raise _unsupported(node, f"call to '{path}' with * or ** arguments")
+        try:
+            definition = inline.check_callable(function, path)
+            arguments = ([_RECEIVER] if receiver else []) + list(node.args)
+            bound = inline.bind_arguments(definition, path, arguments, {k.arg: k.value for k in node.keywords})
+            assigned = inline.assigned_in(definition)
+            statements_of = inline.body_statements(definition)
+        except Unsupported as problem:
+            raise Unsupported(problem.reason, problem.line or node.lineno, problem.col or node.col_offset) from None
+        prefix = f"mg_tmp_{re.sub(r'[^0-9A-Za-z]', '_', function.__name__)}{next(self.temporaries)}_"
+        names: dict[str, str] = {}
+        setup: list[ir.Stmt] = []
+        rows = inline.array_parameters(definition) - assigned
+        for parameter, argument in bound.items():  # evaluated in the caller's scope, left to right
+            if parameter in rows and isinstance(argument, (ast.Subscript, ast.Name)):
+                row = self.row_argument(argument, setup)
+                if row is not None:
+                    names[parameter] = row
+                    continue
+            if argument is _RECEIVER:
+                alias = receiver
+            elif argument is None:
+                alias = f"{path}.__defaults__.{parameter}"
+            else:
+                alias = self.rename(dotted_path(argument))
+            if alias is not None and parameter not in assigned:
+                names[parameter] = alias  # read-only parameter: the argument itself
+                continue
+            value = self.expression(argument) if isinstance(argument, ast.AST) else self.read(alias, where)
+            if isinstance(value, ir.Name) and value.id in self.tuples:  # a tuple: its components
+                if parameter not in assigned:
+                    names[parameter] = value.id
+                    continue
+                components = [ir.Name(f"{value.id}[{k}]", **where) for k in range(self.tuples[value.id])]
+                self.tuples[prefix + parameter] = len(components)
+                setup += [ir.Assign(f"{prefix}{parameter}[{k}]", c, **where) for k, c in enumerate(components)]
+                names[parameter] = prefix + parameter
+                continue
+            names[parameter] = prefix + parameter
+            setup.append(ir.Assign(prefix + parameter, value, **where))
+        for name in assigned - set(bound):
+            names[name] = prefix + name
+        self.callees.append(_Callee(path, names, frozenset(code.co_freevars), code))
+        try:
+            result = prefix + ir.CALL_RESULT_SUFFIX[1:]
+            statements = inline.structure_returns(statements_of, result, prefix + "done", value_used, path)
+            body = self.block(statements)
+        finally:
+            self.callees.pop()
+        self.inlined[path] = code
+        self.functions.setdefault(path, None)
+        self.scalar_reads.pop(path, None)
+        self.pending += setup + list(body)
+        return ir.Name(result, **where)
+
+    def row_alias(self, path: str | None) -> _Row | None:
+        if path is None or not self.callees:
+            return None
+        row = self.callees[-1].names.get(path)
+        return row if isinstance(row, _Row) else None
+
+    def row_argument(self, argument: ast.expr, setup: list) -> _Row | None:
+        """An argument ``A[i]`` (or a row parameter passed on) for an array parameter: the
+        row, with ``len(A[i])`` evaluated at the call (Python's IndexError happens there)."""
+        if isinstance(argument, ast.Name):
+            return self.row_alias(argument.id)
+        length = self.length(argument, argument)
+        where = _where(argument)
+        prefix = []
+        for index in length.prefix:  # values as at the call, whatever the callee writes
+            if any(isinstance(n, (ir.Load, ir.Call)) for n in ir.walk(index)):
+                copy = self.temporary()
+                setup.append(ir.Assign(copy, index, **where))
+                index = ir.Name(copy, **where)
+            prefix.append(index)
+        setup.append(ir.Assign(self.temporary(), length, **where))
+        return _Row(length.array, tuple(prefix))
+
+    def read(self, path: str, where: dict) -> ir.Name:
+        self.scalar_reads.setdefault(path, None)
+        return ir.Name(path, **where)
+
+    def capture(self, node: ast.expr) -> tuple[ir.Expr, list[ir.Stmt]]:
+        """Lower an expression evaluated only conditionally: (its value, the inlined
+        bodies it needs), kept apart from the current statement's."""
+        outer, self.pending = self.pending, []
+        try:
+            return self.expression(node), self.pending
+        finally:
+            self.pending = outer
+
+    def without_calls(self, node: ast.expr, what: str) -> ir.Expr:
+        value, pending = self.capture(node)
+        if pending:
+            raise _unsupported(node, what)
+        return value
+
+    def temporary(self) -> str:
+        return f"mg_tmp{next(self.temporaries)}"
+
+    def conditional(self, node: ast.IfExp) -> ir.Expr:
+        """``a if c else b``; a call in a branch becomes an ``if`` statement, so the call
+        runs only when Python would run it."""
+        where = _where(node)
+        test = self.expression(node.test)
+        body, body_pending = self.capture(node.body)
+        orelse, orelse_pending = self.capture(node.orelse)
+        if not body_pending and not orelse_pending:
+            return ir.IfExp(test, body, orelse, **where)
+        result = self.temporary()
+        self.pending.append(ir.If(test, (*body_pending, ir.Assign(result, body, **where)),
+                                  (*orelse_pending, ir.Assign(result, orelse, **where)), **where))
+        return ir.Name(result, **where)
+
+    def boolean(self, node: ast.BoolOp) -> ir.Expr:
+        """``a and b``/``a or b``; a call after the first operand becomes nested ``if``
+        statements (short-circuit evaluation)."""
+        where = _where(node)
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        first = self.expression(node.values[0])
+        rest = [self.capture(value) for value in node.values[1:]]
+        if not any(pending for _, pending in rest):
+            return ir.BoolOp(op, (first, *(value for value, _ in rest)), **where)
+        result = self.temporary()
+        goes_on = ir.Name(result, **where) if op == "and" else ir.UnaryOp("not", ir.Name(result, **where), **where)
+        chain: tuple[ir.Stmt, ...] = ()
+        for value, pending in reversed(rest):
+            chain = (*pending, ir.Assign(result, value, **where), *((ir.If(goes_on, chain, (), **where),) if chain else ()))
+        self.pending += [ir.Assign(result, first, **where), ir.If(goes_on, chain, (), **where)]
+        return ir.Name(result, **where)

@@ -1,0 +1,370 @@
+"""Calls to user-defined functions inside compiled loops are inlined (MegaGuards §3.3.1):
+differential tests against CPython, with the report showing the compiled path, and the
+reasons for the calls that must stay in CPython."""
+from __future__ import annotations
+
+import math
+
+import numpy
+import pytest
+
+from conftest import assert_same_as_cpython, site_for
+from megaguards.frontend import inline
+
+SCALE = 3
+
+
+def cnd(d):
+    """The cumulative normal distribution of Black–Scholes (several statements, math calls)."""
+    k = 1.0 / (1.0 + 0.2316419 * abs(d))
+    w = 1.0 - 1.0 / math.sqrt(2 * math.pi) * math.exp(-d * d / 2.0) * (0.31938153 * k - 0.356563782 * k * k)
+    if d < 0:
+        return 1.0 - w
+    return w
+
+
+def scaled(x, factor=2.0, *, offset=0):
+    return x * factor * SCALE + offset
+
+
+def escape_count(cr, ci, limit):
+    zr, zi = 0.0, 0.0
+    for n in range(limit):
+        if zr * zr + zi * zi > 4.0:
+            return n
+        zr, zi = zr * zr - zi * zi + cr, 2.0 * zr * zi + ci
+    return limit
+
+
+def first_above(values, threshold):
+    for j in range(len(values)):
+        for repeat in range(1):
+            if values[j] > threshold:
+                return j
+    return -1
+
+
+def row_total(row):
+    total = 0.0
+    for j in range(len(row)):
+        total += row[j]
+    return total
+
+
+def inverse(x):
+    return 1.0 / x
+
+
+def step(src, dst):
+    for i in range(1, len(src) - 1):
+        dst[i] = (src[i - 1] + src[i] + src[i + 1]) / 3.0
+
+
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+
+def half_or_count(x):
+    if x > 0:
+        return x / 2
+    return 0
+
+
+COUNTER = [0]
+
+
+def writes_global(x):
+    COUNTER[0] = x
+    return x
+
+
+# --- compiled ---------------------------------------------------------------------
+
+def apply_cnd(xs, out):
+    for i in range(len(xs)):
+        out[i] = cnd(xs[i])
+    return out
+
+
+def test_helper_with_math_and_two_returns():
+    xs = [0.25 * k - 3.0 for k in range(25)]
+    assert_same_as_cpython(apply_cnd, xs, [0.0] * 25)
+
+
+def apply_defaults(xs, out):
+    for i in range(len(xs)):
+        out[i] = scaled(xs[i]) + scaled(xs[i], 0.5) + scaled(factor=1.5, x=xs[i]) + scaled(xs[i], offset=1)
+    return out
+
+
+def test_defaults_and_keywords():
+    assert_same_as_cpython(apply_defaults, [1.0, -2.5, 3.25], [0.0] * 3)
+
+
+def mandelbrot(width, height, limit, out):
+    for y in range(height):
+        for x in range(width):
+            out[y][x] = escape_count(-2.0 + 3.0 * x / width, -1.0 + 2.0 * y / height, limit)
+    return out
+
+
+def test_return_inside_the_callee_loop_keeps_the_caller_parallel():
+    fast = assert_same_as_cpython(mandelbrot, 24, 16, 50, [[0] * 24 for _ in range(16)])
+    assert any(site["backend"] == "c-omp" for site in site_for(fast))
+
+
+def search_each(xs, out):
+    for i in range(len(xs)):
+        out[i] = first_above(xs, xs[i])
+    return out
+
+
+def test_return_from_nested_loops():
+    assert_same_as_cpython(search_each, [3, 1, 4, 1, 5, 9, 2, 6], [0] * 8)
+
+
+def row_sums(grid, out):
+    for i in range(len(grid)):
+        out[i] = row_total(grid[i])
+    return out
+
+
+def test_row_of_a_list_as_argument():
+    assert_same_as_cpython(row_sums, [[1.0, 2.5], [3.0, -0.0], [0.5, 0.25]], [0.0] * 3)
+
+
+def test_row_of_a_list_as_argument_numpy_elements_keep_their_class():
+    # row_total returns numpy.float64 for a NumPy row but float for an empty one: stays in CPython
+    assert_same_as_cpython(row_sums, numpy.arange(12.0).reshape(4, 3), [0.0] * 4, compiled=False)
+
+
+def dot2(row, other):
+    return row[0] * other[0] + row[1] * other[1]
+
+
+def row_dots(grid, vector, out):
+    for i in range(grid.shape[0]):
+        out[i] = dot2(grid[i], vector)
+    return out
+
+
+def test_row_of_a_numpy_array_as_argument():
+    assert_same_as_cpython(row_dots, numpy.arange(8.0).reshape(4, 2), numpy.array([0.5, -1.5]), numpy.zeros(4))
+
+
+def test_row_argument_out_of_range_raises_index_error_at_the_call():
+    def sums_past_the_end(grid, out):
+        for i in range(len(out)):
+            out[i] = row_total(grid[i])
+        return out
+    assert_same_as_cpython(sums_past_the_end, [[1.0], [2.0]], [0.0] * 3, compiled=None)
+
+
+def closure_scale(xs, factor):
+    def times(x):
+        return x * factor
+
+    out = [0.0] * len(xs)
+    for i in range(len(xs)):
+        out[i] = times(xs[i]) + (lambda v: v + factor)(0.0) * 0 + times(1.0)
+    return out
+
+
+def test_closures_read_their_cells():
+    assert_same_as_cpython(closure_scale, [1.0, 2.0, 3.5], 1.25, compiled=None)
+
+
+def with_lambda(xs, out):
+    square = lambda v: v * v  # noqa: E731
+    for i in range(len(xs)):
+        out[i] = square(xs[i]) + 1
+    return out
+
+
+def test_lambda_bound_to_a_name():
+    assert_same_as_cpython(with_lambda, [1, 2, 3], [0, 0, 0])
+
+
+class Particles:
+    def __init__(self, n):
+        self.mass = 2.0
+        self.x = [0.5 * k for k in range(n)]
+
+    def energy_of(self, k):
+        return 0.5 * self.mass * self.x[k] * self.x[k]
+
+    def total(self):
+        total = 0.0
+        for k in range(len(self.x)):
+            total += self.energy_of(k)
+        return total
+
+
+def test_methods_on_self():
+    import megaguards
+
+    fast = megaguards.jit(Particles.total)
+    assert fast(Particles(10)) == Particles.total(Particles(10))
+    assert sum(site["compiled_runs"] for site in site_for(fast)) == 1
+
+
+def guarded(xs, out):
+    for i in range(len(xs)):
+        out[i] = inverse(xs[i]) if xs[i] != 0 else -1.0
+        if xs[i] == 0 or inverse(xs[i]) > 0.3:
+            out[i] += 1.0
+    return out
+
+
+def test_calls_in_conditional_expressions_run_only_when_python_runs_them():
+    # inverse(0.0) would raise ZeroDivisionError: it must not run when Python skips it
+    fast = assert_same_as_cpython(guarded, [0.0, 2.0, 0.0, 4.0], [0.0] * 4)
+    assert all(site["compiled_runs"] for site in site_for(fast))
+
+
+def relax(a, b, steps):
+    for t in range(steps):
+        step(a, b)
+        step(b, a)
+    return a
+
+
+def test_time_step_loop_calling_a_function_with_loops_is_one_compiled_loop():
+    fast = assert_same_as_cpython(relax, [float(k % 7) for k in range(40)], [0.0] * 40, 5)
+    sites = site_for(fast)
+    assert len(sites) == 1 and sites[0]["compiled_runs"] == 1
+
+
+def reads_global(xs, out):
+    for i in range(len(xs)):
+        out[i] = scaled(xs[i])
+    return out
+
+
+def test_a_changed_global_is_read_at_the_next_entry():
+    global SCALE
+    fast = assert_same_as_cpython(reads_global, [1.0, 2.0], [0.0, 0.0])
+    try:
+        SCALE = 5
+        assert fast([1.0, 2.0], [0.0, 0.0]) == [10.0, 20.0]
+        SCALE = 2.5  # another type: another specialization, still exact
+        assert fast([1.0, 2.0], [0.0, 0.0]) == [5.0, 10.0]
+    finally:
+        SCALE = 3
+
+
+def inverses(xs, out):
+    for i in range(len(xs)):
+        out[i] = inverse(xs[i])
+    return out
+
+
+def test_exception_inside_a_callee_is_cpythons():
+    assert_same_as_cpython(inverses, [1.0, 0.0, 2.0], [0.0] * 3, compiled=False)
+
+
+# --- stays in CPython, with the reason --------------------------------------------
+
+def fibs(out):
+    for i in range(len(out)):
+        out[i] = fib(i)
+    return out
+
+
+def mixed(xs, out):
+    for i in range(len(xs)):
+        out[i] = half_or_count(xs[i])
+    return out
+
+
+def global_writer(xs):
+    total = 0
+    for i in range(len(xs)):
+        total += writes_global(xs[i])
+    return total
+
+
+@pytest.mark.parametrize("function, arguments, reason", [
+    (fibs, ([0] * 8,), "recursive call to 'fib'"),
+    (mixed, ([1, 2], [0, 0]), "the value returned by 'half_or_count'"),
+    (global_writer, ([1, 2, 3],), "writes 'COUNTER', which is not its own"),
+])
+def test_calls_that_stay_in_cpython_say_why(function, arguments, reason):
+    fast = assert_same_as_cpython(function, *arguments, compiled=False)
+    reasons = " ".join(r for site in site_for(fast) for r in site["reasons"])
+    assert reason in reasons
+
+
+def test_rebinding_the_called_name_falls_back():
+    def run(helper, xs):
+        total = 0.0
+        for i in range(len(xs)):
+            total += helper(xs[i])
+        return total
+
+    fast = assert_same_as_cpython(run, inverse, [1.0, 2.0])
+    assert fast(lambda v: v * 3.0, [1.0, 2.0]) == 9.0
+    assert any("another function than the one inlined" in r for site in site_for(fast) for r in site["reasons"])
+
+
+# --- the pure parts -----------------------------------------------------------------
+
+def test_bind_arguments_follows_python_rules():
+    import ast
+
+    definition = ast.parse("def f(a, b=1, *, c=2): pass").body[0]
+    assert inline.bind_arguments(definition, "f", ["x"], {"c": "z"}) == {"a": "x", "b": None, "c": "z"}
+    for positional, keywords in ((["x", "y", "z"], {}), ([], {"b": "y"}), (["x"], {"a": "y"})):
+        with pytest.raises(inline.Unsupported):
+            inline.bind_arguments(definition, "f", positional, keywords)
+
+
+def test_structured_returns_leave_no_return_statement():
+    import ast
+
+    body = ast.parse("for i in range(3):\n    if i > 1:\n        return i\nreturn -1").body
+    rewritten = inline.structure_returns(body, "r", "done", True, "f")
+    assert not any(isinstance(n, ast.Return) for s in rewritten for n in ast.walk(s))
+    with pytest.raises(inline.Unsupported, match="can end without 'return'"):
+        inline.structure_returns(ast.parse("if x:\n    return 1").body, "r", "done", True, "f")
+
+
+# --- tuples of scalars: one variable per component ---------------------------------
+
+def polar(x, y):
+    return math.sqrt(x * x + y * y), math.atan2(y, x)
+
+
+def ordered(a, b):
+    if a < b:
+        return a, b
+    return b, a
+
+
+def spread(pair):
+    return pair[1] - pair[-2]
+
+
+def tuple_values(xs, ys, out):
+    for i in range(len(xs)):
+        r, theta = polar(xs[i], ys[i])
+        low, high = ordered(xs[i], ys[i])
+        out[i] = r + theta + (high - low) + spread(ordered(ys[i], xs[i]))
+    return out
+
+
+def test_functions_returning_tuples():
+    xs = [0.5 * k - 2 for k in range(10)]
+    ys = [1.5 - 0.25 * k for k in range(10)]
+    assert_same_as_cpython(tuple_values, xs, ys, [0.0] * 10)
+
+
+def tuple_in_the_loop(xs):
+    for i in range(len(xs)):
+        pair = (xs[i], 2 * xs[i])
+    return pair
+
+
+def test_a_tuple_visible_after_the_loop_stays_in_cpython():
+    fast = assert_same_as_cpython(tuple_in_the_loop, [1, 2, 3], compiled=False)
+    assert any("a tuple assigned to 'pair'" in r for site in site_for(fast) for r in site["reasons"])
