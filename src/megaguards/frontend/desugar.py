@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import Unsupported
+from .syntax import dotted_path as _path
 
 HIDDEN_PREFIX = "mg_tmp"
 # Names the rewritten forms call: live-ins of any site whose loop uses an idiom.
@@ -61,15 +62,6 @@ def canonical_builtin(name: str) -> str:
 def _assume(node: ast.AST, *names: str) -> ast.AST:
     node.assumed_builtins = tuple(dict.fromkeys((*assumed_builtins(node), *names)))
     return node
-
-
-def _path(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _path(node.value)
-        return f"{base}.{node.attr}" if base else None
-    return None
 
 
 def _name(identifier: str, store: bool = False) -> ast.Name:
