@@ -368,3 +368,20 @@ def tuple_in_the_loop(xs):
 def test_a_tuple_visible_after_the_loop_stays_in_cpython():
     fast = assert_same_as_cpython(tuple_in_the_loop, [1, 2, 3], compiled=False)
     assert any("a tuple assigned to 'pair'" in r for site in site_for(fast) for r in site["reasons"])
+
+
+def blend(src, dst, weight, shift=0):
+    for i in range(1, len(src) - 1):
+        dst[i] = weight * (src[i - 1] + src[i + 1]) + (1 - 2 * weight) * src[i] + shift
+
+
+def blended(a, b, steps):
+    for t in range(steps):
+        blend(a, b, 0.25)
+        blend(b, a, -0.5, shift=1)
+    return a
+
+
+def test_number_literals_as_arguments_are_substituted():
+    fast = assert_same_as_cpython(blended, [float(k % 5) for k in range(30)], [0.0] * 30, 4)
+    assert site_for(fast)[0]["compiled_runs"] == 1

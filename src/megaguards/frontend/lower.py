@@ -213,6 +213,8 @@ class _Lowerer(CallLowering):
             if type(node.value) not in (int, float, bool, complex):  # 1j: a complex constant
                 raise _unsupported(node, f"constant of type {type(node.value).__name__}")
             return ir.Const(node.value, **where)
+        if isinstance(node, ast.Name) and self.constant_alias(node.id):
+            return ir.Const(self.constant_alias(node.id).value, **where)
         if isinstance(node, (ast.Name, ast.Attribute)):
             path = self.rename(dotted_path(node))
             if path is None:

@@ -31,6 +31,13 @@ class _Row:
     prefix: tuple  # IR index expressions, free of array reads (the callee may write arrays)
 
 
+@dataclass(frozen=True)
+class _Constant:
+    """A parameter bound to a number literal (``step(A, B, 0.5)``): read as that constant."""
+
+    value: object
+
+
 # A resolver maps a call path to (function object, receiver path or None) when the path
 # names a user-defined Python function at the loop's first entry, else None.
 Resolver = Callable[[str], "tuple[object, str | None] | None"]
@@ -86,6 +93,8 @@ class CallLowering:
             return path
         callee = self.callees[-1]
         head, dot, rest = path.partition(".")
+        if isinstance(callee.names.get(head), _Constant):
+            raise Unsupported(f"the number passed as {ir.describe_name(path)} used other than as a value")
         if isinstance(callee.names.get(head), _Row):
             raise Unsupported(f"row {ir.describe_name(path)} of an array used other than by subscripts or len()")
         if head in callee.names:
@@ -125,6 +134,10 @@ class CallLowering:
                 if row is not None:
                     names[parameter] = row
                     continue
+            literal = self.literal_argument(argument)
+            if literal is not None and parameter not in assigned:
+                names[parameter] = literal  # no temporary: the constant itself where it is read
+                continue
             if argument is _RECEIVER:
                 alias = receiver
             elif argument is None:
@@ -160,6 +173,26 @@ class CallLowering:
         self.scalar_reads.pop(path, None)
         self.pending += setup + list(body)
         return ir.Name(result, **where)
+
+    def constant_alias(self, name: str) -> _Constant | None:
+        constant = self.callees[-1].names.get(name) if self.callees else None
+        return constant if isinstance(constant, _Constant) else None
+
+    def literal_argument(self, argument) -> _Constant | None:
+        """An int/float/bool literal (or a parameter bound to one) passed as an argument."""
+        if isinstance(argument, ast.Name):
+            return self.constant_alias(argument.id)
+        sign = None
+        if isinstance(argument, ast.UnaryOp) and isinstance(argument.op, (ast.USub, ast.UAdd)):
+            sign, argument = argument.op, argument.operand
+        if not isinstance(argument, ast.Constant) or type(argument.value) not in (int, float, bool):
+            return None
+        value = argument.value
+        if sign is not None and type(value) is not bool:
+            value = -value if isinstance(sign, ast.USub) else +value
+        elif sign is not None:
+            return None
+        return _Constant(value)
 
     def row_alias(self, path: str | None) -> _Row | None:
         if path is None or not self.callees:
