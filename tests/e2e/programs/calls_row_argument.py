@@ -1,5 +1,4 @@
 # expect: compiled
-# pending: a row of a 2-D list or array passed to a helper ('... is bound inside the loop')
 """Helpers receiving one row of a 2-D list or NumPy array (rows[i]) as their argument."""
 import numpy
 
