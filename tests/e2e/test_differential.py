@@ -14,6 +14,11 @@ Either kind may mark ``for`` lines ``# mg: fallback``: that entry must have
 A ``# mg: fallback "<text>"`` mark also requires ``<text>`` in one of that
 entry's reasons (the reason recorded by the analysis that decided).
 
+A mark may depend on the Python version: ``# mg: compiled<3.12, fallback "<text>"``
+means ``compiled`` on Python before 3.12 and ``fallback "<text>"`` from 3.12 on (e.g. a
+sum of floats, which 3.12+ adds with compensated summation and megaguards keeps in
+CPython there).
+
 A second line ``# pending: <what is missing>`` marks a program written ahead of
 the feature it targets: its output must still be CPython's, but unmet
 expectations make the test xfail (with the report) instead of failing.  Delete
@@ -41,7 +46,9 @@ PROGRAMS = sorted(PROGRAMS_DIR.glob("*.py"))
 TIMEOUT = 120
 
 EXPECT_RE = re.compile(r"^#\s*expect:\s*(compiled|fallback)\s*$")
-MARK_RE = re.compile(r"#\s*mg:\s*(compiled|fallback)\b(?:\s+\"([^\"]+)\")?")
+# ``# mg: [<kind> < <major>.<minor>, ]<kind>[ "<reason>"]``: the first kind before that version.
+MARK_RE = re.compile(r"#\s*mg:\s*(?:(compiled|fallback)\s*<\s*(\d+)\.(\d+)\s*,\s*)?"
+                     r"(compiled|fallback)\b(?:\s+\"([^\"]+)\")?")
 PENDING_RE = re.compile(r"^#\s*pending:\s*(.+?)\s*$")
 
 
@@ -144,7 +151,10 @@ def _header(program: Path) -> tuple[str, dict[int, tuple[str, str | None]]]:
         found = MARK_RE.search(line)
         if found:
             assert re.match(r"\s*for\b", line), f"{program.name}:{number}: '# mg:' marks belong on 'for' lines"
-            marks[number] = (found.group(1), found.group(2))
+            before, major, minor, kind, reason = found.groups()
+            if before is not None and sys.version_info < (int(major), int(minor)):
+                kind, reason = before, None
+            marks[number] = (kind, reason)
     return match.group(1), marks
 
 

@@ -20,7 +20,7 @@ from ..errors import Unsupported
 from ..ir import nodes as ir
 from ..ir.types import (INT64_MAX, INT64_MIN, Scalar, binary_result, call_result, is_integral,
                         unary_result)
-from .functions import COMPLEX_AS_PAIRS, EXCLUDED, FUNCTIONS
+from .functions import COMPLEX_AS_PAIRS, EXCLUDED, FLOAT_SUM_COMPILES, FLOAT_SUM_REASON, FUNCTIONS
 
 TypeSet = frozenset
 
@@ -275,6 +275,8 @@ class _Inference:
     def empty_reduction(self, node: ir.EmptyReduction) -> ir.Assign:
         """A plain assignment when its value has exactly the target's one type, else kept:
         the loop then goes back to CPython if no element was seen."""
+        if node.is_sum and not FLOAT_SUM_COMPILES and Scalar.PY_FLOAT in self.assigned.get(node.target, ()):
+            raise Unsupported(FLOAT_SUM_REASON, node.line, node.col)
         value = self.expression(node.value)
         exact = not node.raises and len(value) == 1 and self.assigned.get(node.target) == value
         kind = ir.Assign if exact else ir.EmptyReduction

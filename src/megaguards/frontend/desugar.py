@@ -22,7 +22,6 @@ from __future__ import annotations
 import ast
 import copy
 import itertools
-import sys
 from dataclasses import dataclass
 from typing import Callable
 
@@ -45,9 +44,10 @@ class EmptyReduction(ast.stmt):
     """``target = value`` after a reduction found no element: exact only when ``value``
     has the type the reduction's other assignments give ``target`` (Python's empty
     ``sum`` is the int 0 even for float elements); otherwise, or when ``raises``
-    (``max([])``, ``reduce`` with no initial value), the loop goes back to CPython."""
+    (``max([])``, ``reduce`` with no initial value), the loop goes back to CPython.
+    ``is_sum``: typing keeps float sums in CPython where Python compensates them (3.12+)."""
 
-    _fields = ("target", "value", "raises")
+    _fields = ("target", "value", "raises", "is_sum")
 
 
 def assumed_builtins(node: ast.AST) -> tuple[str, ...]:
@@ -393,8 +393,6 @@ def _reduction(call: ast.Call, fresh) -> tuple[list[ast.stmt] | None, str]:
     acc_name = lambda: _name(acc)  # noqa: E731
     prologue: list[ast.stmt] = []
     if function == "sum":
-        if sys.version_info >= (3, 12):
-            raise Unsupported("sum() of Python 3.12+ adds floats with compensation (not reproduced)", *where)
         starts = args[1:] + [k.value for k in keywords if k.arg == "start"]
         if len(args) not in (1, 2) or len(starts) > 1 or any(k.arg != "start" for k in keywords):
             raise Unsupported("sum() with unusual arguments", *where)
@@ -404,7 +402,8 @@ def _reduction(call: ast.Call, fresh) -> tuple[list[ast.stmt] | None, str]:
             prologue.append(_assign(start.id, starts[0]))
         fold = _Fold(lambda e: [_assign(acc, _binary(copy.deepcopy(start), ast.Add(), e))],
                      lambda e: [_assign(acc, _binary(acc_name(), ast.Add(), e))],
-                     EmptyReduction(target=acc, value=copy.deepcopy(start), raises=False))
+                     EmptyReduction(target=acc, value=copy.deepcopy(start), raises=False,
+                                    is_sum=True))
         iterable = args[0]
     elif function in ("min", "max"):
         op = ast.Gt() if function == "max" else ast.Lt()

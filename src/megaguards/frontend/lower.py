@@ -63,7 +63,8 @@ class _Lowerer(CallLowering):
             return list(self.block(rewritten))
         if isinstance(node, desugar.EmptyReduction):  # typing decides: its value, or back to CPython
             assign = self.bind(node.target, self.expression(node.value), node)
-            return [ir.EmptyReduction(assign.target, assign.value, raises=node.raises, **_where(node))]
+            return [ir.EmptyReduction(assign.target, assign.value, raises=node.raises,
+                                      is_sum=getattr(node, "is_sum", False), **_where(node))]
         where = _where(node)
         if isinstance(node, ast.Assign):
             return self.assign(node.targets, node.value, node)

@@ -165,6 +165,7 @@ class EmptyReduction(Assign):
     into a plain ``Assign`` or keeps it (the renderer then sets the flag)."""
 
     raises: bool = field(default=False, kw_only=True)
+    is_sum: bool = field(default=False, kw_only=True)  # typing: float sums of 3.12+ stay in CPython
 
 
 @dataclass(frozen=True)

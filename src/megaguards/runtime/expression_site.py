@@ -21,13 +21,13 @@ import dataclasses
 import functools
 import logging
 import operator
-import sys
 import threading
 from dataclasses import dataclass
 
 import numpy
 
 from .. import config
+from ..analysis.functions import FLOAT_SUM_COMPILES, FLOAT_SUM_REASON
 from ..analysis.typeinfer import ArrayInfo, infer_types
 from ..frontend.comprehension import ACCUMULATOR, OUTPUT, VALUE, ExpressionInfo, build_loop
 from ..frontend.rewrite import SiteInfo
@@ -308,7 +308,10 @@ class ExpressionSite:
             environment[ACCUMULATOR] = first
         form = (tuple(kinds), reducer, start_type)
         site = self.site_for(form, start_type)
-        element = self.guesses.get(form, Scalar.PY_FLOAT)
+        # A first guess of floats would stop a 3.12+ sum at once (FLOAT_SUM_REASON), before
+        # the site tells the elements' type: guess ints there.
+        first_guess = Scalar.PY_INT if info.kind == "sum" and not FLOAT_SUM_COMPILES else Scalar.PY_FLOAT
+        element = self.guesses.get(form, first_guess)
         for _ in range(2):
             if info.kind in ("list", "map"):
                 environment[OUTPUT] = allocate(element, tuple(lengths))
@@ -354,8 +357,8 @@ class ExpressionSite:
         wanted = accumulator_type(start_type, element)
         if wanted is None:
             raise NotHere(f"sum() of {element!r} elements from a {start_type!r} changes type")
-        if wanted is Scalar.PY_FLOAT and sys.version_info >= (3, 12):
-            raise NotHere("sum() of floats: Python 3.12+ adds them with compensated summation")
+        if wanted is Scalar.PY_FLOAT and not FLOAT_SUM_COMPILES:
+            raise NotHere(FLOAT_SUM_REASON)
         if wanted is start_type:
             return start
         if type(start) is not int or start != 0:
