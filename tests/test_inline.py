@@ -396,3 +396,47 @@ def blended(a, b, steps):
 def test_number_literals_as_arguments_are_substituted():
     fast = assert_same_as_cpython(blended, [float(k % 5) for k in range(30)], [0.0] * 30, 4)
     assert site_for(fast)[0]["compiled_runs"] == 1
+
+
+def clamp(x, low, high):
+    if x < low:
+        return low
+    if x > high:
+        return high
+    return x
+
+
+def clamped(xs, out):
+    for i in range(len(xs)):
+        out[i] = clamp(xs[i], -1.5, 2.0)
+    return out
+
+
+def test_returning_a_parameter_bound_to_a_literal():
+    assert_same_as_cpython(clamped, [-3.0, 0.5, 2.5], [0.0] * 3)
+
+
+def plus_one(x):
+    return x + 1.0
+
+
+def minus_one(x):
+    return x - 1.0
+
+
+def test_swapping_a_function_code_is_seen():
+    def run(xs, out):
+        for i in range(len(xs)):
+            out[i] = plus_one(xs[i])
+        return out
+
+    import megaguards
+
+    fast = megaguards.jit(run)
+    saved = plus_one.__code__
+    try:
+        assert fast([1.0, 2.0], [0.0, 0.0]) == [2.0, 3.0]
+        plus_one.__code__ = minus_one.__code__
+        assert fast([1.0, 2.0], [0.0, 0.0]) == [0.0, 1.0]
+    finally:
+        plus_one.__code__ = saved

@@ -52,7 +52,8 @@ class CallLowering:
     # tuples of scalars: one variable per component (scalar replacement) ------------
     def values_of(self, node: ast.expr) -> list[ir.Expr]:
         """An expression's value: one, or the components of a tuple variable."""
-        path = self.rename(dotted_path(node)) if isinstance(node, ast.Name) else None
+        plain = isinstance(node, ast.Name) and not self.constant_alias(node.id) and not self.row_alias(node.id)
+        path = self.rename(node.id) if plain else None
         value = ir.Name(path, **_where(node)) if path in self.tuples else self.expression(node)
         if isinstance(value, ir.Name) and value.id in self.tuples:
             return [ir.Name(f"{value.id}[{k}]", **_where(node)) for k in range(self.tuples[value.id])]

@@ -189,6 +189,7 @@ class Binder:
                 raise Unsupported(f"{ir.describe_name(path)} is bound inside the loop")
         self.function_paths = loop.functions
         self.inlined = dict(loop.inlined)
+        self.inlined_positions = tuple(k for k, path in enumerate(self.function_paths) if path in self.inlined)
         self.assumed = dict(loop.assumed)
         self.scalar_paths = tuple(p for p in loop.scalars_in if p.split(".")[0] in index)
         self.array_uses = loop.arrays
@@ -199,6 +200,8 @@ class Binder:
     def bind(self, values: tuple) -> Binding:
         functions = tuple(get(values) for get in self.function_getters)
         key = list(functions)
+        for position in self.inlined_positions:  # the body inlined is the code, which can be swapped
+            key.append(getattr(functions[position], "__code__", None))
         scalars = []
         for get in self.scalar_getters:
             value = get(values)

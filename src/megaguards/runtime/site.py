@@ -25,8 +25,9 @@ from .marshal import GuardFailure
 log = logging.getLogger("megaguards")
 MAX_SPECIALIZATIONS = 16
 # Once the guard has failed this many entries in a row (say a loop over a dict or a
-# string), it is tried again only every GUARD_RETRY_EVERY entries: a hot loop that never
-# compiles then pays a counter test, not a failing guard, per entry.
+# string), it is tried again only every GUARD_RETRY_EVERY entries while the live-ins keep
+# the classes of the last failure: a hot loop that never compiles then pays a cheap test,
+# not a failing guard, per entry, and live-ins of other classes are checked at once.
 GUARD_FAILURES_BEFORE_BACKOFF = 8
 GUARD_RETRY_EVERY = 64
 
@@ -59,6 +60,7 @@ class Site:
         self.specializations: dict = {}
         self.lock = threading.Lock()
         self.guard_failures_in_a_row = 0
+        self.failed_classes: tuple = ()
 
     def note(self, reason: str) -> None:
         if len(self.stats.reasons) < 20:
@@ -98,12 +100,14 @@ class Site:
             finally:
                 self.stats.analysis += time.perf_counter() - started
         if (self.guard_failures_in_a_row >= GUARD_FAILURES_BEFORE_BACKOFF
-                and self.stats.entries % GUARD_RETRY_EVERY):
+                and self.stats.entries % GUARD_RETRY_EVERY
+                and tuple(map(type, values)) == self.failed_classes):
             return self.fallback()
         try:
             binding = self.binder.bind(values)
         except GuardFailure as failure:
             self.guard_failures_in_a_row += 1
+            self.failed_classes = tuple(map(type, values))
             return self.fallback(f"guard: {failure}")
         self.guard_failures_in_a_row = 0
         specialization = self.specializations.get(binding.key)
