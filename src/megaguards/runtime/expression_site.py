@@ -21,6 +21,7 @@ import dataclasses
 import functools
 import logging
 import operator
+import sys
 import threading
 from dataclasses import dataclass
 
@@ -208,6 +209,9 @@ def source_kind(value) -> tuple[str, int]:
     raise NotHere(f"iterating over a {type(value).__name__} (only ranges, lists and 1-D NumPy arrays)")
 
 
+# Python 3.12+ runs comprehensions inline in their function's frame (PEP 709).
+INLINED_COMPREHENSIONS = sys.version_info >= (3, 12)
+
 class ExpressionSite:
     def __init__(self, site_id: int, info: ExpressionInfo) -> None:
         self.id = site_id
@@ -230,7 +234,21 @@ class ExpressionSite:
 
     def __call__(self, thunk, fallback, *arguments):
         result = self.compiled_result(thunk, arguments)
-        return fallback(*arguments) if result is NOT_COMPILED else result
+        if result is not NOT_COMPILED:
+            return result
+        if not INLINED_COMPREHENSIONS:
+            return fallback(*arguments)
+        try:
+            return fallback(*arguments)
+        except NameError as error:
+            # Since 3.12 (PEP 709) a comprehension runs in its function's frame: reading an
+            # unbound local there is an UnboundLocalError, where the lambda holding the
+            # expression as written sees an unbound *free* variable (a NameError).
+            name = getattr(error, "name", None)
+            if type(error) is NameError and name in sys._getframe(2).f_code.co_cellvars:  # the user frame (dispatch is 1)
+                raise UnboundLocalError(f"cannot access local variable '{name}' where it is not "
+                                        "associated with a value") from None
+            raise
 
     def compiled_result(self, thunk, arguments):
         self.stats.entries += 1
