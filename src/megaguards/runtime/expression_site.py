@@ -245,7 +245,8 @@ class ExpressionSite:
             # unbound local there is an UnboundLocalError, where the lambda holding the
             # expression as written sees an unbound *free* variable (a NameError).
             name = getattr(error, "name", None)
-            if type(error) is NameError and name in sys._getframe(2).f_code.co_cellvars:  # the user frame (dispatch is 1)
+            user_frame = sys._getframe(2)  # 1 is dispatch()
+            if type(error) is NameError and name in user_frame.f_code.co_cellvars:
                 raise UnboundLocalError(f"cannot access local variable '{name}' where it is not "
                                         "associated with a value") from None
             raise
