@@ -34,7 +34,12 @@ What the programs contain (see the issue "differential fuzzing"):
   transposed, offset and read-only arrays, lists the guard must refuse (mixed
   elements, ints beyond int64, None), tuples, dtypes megaguards does not compile;
 * one to three calls: later calls with other sizes (sometimes 0), values,
-  element types, containers (list <-> ndarray) or scalar types.
+  element types, containers (list <-> ndarray) or scalar types;
+* in about 40 % of programs, user-defined helper functions called inside the loops
+  (helpers.py: module functions, a closure, a lambda; several returns, tuples,
+  writers of arrays, rows, defaults and keywords, recursion/global/print that must
+  fall back), drawn from a random stream of their own: the other programs are the
+  ones these seeds gave before, and ``--avoid helpers`` gives them for every seed.
 
 The generator tracks the Python/NumPy class of every expression by applying the
 real operators to sample values, and inserts ``int(...)``/``float(...)`` where a
@@ -52,6 +57,8 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy
+
+from .helpers import HelperGeneration
 
 # --------------------------------------------------------------------------------------
 # Types: the Python/NumPy class of a value, and what operators make of them.
@@ -191,7 +198,7 @@ class _Scope:
         return _Scope(self.loops, self.scalars)
 
 
-class Generator:
+class Generator(HelperGeneration):
     MAX_DEPTH = 3
 
     def __init__(self, seed: int, avoid=frozenset()) -> None:
@@ -400,7 +407,12 @@ class Generator:
         return self.float_constant(), PY_FLOAT
 
     def expr(self, kind: str, scope: _Scope, depth: int = 3) -> tuple[str, type]:
-        """An expression of kind "int" or "float" (the class may be Python's or NumPy's)."""
+        """An expression of kind "int" or "float" (the class may be Python's or NumPy's),
+        sometimes passed to a helper function (helpers.py)."""
+        text, t = self.plain_expr(kind, scope, depth)
+        return self.maybe_call(text, t, kind, scope)
+
+    def plain_expr(self, kind: str, scope: _Scope, depth: int = 3) -> tuple[str, type]:
         r = self.rng
         if depth <= 0 or r.random() < 0.3:
             return self.leaf(kind, scope)
@@ -543,6 +555,9 @@ class Generator:
         return (f"{function}({a})", t) if t else (f"float({a})", PY_FLOAT)
 
     def condition(self, scope: _Scope, depth: int) -> str:
+        return self.maybe_call_in_condition(self.plain_condition(scope, depth), scope)
+
+    def plain_condition(self, scope: _Scope, depth: int) -> str:
         r = self.rng
         roll = r.random()
         if roll < 0.75 or depth <= 0:
@@ -565,6 +580,7 @@ class Generator:
     def statements(self, scope: _Scope, depth: int, loop_depth: int, count: int, in_loop: bool) -> None:
         for _ in range(count):
             self.statement(scope, depth, loop_depth, in_loop)
+            self.maybe_helper_statement(scope, depth, in_loop)
 
     def statement(self, scope: _Scope, depth: int, loop_depth: int, in_loop: bool) -> None:
         r = self.rng
@@ -793,6 +809,7 @@ class Generator:
     def program(self) -> Program:
         r = self.rng
         self.choose_parameters()
+        self.init_helpers()  # from a random stream of its own: self.rng is not used
         self.loop_vars: set[str] = set()
         self.top_loop_vars: set[str] = set()
         self.prelude: list[str] = []
@@ -802,6 +819,8 @@ class Generator:
         self.emit(0, "import numpy")
         self.emit(0, "")
         self.emit(0, "")
+        for line in self.module_lines:
+            self.emit(0, line)
         self.emit(0, f"def kernel({', '.join(self.parameters)}):")
         scope = _Scope(scalars=dict(self.scalar_params))
         self.accumulators = {"acc": PY_INT, "facc": PY_FLOAT, "p": PY_INT}
@@ -813,6 +832,7 @@ class Generator:
             self.emit(1, "g = s * 0.5")
         scope.scalars.update(self.accumulators)
         prelude_at = len(self.lines)
+        self.prelude += self.kernel_lines  # closures and lambdas
         for _ in range(r.choice([1, 1, 2, 2, 3])):
             if r.random() < 0.15:
                 self.temporary(scope, 1)
@@ -993,7 +1013,7 @@ def _floats(value):
     return float(value)
 
 
-FEATURES = ("readonly", "longrange", "reduction", "containerswitch")  # what ``avoid`` may name
+FEATURES = ("readonly", "longrange", "reduction", "containerswitch", "helpers", "cells")  # what ``avoid`` may name
 
 
 def generate(seed: int, avoid=()) -> Program:

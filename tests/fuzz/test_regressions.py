@@ -233,3 +233,58 @@ def test_bug7_floor_of_large_numpy_int64_goes_through_float():
 
 def test_bug7_ceil_of_large_numpy_int64_goes_through_float():
     check(ceil_into, lambda: (numpy.array([2**53 + 1, 3]), [0, 0]))
+
+
+# --- BUGS.md #8: a helper's global or closure variable that the loop assigns is read once -------
+
+def closure_reads_accumulator(a):
+    total = 0.0
+
+    def plus_total(x):
+        return x + total
+    for i in range(len(a)):
+        total += plus_total(a[i])
+    return total
+
+
+def closure_reads_loop_variable(a):
+    i = 0
+
+    def plus_index(x):
+        return x * 10 + i
+    for i in range(len(a)):
+        a[i] = plus_index(a[i])
+    return a
+
+
+TOTAL = 0.0
+
+
+def add_total(x):
+    return x + TOTAL
+
+
+def accumulate_global(n):
+    global TOTAL
+    TOTAL = 0.0
+    for i in range(n):
+        TOTAL += add_total(1.0)
+    return TOTAL
+
+
+@pytest.mark.xfail(strict=True, reason="BUGS.md #8")
+def test_bug8_closure_reads_a_cell_the_loop_assigns():
+    # Python: 1.0, 3.0 + ... == 11.0; megaguards: 6.0 (total read once, at entry)
+    check(closure_reads_accumulator, ([1.0, 2.0, 3.0],))
+
+
+@pytest.mark.xfail(strict=True, reason="BUGS.md #8")
+def test_bug8_closure_reads_the_loop_variable():
+    # Python: [10, 21, 32]; megaguards: [10, 20, 30]
+    check(closure_reads_loop_variable, ([1, 2, 3],))
+
+
+@pytest.mark.xfail(strict=True, reason="BUGS.md #8")
+def test_bug8_helper_reads_a_global_the_loop_assigns():
+    # Python: 7.0; megaguards: 3.0
+    check(accumulate_global, (3,))
