@@ -440,3 +440,17 @@ def test_swapping_a_function_code_is_seen():
         assert fast([1.0, 2.0], [0.0, 0.0]) == [0.0, 1.0]
     finally:
         plus_one.__code__ = saved
+
+
+def test_a_closure_reading_a_variable_the_loop_assigns_stays_in_cpython():
+    def accumulate(xs):
+        total = 0.0
+
+        def plus_total(x):
+            return x + total
+        for i in range(len(xs)):
+            total += plus_total(xs[i])  # Python's calls see each new total
+        return total
+
+    fast = assert_same_as_cpython(accumulate, [1.0, 2.0, 3.0], compiled=False)
+    assert any("this loop assigns" in r for site in site_for(fast) for r in site["reasons"])

@@ -421,7 +421,6 @@ KNOWN_BUGS: dict = {
     # "BUGS.md #N (what)": the environment that removes bug #N's trigger, as a dict or a function
     # returning one, while #N is open; e.g. {"MG_FUZZ_AVOID": "longrange"} (a generator feature
     # left out), {"MEGAGUARDS_STRICT": "1"}, or {"CC": a wrapper script adding a compiler flag}.
-    "BUGS.md #8 (a closure reads a variable its caller's loop assigns)": {"MG_FUZZ_AVOID": "cells"},
 }
 
 

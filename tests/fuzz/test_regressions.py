@@ -272,19 +272,16 @@ def accumulate_global(n):
     return TOTAL
 
 
-@pytest.mark.xfail(strict=True, reason="BUGS.md #8")
 def test_bug8_closure_reads_a_cell_the_loop_assigns():
     # Python: 1.0, 3.0 + ... == 11.0; megaguards: 6.0 (total read once, at entry)
     check(closure_reads_accumulator, ([1.0, 2.0, 3.0],))
 
 
-@pytest.mark.xfail(strict=True, reason="BUGS.md #8")
 def test_bug8_closure_reads_the_loop_variable():
     # Python: [10, 21, 32]; megaguards: [10, 20, 30]
     check(closure_reads_loop_variable, ([1, 2, 3],))
 
 
-@pytest.mark.xfail(strict=True, reason="BUGS.md #8")
 def test_bug8_helper_reads_a_global_the_loop_assigns():
     # Python: 7.0; megaguards: 3.0
     check(accumulate_global, (3,))

@@ -344,5 +344,10 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
     array_names = {a.name for a in arrays}
     scalars = tuple(n for n in lowerer.scalar_reads if n not in array_names and n not in lowerer.functions)
     assigned = tuple(n for n in lowerer.assigned if not n.startswith("mg_tmp"))
+    for path in scalars:  # a route is read once, at entry: wrong for a variable the loop changes
+        shared = ir.route_variable(path)
+        if shared is not None and shared in assigned:
+            raise Unsupported(f"{ir.describe_name(path)} may be the variable '{shared}' this loop assigns "
+                              "(an inlined function would read its value at entry only)")
     return ir.Loop(body, scalars, arrays, assigned, tuple(lowerer.functions), tuple(lowerer.inlined.items()),
                    tuple(lowerer.assumed.items()))

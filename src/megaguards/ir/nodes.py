@@ -204,6 +204,15 @@ _INLINED_LOCAL = re.compile(r"mg_tmp_(\w+?)\d+_(\w+)$")
 _ROUTE = re.compile(r"(?<![^.])([^.]+)\.__(globals|closure|defaults)__\.")
 
 
+def route_variable(path: str) -> str | None:
+    """The global or closure variable a route from a function object reads (``f.__globals__.N``
+    -> "N"), None for other paths (defaults are fixed objects, not variables)."""
+    routes = [r for r in _ROUTE.finditer(path) if r.group(2) in ("globals", "closure")]
+    if not routes:
+        return None
+    return path[routes[-1].end():].split(".")[0]
+
+
 def describe_name(name: str) -> str:
     """A variable or path for messages, quoted, as the user wrote it: an inlined
     function's local or value, or what a route from a function object reads."""
