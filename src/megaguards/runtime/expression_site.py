@@ -37,7 +37,7 @@ from ..ir import nodes as ir
 from ..ir.types import NUMPY_DTYPE_SCALAR, Scalar, binary_result, scalar_of_class
 from .kernel import UNSET
 from .marshal import GuardFailure
-from .site import Rejected, Site, SiteStats
+from .site import Rejected, Reporting, Site, SiteStats
 
 log = logging.getLogger("megaguards")
 NOT_COMPILED = object()
@@ -212,7 +212,9 @@ def source_kind(value) -> tuple[str, int]:
 # Python 3.12+ runs comprehensions inline in their function's frame (PEP 709).
 INLINED_COMPREHENSIONS = sys.version_info >= (3, 12)
 
-class ExpressionSite:
+class ExpressionSite(Reporting):
+    not_compiled = NOT_COMPILED
+
     def __init__(self, site_id: int, info: ExpressionInfo) -> None:
         self.id = site_id
         self.info = info
@@ -221,16 +223,6 @@ class ExpressionSite:
         self.guesses: dict = {}     # form -> the element type that worked last
         self.disabled: str | None = None
         self.lock = threading.Lock()
-
-    def note(self, reason: str) -> None:
-        if len(self.stats.reasons) < 20:
-            self.stats.reasons.setdefault(reason, None)
-
-    def fallback(self, reason: str | None = None):
-        self.stats.fallback_runs += 1
-        if reason:
-            self.note(reason)
-        return NOT_COMPILED
 
     def __call__(self, thunk, fallback, *arguments):
         result = self.compiled_result(thunk, arguments)

@@ -49,7 +49,23 @@ class SiteStats:
     compile: float = 0.0
 
 
-class Site:
+class Reporting:
+    """The report's side of a site: fallbacks counted, their first reasons kept."""
+
+    not_compiled = None  # what a fallback returns to the rewritten code
+
+    def note(self, reason: str) -> None:
+        if len(self.stats.reasons) < 20:
+            self.stats.reasons.setdefault(reason, None)
+
+    def fallback(self, reason: str | None = None):
+        self.stats.fallback_runs += 1
+        if reason:
+            self.note(reason)
+        return self.not_compiled
+
+
+class Site(Reporting):
     def __init__(self, site_id: int, info: SiteInfo) -> None:
         self.id = site_id
         self.info = info
@@ -62,15 +78,6 @@ class Site:
         self.guard_failures_in_a_row = 0
         self.failed_classes: tuple = ()
 
-    def note(self, reason: str) -> None:
-        if len(self.stats.reasons) < 20:
-            self.stats.reasons.setdefault(reason, None)
-
-    def fallback(self, reason: str | None = None):
-        self.stats.fallback_runs += 1
-        if reason:
-            self.note(reason)
-        return None
 
     def __call__(self, values):
         self.stats.entries += 1
