@@ -103,18 +103,10 @@ def body_statements(node: ast.FunctionDef | ast.Lambda) -> list[ast.stmt]:
         return [ast.Return(value=node.body, lineno=node.lineno, col_offset=node.col_offset)]
     for statement in ast.walk(node):
         if isinstance(statement, (ast.Global, ast.Nonlocal)):
-            raise Unsupported(f"function '{node.name}' declares '{'global' if isinstance(statement, ast.Global) else 'nonlocal'}' "
+            keyword = "global" if isinstance(statement, ast.Global) else "nonlocal"
+            raise Unsupported(f"function '{node.name}' declares '{keyword}' "
                               "names (writes outside its frame)", statement.lineno, statement.col_offset)
     return node.body
-
-
-def local_names(node: ast.FunctionDef | ast.Lambda) -> set[str]:
-    """Names bound in the function's own frame (parameters and assigned names)."""
-    positional, keyword_only, _ = parameters(node)
-    assigned = set()
-    for statement in body_statements(node):
-        assigned.update(assigned_names(statement))
-    return set(positional) | set(keyword_only) | assigned
 
 
 def array_parameters(node: ast.FunctionDef | ast.Lambda) -> set[str]:
@@ -127,7 +119,8 @@ def array_parameters(node: ast.FunctionDef | ast.Lambda) -> set[str]:
             base = None
             if isinstance(child, ast.Subscript):
                 base = child.value
-            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id == "len" and child.args:
+            elif (isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id == "len"
+                  and child.args):
                 base = child.args[0]
             elif isinstance(child, ast.Attribute) and child.attr == "shape":
                 base = child.value
@@ -224,7 +217,8 @@ class _Returns:
                 out.append(ast.copy_location(branch, statement))
             elif isinstance(statement, (ast.For, ast.While)) and _has_return(statement.body):
                 out.append(self.loop_with_flag(statement))
-                stop = ast.If(test=_name(self.done, False, statement), body=[ast.copy_location(ast.Break(), statement)],
+                stop = ast.If(test=_name(self.done, False, statement),
+                              body=[ast.copy_location(ast.Break(), statement)],
                               orelse=[])
                 out.append(ast.copy_location(stop, statement))
             else:

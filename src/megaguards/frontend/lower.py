@@ -140,7 +140,8 @@ class _Lowerer(CallLowering):
             if len(values) == 1:
                 return [self.store(targets[0], values[0], node)]
         # Several targets or unpacking: evaluate the right side once, into temporaries.
-        elif isinstance(value_node, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in value_node.elts):
+        elif (isinstance(value_node, (ast.Tuple, ast.List))
+              and not any(isinstance(e, ast.Starred) for e in value_node.elts)):
             values = [self.expression(e) for e in value_node.elts]
         else:
             values = self.values_of(value_node)

@@ -267,6 +267,7 @@ class CallLowering:
         goes_on = ir.Name(result, **where) if op == "and" else ir.UnaryOp("not", ir.Name(result, **where), **where)
         chain: tuple[ir.Stmt, ...] = ()
         for value, pending in reversed(rest):
-            chain = (*pending, ir.Assign(result, value, **where), *((ir.If(goes_on, chain, (), **where),) if chain else ()))
+            rest = (ir.If(goes_on, chain, (), **where),) if chain else ()
+            chain = (*pending, ir.Assign(result, value, **where), *rest)
         self.pending += [ir.Assign(result, first, **where), ir.If(goes_on, chain, (), **where)]
         return ir.Name(result, **where)

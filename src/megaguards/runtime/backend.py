@@ -108,12 +108,13 @@ def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop,
     kernels = tuple(render_cuda(typed, layout, facts, b, live_outs) for b in bands)
     lines = specialization.explanation.parallel
     if region is not None:
-        lines.append(f"GPU region: loop '{region.loop.var}' steps on the host around {len(kernels)} kernel(s); "
+        lines.append(f"GPU region: loop {ir.describe_name(region.loop.var)} steps on the host around "
+                     f"{len(kernels)} kernel(s); "
                      "arrays stay on the device")
     for kernel in kernels:
         dump(site, kernel.source, suffix=".cu")
-        lines.append(f"GPU: band {', '.join(kernel.band)}; threadIdx.x runs loop "
-                     f"'{kernel.band[kernel.grid_order[0]]}' (coalesced); block {kernel.block}")
+        lines.append(f"GPU: band {', '.join(ir.describe_name(v) for v in kernel.band)}; threadIdx.x runs "
+                     f"loop {ir.describe_name(kernel.band[kernel.grid_order[0]])} (coalesced); block {kernel.block}")
         lines.append("CUDA kernel:\n" + kernel_source(kernel.source, "extern"))
     if cuda.cupy_module() is None:  # no GPU here: check the kernels with NVRTC, run on the CPU
         for kernel in kernels:
