@@ -41,3 +41,26 @@ def test_suite_program_matches_cpython_and_compiles(program, tmp_path):
 
 def math_close(a: float, b: float, relative: float) -> bool:
     return a == b or abs(a - b) <= relative * max(abs(a), abs(b))
+
+
+def test_runner_compares_checksums_and_writes_json_and_markdown(tmp_path):
+    root = SUITE.parent.parent
+    completed = subprocess.run([sys.executable, "-m", "benchmarks", "run", "--programs", "hotspot",
+                                "--systems", "megaguards-seq,pypy", "--repeat", "1", "--out", str(tmp_path),
+                                "--quiet"], cwd=root, capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 0, completed.stderr
+    report = json.loads((tmp_path / "suite-small.json").read_text())
+    systems = report["programs"]["hotspot"]["systems"]
+    assert systems["cpython"]["status"] == "ok" and systems["megaguards-seq"]["status"] == "ok"
+    assert systems["megaguards-seq"]["checksum"] == systems["cpython"]["checksum"]
+    assert systems["pypy"]["status"] in ("ok", "skipped")  # never a made-up number
+    assert "| hotspot |" in (tmp_path / "suite-small.md").read_text()
+
+
+def test_runner_reports_a_checksum_mismatch_as_a_failure(monkeypatch):
+    monkeypatch.syspath_prepend(str(SUITE.parent.parent))  # `pytest` does not put the root on sys.path
+    from benchmarks import suite_runner
+
+    assert suite_runner.same_checksum("1.5", "1.5", None)
+    assert not suite_runner.same_checksum("1.5", "1.5000001", None)
+    assert suite_runner.same_checksum("1.5", "1.5000000001", 1e-9)
