@@ -1,0 +1,43 @@
+"""Mandelbrot set on NumPy arrays: the grid's coordinates come from ``numpy.linspace`` and
+the escape counts go into an integer array, filled by plain loops."""
+import numpy
+
+from common import Timer, arguments, report
+
+SIZES = {"small": {"width": 160, "height": 120, "iterations": 100},
+         "medium": {"width": 640, "height": 480, "iterations": 200},
+         "large": {"width": 4096, "height": 4096, "iterations": 500}}
+
+
+def escape_counts(counts, real, imaginary, iterations):
+    height, width = counts.shape
+    for y in range(height):
+        for x in range(width):
+            cr = real[x]
+            ci = imaginary[y]
+            zr = 0.0
+            zi = 0.0
+            count = 0
+            while count < iterations and zr * zr + zi * zi <= 4.0:
+                new_zr = zr * zr - zi * zi + cr
+                zi = 2.0 * zr * zi + ci
+                zr = new_zr
+                count += 1
+            counts[y, x] = count
+
+
+def main():
+    size, parameters = arguments(SIZES, __doc__)
+    width, height, iterations = parameters["width"], parameters["height"], parameters["iterations"]
+    real = numpy.linspace(-2.0, 1.0, width, endpoint=False)
+    imaginary = numpy.linspace(-1.5, 1.5, height, endpoint=False)
+    counts = numpy.zeros((height, width), dtype=numpy.int64)
+    timer = Timer()
+    timer.start()
+    escape_counts(counts, real, imaginary, iterations)
+    timer.stop()
+    report(int(counts.sum()), timer)
+
+
+if __name__ == "__main__":
+    main()
