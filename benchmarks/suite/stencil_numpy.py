@@ -1,0 +1,39 @@
+"""A 2-D 5-point Jacobi stencil on NumPy arrays: every interior point becomes the mean of
+its four neighbours, the boundary stays fixed, two arrays swapped each sweep."""
+import numpy
+
+from common import Timer, arguments, fsum_nested, generator, report
+
+SIZES = {"small": {"n": 128, "sweeps": 10}, "medium": {"n": 512, "sweeps": 40},
+         "large": {"n": 2048, "sweeps": 100}}
+
+
+def sweep(source, target, n):
+    for i in range(1, n - 1):
+        for j in range(1, n - 1):
+            target[i, j] = 0.25 * (source[i - 1, j] + source[i + 1, j]
+                                   + source[i, j - 1] + source[i, j + 1])
+
+
+def jacobi(grid, sweeps, n):
+    other = grid.copy()
+    for s in range(sweeps):
+        sweep(grid, other, n)
+        sweep(other, grid, n)
+    return grid
+
+
+def main():
+    size, parameters = arguments(SIZES, __doc__)
+    n, sweeps = parameters["n"], parameters["sweeps"]
+    random = generator("stencil_numpy")
+    grid = numpy.array([[random.random() for _ in range(n)] for _ in range(n)])
+    timer = Timer()
+    timer.start()
+    jacobi(grid, sweeps, n)
+    timer.stop()
+    report(fsum_nested(grid.tolist()), timer)
+
+
+if __name__ == "__main__":
+    main()
