@@ -1,0 +1,79 @@
+"""Rodinia lavaMD: particle potentials and forces in a 3-D grid of boxes.  Every particle
+of a box interacts with every particle of the box itself and of its neighbouring boxes
+(up to 26) through a Gaussian-screened pair potential.
+
+Particles are indexed in full (``position[home][i][1]``), as Rodinia's C does: megaguards
+keeps a loop that takes a row alias (``a = position[home][i]``) in CPython (partial
+indexing, a documented limitation).  The neighbour lists are ragged (8 to 27 boxes)."""
+import math
+
+from common import Timer, arguments, fsum_nested, generator, report
+
+SIZES = {"small": {"boxes": 2, "per_box": 40}, "medium": {"boxes": 4, "per_box": 60},
+         "large": {"boxes": 10, "per_box": 100}}
+
+ALPHA = 0.5
+
+
+def neighbour_boxes(boxes):
+    """For every box (numbered x-major), the numbers of itself and of its neighbours."""
+    neighbours = []
+    for x in range(boxes):
+        for y in range(boxes):
+            for z in range(boxes):
+                around = []
+                for dx in (-1, 0, 1):
+                    for dy in (-1, 0, 1):
+                        for dz in (-1, 0, 1):
+                            nx, ny, nz = x + dx, y + dy, z + dz
+                            if 0 <= nx < boxes and 0 <= ny < boxes and 0 <= nz < boxes:
+                                around.append((nx * boxes + ny) * boxes + nz)
+                neighbours.append(around)
+    return neighbours
+
+
+def interact(position, charge, neighbours, force, box_count, per_box):
+    a2 = 2.0 * ALPHA * ALPHA
+    for home in range(box_count):
+        for k in range(len(neighbours[home])):
+            other = neighbours[home][k]
+            for i in range(per_box):
+                for j in range(per_box):
+                    r2 = (position[home][i][0] + position[other][j][0]
+                          - (position[home][i][1] * position[other][j][1]
+                             + position[home][i][2] * position[other][j][2]
+                             + position[home][i][3] * position[other][j][3]))
+                    u2 = a2 * r2
+                    vij = math.exp(-u2)
+                    fs = 2.0 * vij
+                    dx = position[home][i][1] - position[other][j][1]
+                    dy = position[home][i][2] - position[other][j][2]
+                    dz = position[home][i][3] - position[other][j][3]
+                    q = charge[other][j]
+                    force[home][i][0] += q * vij
+                    force[home][i][1] += q * fs * dx
+                    force[home][i][2] += q * fs * dy
+                    force[home][i][3] += q * fs * dz
+
+
+def main():
+    size, parameters = arguments(SIZES, __doc__)
+    boxes, per_box = parameters["boxes"], parameters["per_box"]
+    box_count = boxes * boxes * boxes
+    random = generator("lavaMD")
+    # Rodinia: v, x, y, z of each particle drawn in [0.1, 1.0), charges likewise
+    position = [[[(random.randrange(1, 10) + 1) / 10.0 for _ in range(4)] for _ in range(per_box)]
+                for _ in range(box_count)]
+    charge = [[(random.randrange(1, 10) + 1) / 10.0 for _ in range(per_box)]
+              for _ in range(box_count)]
+    force = [[[0.0, 0.0, 0.0, 0.0] for _ in range(per_box)] for _ in range(box_count)]
+    neighbours = neighbour_boxes(boxes)
+    timer = Timer()
+    timer.start()
+    interact(position, charge, neighbours, force, box_count, per_box)
+    timer.stop()
+    report(fsum_nested(force), timer)
+
+
+if __name__ == "__main__":
+    main()
