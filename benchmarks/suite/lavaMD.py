@@ -4,7 +4,9 @@ of a box interacts with every particle of the box itself and of its neighbouring
 
 Particles are indexed in full (``position[home][i][1]``), as Rodinia's C does: megaguards
 keeps a loop that takes a row alias (``a = position[home][i]``) in CPython (partial
-indexing, a documented limitation).  The neighbour lists are ragged (8 to 27 boxes)."""
+indexing, a documented limitation).  The neighbours of a box are found on the fly from
+its grid coordinates (a ragged list of neighbour lists would keep the box loop in
+CPython: its lists are not rectangular)."""
 import math
 
 from common import Timer, arguments, fsum_nested, generator, report
@@ -15,45 +17,39 @@ SIZES = {"small": {"boxes": 2, "per_box": 40}, "medium": {"boxes": 4, "per_box":
 ALPHA = 0.5
 
 
-def neighbour_boxes(boxes):
-    """For every box (numbered x-major), the numbers of itself and of its neighbours."""
-    neighbours = []
-    for x in range(boxes):
-        for y in range(boxes):
-            for z in range(boxes):
-                around = []
-                for dx in (-1, 0, 1):
-                    for dy in (-1, 0, 1):
-                        for dz in (-1, 0, 1):
-                            nx, ny, nz = x + dx, y + dy, z + dz
-                            if 0 <= nx < boxes and 0 <= ny < boxes and 0 <= nz < boxes:
-                                around.append((nx * boxes + ny) * boxes + nz)
-                neighbours.append(around)
-    return neighbours
-
-
-def interact(position, charge, neighbours, force, box_count, per_box):
+def interact(position, charge, force, boxes, per_box):
     a2 = 2.0 * ALPHA * ALPHA
-    for home in range(box_count):
-        for k in range(len(neighbours[home])):
-            other = neighbours[home][k]
-            for i in range(per_box):
-                for j in range(per_box):
-                    r2 = (position[home][i][0] + position[other][j][0]
-                          - (position[home][i][1] * position[other][j][1]
-                             + position[home][i][2] * position[other][j][2]
-                             + position[home][i][3] * position[other][j][3]))
-                    u2 = a2 * r2
-                    vij = math.exp(-u2)
-                    fs = 2.0 * vij
-                    dx = position[home][i][1] - position[other][j][1]
-                    dy = position[home][i][2] - position[other][j][2]
-                    dz = position[home][i][3] - position[other][j][3]
-                    q = charge[other][j]
-                    force[home][i][0] += q * vij
-                    force[home][i][1] += q * fs * dx
-                    force[home][i][2] += q * fs * dy
-                    force[home][i][3] += q * fs * dz
+    for home in range(boxes * boxes * boxes):
+        x = home // (boxes * boxes)
+        y = home // boxes % boxes
+        z = home % boxes
+        for dx in range(-1, 2):
+            for dy in range(-1, 2):
+                for dz in range(-1, 2):
+                    if 0 <= x + dx < boxes and 0 <= y + dy < boxes and 0 <= z + dz < boxes:
+                        other = ((x + dx) * boxes + y + dy) * boxes + z + dz
+                        pairs(position, charge, force, home, other, per_box, a2)
+
+
+def pairs(position, charge, force, home, other, per_box, a2):
+    """Every particle of the home box against every particle of the other box."""
+    for i in range(per_box):
+        for j in range(per_box):
+            r2 = (position[home][i][0] + position[other][j][0]
+                  - (position[home][i][1] * position[other][j][1]
+                     + position[home][i][2] * position[other][j][2]
+                     + position[home][i][3] * position[other][j][3]))
+            u2 = a2 * r2
+            vij = math.exp(-u2)
+            fs = 2.0 * vij
+            dx = position[home][i][1] - position[other][j][1]
+            dy = position[home][i][2] - position[other][j][2]
+            dz = position[home][i][3] - position[other][j][3]
+            q = charge[other][j]
+            force[home][i][0] += q * vij
+            force[home][i][1] += q * fs * dx
+            force[home][i][2] += q * fs * dy
+            force[home][i][3] += q * fs * dz
 
 
 def main():
@@ -67,10 +63,9 @@ def main():
     charge = [[(random.randrange(1, 10) + 1) / 10.0 for _ in range(per_box)]
               for _ in range(box_count)]
     force = [[[0.0, 0.0, 0.0, 0.0] for _ in range(per_box)] for _ in range(box_count)]
-    neighbours = neighbour_boxes(boxes)
     timer = Timer()
     timer.start()
-    interact(position, charge, neighbours, force, box_count, per_box)
+    interact(position, charge, force, boxes, per_box)
     timer.stop()
     report(fsum_nested(force), timer)
 
