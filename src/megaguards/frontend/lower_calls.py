@@ -3,6 +3,7 @@ and of tuples of scalars (one variable per component), as a part of ``lower._Low
 from __future__ import annotations
 
 import ast
+import os
 import re
 from dataclasses import dataclass
 from typing import Callable
@@ -167,6 +168,10 @@ class CallLowering:
             result = prefix + ir.CALL_RESULT_SUFFIX[1:]
             statements = inline.structure_returns(statements_of, result, prefix + "done", value_used, path)
             body = self.block(statements)
+        except Unsupported as problem:  # located in the callee's file: say where, at the call
+            where_in_callee = f"{os.path.basename(code.co_filename)}:{problem.line}" if problem.line else ""
+            raise Unsupported(f"in {ir.describe_name(path)} ({where_in_callee or code.co_name}): {problem.reason}",
+                              node.lineno, node.col_offset) from None
         finally:
             self.callees.pop()
         self.inlined[path] = code
