@@ -25,7 +25,7 @@ GAMMA = 1.4
 RK = 3  # Runge-Kutta stages per iteration
 FAR_FIELD_MACH = 1.2
 ANGLE_OF_ATTACK = 0.0  # radians
-SMOOTHING = 0.2
+SMOOTHING = 1.0  # Rodinia has 0.2; the synthetic mesh needs more to stay stable
 WALL = -1
 FAR_FIELD = -2
 LOCALITY = 48  # how far in numbering a neighbour may lie
@@ -178,7 +178,10 @@ def main():
     neighbours = [[WALL if walls[i][f] else
                    i + offsets[i][f] if 0 <= i + offsets[i][f] < count else FAR_FIELD
                    for f in range(4)] for i in range(count)]
-    normals = [[[random.random() - 0.5 for _ in range(3)] for _ in range(4)] for _ in range(count)]
+    # a tetrahedron is closed: its four area-scaled normals sum to zero
+    normals = [[[random.random() - 0.5 for _ in range(3)] for _ in range(3)] for _ in range(count)]
+    for faces in normals:
+        faces.append([-(faces[0][k] + faces[1][k] + faces[2][k]) for k in range(3)])
     timer = Timer()
     timer.start()
     simulate(variables, volumes, neighbours, normals, far_field, iterations)
