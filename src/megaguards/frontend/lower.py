@@ -200,7 +200,8 @@ class _Lowerer(CallLowering):
             raise _unsupported(node, f"a function writes '{path.rsplit('.', 1)[-1]}', which is not its own "
                                      "(global or closure state)")
         if path in self.assigned:
-            raise _unsupported(node, f"{ir.describe_name(path)} is used both as an array and as a scalar")
+            raise _unsupported(node, f"{ir.describe_name(path)} is assigned in the loop and subscripted: "
+                                     "partial indexing such as 'row = A[i]' is not supported (write A[i][j])")
         prefix = row.prefix if row else ()
         self.array_ranks.setdefault(path, set()).add(len(prefix) + len(indices))
         if tupled:  # A[i, j]: fine for NumPy, a TypeError for lists (checked per signature)
