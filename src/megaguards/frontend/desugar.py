@@ -27,6 +27,7 @@ from typing import Callable
 
 from ..errors import Unsupported
 from .syntax import dotted_path as _path
+from .syntax import int_literal
 
 HIDDEN_PREFIX = "mg_tmp"
 # Names the rewritten forms call: live-ins of any site whose loop uses an idiom.
@@ -230,15 +231,6 @@ def for_loop(node: ast.For, fresh: Callable[[], str] = _default_fresh) -> ast.Fo
     return _assume(_located([loop], node)[0], *source.builtins)
 
 
-def _int_constant(node: ast.expr) -> int | None:
-    """The value of an int literal such as ``3`` or ``-2``, else None."""
-    negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
-    inner = node.operand if negative else node
-    if isinstance(inner, ast.Constant) and type(inner.value) is int:
-        return -inner.value if negative else inner.value
-    return None
-
-
 def _reversed_range(node: ast.expr) -> ast.Call | None:
     """``reversed(range(...))`` as a range running backwards; the range's arguments are
     read more than once, so they must be free of calls (len() aside)."""
@@ -258,7 +250,7 @@ def _reversed_range(node: ast.expr) -> ast.Call | None:
         return _call("range", _binary(args[0], ast.Sub(), one()), ast.UnaryOp(op=ast.USub(), operand=one()),
                      ast.UnaryOp(op=ast.USub(), operand=one()))
     start, stop = args[0], args[1]
-    step = _int_constant(args[2]) if len(args) == 3 else 1
+    step = int_literal(args[2]) if len(args) == 3 else 1
     if not step:
         raise Unsupported("reversed(range(...)) with a step that is not a non-zero integer constant",
                           node.lineno, node.col_offset)
@@ -500,7 +492,7 @@ def _range_peeled(target, iterable: ast.Call, element, fold: _Fold, prologue, fr
         raise Unsupported("range() with unusual arguments", *where)
     step = 1
     if len(args) == 3:
-        step = _int_constant(args[2])
+        step = int_literal(args[2])
         if not step:
             return _flagged_loop([(target, iterable, [])], element, fold, prologue, fresh)
     if not isinstance(target, ast.Name):

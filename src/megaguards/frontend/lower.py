@@ -12,7 +12,7 @@ from ..errors import Unsupported
 from ..ir import nodes as ir
 from . import desugar
 from .lower_calls import NO_RETURN_VALUE, CallLowering, Resolver
-from .syntax import _unsupported, _where, dotted_path
+from .syntax import _unsupported, _where, dotted_path, int_literal
 
 BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
           ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
@@ -301,12 +301,9 @@ class _Lowerer(CallLowering):
     def shape(self, node: ast.Subscript) -> ir.Shape:
         """``a.shape[k]`` with a constant k: a dimension of a NumPy array."""
         path = self.rename(dotted_path(node.value.value))
-        index = node.slice
-        negative = isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub)
-        constant = index.operand if negative else index
-        if path is None or not isinstance(constant, ast.Constant) or type(constant.value) is not int:
+        dim = int_literal(node.slice)
+        if path is None or dim is None:
             raise _unsupported(node, "'.shape[...]' with a computed index")
-        dim = -constant.value if negative else constant.value
         self.scalar_reads.pop(path, None)
         self.shape_dims.setdefault(path, set()).add(dim)
         return ir.Shape(path, dim, **_where(node))

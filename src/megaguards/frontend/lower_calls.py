@@ -11,7 +11,7 @@ from typing import Callable
 from ..errors import Unsupported
 from ..ir import nodes as ir
 from . import inline
-from .syntax import _unsupported, _where, dotted_path
+from .syntax import _unsupported, _where, dotted_path, int_literal
 
 
 @dataclass(frozen=True)
@@ -76,12 +76,9 @@ class CallLowering:
         path = self.rename(node.value.id)
         if path not in self.tuples:
             return None
-        index = node.slice
-        negative = isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub)
-        constant = index.operand if negative else index
-        if not isinstance(constant, ast.Constant) or type(constant.value) is not int:
+        position = int_literal(node.slice)
+        if position is None:
             raise _unsupported(node, "a tuple indexed with a computed index")
-        position = -constant.value if negative else constant.value
         if not -self.tuples[path] <= position < self.tuples[path]:
             raise _unsupported(node, "tuple index out of range (Python raises IndexError)")
         return ir.Name(f"{path}[{position % self.tuples[path]}]", **_where(node))

@@ -40,3 +40,12 @@ def dotted_path(node: ast.AST) -> str | None:
         base = dotted_path(node.value)
         return f"{base}.{node.attr}" if base else None
     return None
+
+
+def int_literal(node: ast.expr) -> int | None:
+    """The value of an int literal such as ``3`` or ``-2``, else None."""
+    negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+    inner = node.operand if negative else node
+    if isinstance(inner, ast.Constant) and type(inner.value) is int:
+        return -inner.value if negative else inner.value
+    return None
