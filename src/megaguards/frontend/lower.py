@@ -196,7 +196,7 @@ class _Lowerer(CallLowering):
         path = row.array if row else self.rename(dotted_path(base))
         if path is None:
             raise _unsupported(base, "subscript of a computed value")
-        if written and self.callees and (".__globals__." in path or ".__closure__." in path):
+        if written and self.callees and ir.route_variable(path) is not None:
             raise _unsupported(node, f"a function writes '{path.rsplit('.', 1)[-1]}', which is not its own "
                                      "(global or closure state)")
         if path in self.assigned:

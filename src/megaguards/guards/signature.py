@@ -57,16 +57,11 @@ def safe_getattr(obj: object, attribute: str) -> object:
     return class_value
 
 
-# Routes from a function object to what its inlined body reads (frontend/inline.py):
-# ``f.__globals__.N``, ``f.__closure__.k``, ``f.__defaults__.alpha``.
-ROUTE_SEGMENTS = ("__globals__", "__closure__", "__defaults__")
-
-
 def _steps(path: str) -> tuple[str, list]:
     head, *parts = path.split(".")
     steps, k = [], 0
     while k < len(parts):
-        if parts[k] in ROUTE_SEGMENTS and k + 1 < len(parts):
+        if parts[k] in ir.ROUTE_SEGMENTS and k + 1 < len(parts):
             steps.append((parts[k], parts[k + 1]))
             k += 2
         else:

@@ -201,6 +201,10 @@ def is_call_result(name: str) -> bool:
 
 CALL_RESULT_SUFFIX = "_return"
 _INLINED_LOCAL = re.compile(r"mg_tmp_(\w+?)\d+_(\w+)$")
+# Routes from a function object to what its inlined body reads (frontend/lower_calls.py),
+# followed by the guard (guards/signature.py): ``f.__globals__.N``, ``f.__closure__.k``,
+# ``f.__defaults__.alpha``.
+ROUTE_SEGMENTS = ("__globals__", "__closure__", "__defaults__")
 _ROUTE = re.compile(r"(?<![^.])([^.]+)\.__(globals|closure|defaults)__\.")
 
 
