@@ -10,6 +10,8 @@ True`` is the same constant from every iteration).  ``expand`` runs as sequentia
 write one entry (Rodinia's GPU kernel tolerates that race since both write the same
 level), which the dependence analysis cannot rule out.  Every level enters both kernels
 once, so the node arrays cross between Python and C twice per level."""
+import math
+
 from common import Timer, arguments, generator, report
 
 SIZES = {"small": {"nodes": 4096, "degree": 6}, "medium": {"nodes": 65536, "degree": 6},
@@ -57,8 +59,7 @@ def search(first_edge, edge_count, edges, source, n):
     return cost, levels
 
 
-def main():
-    size, parameters = arguments(SIZES, __doc__)
+def make_input(parameters):
     n, degree = parameters["nodes"], parameters["degree"]
     random = generator("bfs")
     # Rodinia's generator: every node gets a random number of edges to random nodes
@@ -69,11 +70,31 @@ def main():
         first_edge[node] = total
         total += edge_count[node]
     edges = [random.randrange(n) for _ in range(total)]
+    return {"first_edge": first_edge, "edge_count": edge_count, "edges": edges, "n": n}
+
+
+def work(parameters):
+    """Node visits: both kernels scan every node once per level (about log_degree(nodes) + 4
+    levels on these random graphs), plus every edge once."""
+    n, degree = parameters["nodes"], parameters["degree"]
+    levels = math.log(n) / math.log(degree) + 4
+    return 2.0 * n * levels + n * degree
+
+
+def checksum(cost, levels):
+    return sum(cost) * 1000 + levels
+
+
+def main():
+    size, parameters = arguments(SIZES, __doc__)
+    inputs = make_input(parameters)
+    first_edge, edge_count, edges, n = (inputs["first_edge"], inputs["edge_count"], inputs["edges"],
+                                        inputs["n"])
     timer = Timer()
     timer.start()
     cost, levels = search(first_edge, edge_count, edges, 0, n)
     timer.stop()
-    report(sum(cost) * 1000 + levels, timer)
+    report(checksum(cost, levels), timer)
 
 
 if __name__ == "__main__":

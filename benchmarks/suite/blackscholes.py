@@ -42,14 +42,32 @@ def price(calls, puts, spots, strikes, times, volatilities, count):
         puts[i] = x * discount * (1.0 - cnd_d2) - s * (1.0 - cnd_d1)
 
 
-def main():
-    size, parameters = arguments(SIZES, __doc__)
-    count, runs = parameters["options"], parameters["runs"]
+def make_input(parameters):
+    count = parameters["options"]
     random = generator("blackscholes")
     spots = [5.0 + 25.0 * random.random() for _ in range(count)]
     strikes = [1.0 + 99.0 * random.random() for _ in range(count)]
     times = [0.25 + 9.75 * random.random() for _ in range(count)]
     volatilities = [0.05 + 0.6 * random.random() for _ in range(count)]
+    return {"spots": spots, "strikes": strikes, "times": times, "volatilities": volatilities,
+            "count": count, "runs": parameters["runs"]}
+
+
+def work(parameters):
+    """Options priced: every option once per run."""
+    return parameters["options"] * parameters["runs"]
+
+
+def checksum(calls, puts):
+    return fsum_nested(calls) + fsum_nested(puts)
+
+
+def main():
+    size, parameters = arguments(SIZES, __doc__)
+    inputs = make_input(parameters)
+    spots, strikes, times, volatilities = (inputs["spots"], inputs["strikes"], inputs["times"],
+                                           inputs["volatilities"])
+    count, runs = inputs["count"], inputs["runs"]
     calls = [0.0] * count
     puts = [0.0] * count
     timer = Timer()
@@ -57,7 +75,7 @@ def main():
     for run in range(runs):
         price(calls, puts, spots, strikes, times, volatilities, count)
     timer.stop()
-    report(fsum_nested(calls) + fsum_nested(puts), timer)
+    report(checksum(calls, puts), timer)
 
 
 if __name__ == "__main__":

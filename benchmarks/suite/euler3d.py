@@ -162,9 +162,8 @@ def far_field_state():
     return [density, momentum_x, momentum_y, 0.0, energy]
 
 
-def main():
-    size, parameters = arguments(SIZES, __doc__)
-    count, iterations = parameters["elements"], parameters["iterations"]
+def make_input(parameters):
+    count = parameters["elements"]
     random = generator("euler3d")
     far_field = far_field_state()
     # the free stream, slightly disturbed per element
@@ -182,9 +181,23 @@ def main():
     normals = [[[random.random() - 0.5 for _ in range(3)] for _ in range(3)] for _ in range(count)]
     for faces in normals:
         faces.append([-(faces[0][k] + faces[1][k] + faces[2][k]) for k in range(3)])
+    return {"variables": variables, "volumes": volumes, "neighbours": neighbours,
+            "normals": normals, "far_field": far_field, "iterations": parameters["iterations"]}
+
+
+def work(parameters):
+    """Element flux evaluations: every element once per Runge-Kutta stage per iteration."""
+    return parameters["elements"] * parameters["iterations"] * RK
+
+
+def main():
+    size, parameters = arguments(SIZES, __doc__)
+    inputs = make_input(parameters)
+    variables = inputs["variables"]
     timer = Timer()
     timer.start()
-    simulate(variables, volumes, neighbours, normals, far_field, iterations)
+    simulate(variables, inputs["volumes"], inputs["neighbours"], inputs["normals"],
+             inputs["far_field"], inputs["iterations"])
     timer.stop()
     report(fsum_nested(variables), timer)
 

@@ -46,15 +46,26 @@ def simulate(temp, power, steps, n):
     return temp
 
 
-def main():
-    size, parameters = arguments(SIZES, __doc__)
-    n, steps = parameters["n"], parameters["steps"]
+def make_input(parameters):
+    n = parameters["n"]
     random = generator("hotspot")
     temp = [[320.0 + 20.0 * random.random() for _ in range(n)] for _ in range(n)]
     power = [[0.5 * random.random() for _ in range(n)] for _ in range(n)]
+    return {"temp": temp, "power": power, "steps": parameters["steps"], "n": n}
+
+
+def work(parameters):
+    """Cell updates: every cell of the n x n grid twice per step."""
+    return 2 * parameters["n"] ** 2 * parameters["steps"]
+
+
+def main():
+    size, parameters = arguments(SIZES, __doc__)
+    inputs = make_input(parameters)
+    temp = inputs["temp"]
     timer = Timer()
     timer.start()
-    simulate(temp, power, steps, n)
+    simulate(temp, inputs["power"], inputs["steps"], inputs["n"])
     timer.stop()
     report(fsum_nested(temp), timer)
 

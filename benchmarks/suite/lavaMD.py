@@ -52,8 +52,7 @@ def pairs(position, charge, force, home, other, per_box, a2):
             force[home][i][3] += q * fs * dz
 
 
-def main():
-    size, parameters = arguments(SIZES, __doc__)
+def make_input(parameters):
     boxes, per_box = parameters["boxes"], parameters["per_box"]
     box_count = boxes * boxes * boxes
     random = generator("lavaMD")
@@ -62,10 +61,23 @@ def main():
                 for _ in range(box_count)]
     charge = [[(random.randrange(1, 10) + 1) / 10.0 for _ in range(per_box)]
               for _ in range(box_count)]
+    return {"position": position, "charge": charge, "boxes": boxes, "per_box": per_box}
+
+
+def work(parameters):
+    """Particle pairs: (3 boxes - 2)^3 (home, neighbour) box pairs, per_box^2 pairs each."""
+    return (3 * parameters["boxes"] - 2) ** 3 * parameters["per_box"] ** 2
+
+
+def main():
+    size, parameters = arguments(SIZES, __doc__)
+    inputs = make_input(parameters)
+    boxes, per_box = inputs["boxes"], inputs["per_box"]
+    box_count = boxes * boxes * boxes
     force = [[[0.0, 0.0, 0.0, 0.0] for _ in range(per_box)] for _ in range(box_count)]
     timer = Timer()
     timer.start()
-    interact(position, charge, force, boxes, per_box)
+    interact(inputs["position"], inputs["charge"], force, boxes, per_box)
     timer.stop()
     report(fsum_nested(force), timer)
 

@@ -24,16 +24,27 @@ def decompose(a, n):
             a[j][i] = total / a[i][i]
 
 
-def main():
-    size, parameters = arguments(SIZES, __doc__)
+def make_input(parameters):
     n = parameters["n"]
     random = generator("lud")
     a = [[random.random() for _ in range(n)] for _ in range(n)]
     for i in range(n):
         a[i][i] += n  # diagonally dominant: stable without pivoting
+    return {"a": a, "n": n}
+
+
+def work(parameters):
+    """Multiply-adds of the dot products: about n^3 / 3."""
+    return parameters["n"] ** 3 / 3.0
+
+
+def main():
+    size, parameters = arguments(SIZES, __doc__)
+    inputs = make_input(parameters)
+    a = inputs["a"]
     timer = Timer()
     timer.start()
-    decompose(a, n)
+    decompose(a, inputs["n"])
     timer.stop()
     report(fsum_nested(a), timer)
 

@@ -26,15 +26,30 @@ def escape_counts(counts, width, height, iterations):
             counts[y][x] = count
 
 
+def make_input(parameters):
+    return {"width": parameters["width"], "height": parameters["height"],
+            "iterations": parameters["iterations"]}
+
+
+def work(parameters):
+    """Escape iterations at most: every point of the grid up to the iteration limit."""
+    return parameters["width"] * parameters["height"] * parameters["iterations"]
+
+
+def checksum(counts):
+    return sum(sum(row) for row in counts)
+
+
 def main():
     size, parameters = arguments(SIZES, __doc__)
-    width, height, iterations = parameters["width"], parameters["height"], parameters["iterations"]
+    inputs = make_input(parameters)
+    width, height, iterations = inputs["width"], inputs["height"], inputs["iterations"]
     counts = [[0] * width for _ in range(height)]
     timer = Timer()
     timer.start()
     escape_counts(counts, width, height, iterations)
     timer.stop()
-    report(sum(sum(row) for row in counts), timer)
+    report(checksum(counts), timer)
 
 
 if __name__ == "__main__":

@@ -26,15 +26,26 @@ def escape_counts(counts, real, imaginary, iterations):
             counts[y, x] = count
 
 
-def main():
-    size, parameters = arguments(SIZES, __doc__)
-    width, height, iterations = parameters["width"], parameters["height"], parameters["iterations"]
+def make_input(parameters):
+    width, height = parameters["width"], parameters["height"]
     real = numpy.linspace(-2.0, 1.0, width, endpoint=False)
     imaginary = numpy.linspace(-1.5, 1.5, height, endpoint=False)
-    counts = numpy.zeros((height, width), dtype=numpy.int64)
+    return {"real": real, "imaginary": imaginary, "width": width, "height": height,
+            "iterations": parameters["iterations"]}
+
+
+def work(parameters):
+    """Escape iterations at most: every point of the grid up to the iteration limit."""
+    return parameters["width"] * parameters["height"] * parameters["iterations"]
+
+
+def main():
+    size, parameters = arguments(SIZES, __doc__)
+    inputs = make_input(parameters)
+    counts = numpy.zeros((inputs["height"], inputs["width"]), dtype=numpy.int64)
     timer = Timer()
     timer.start()
-    escape_counts(counts, real, imaginary, iterations)
+    escape_counts(counts, inputs["real"], inputs["imaginary"], inputs["iterations"])
     timer.stop()
     report(int(counts.sum()), timer)
 

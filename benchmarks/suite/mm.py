@@ -14,16 +14,27 @@ def multiply(a, b, c, n):
             c[i][j] = total
 
 
-def main():
-    size, parameters = arguments(SIZES, __doc__)
+def make_input(parameters):
     n = parameters["n"]
     random = generator("mm")
     a = [[random.random() - 0.5 for _ in range(n)] for _ in range(n)]
     b = [[random.random() - 0.5 for _ in range(n)] for _ in range(n)]
+    return {"a": a, "b": b, "n": n}
+
+
+def work(parameters):
+    """Multiply-adds: n^3."""
+    return parameters["n"] ** 3
+
+
+def main():
+    size, parameters = arguments(SIZES, __doc__)
+    inputs = make_input(parameters)
+    n = inputs["n"]
     c = [[0.0] * n for _ in range(n)]
     timer = Timer()
     timer.start()
-    multiply(a, b, c, n)
+    multiply(inputs["a"], inputs["b"], c, n)
     timer.stop()
     report(fsum_nested(c), timer)
 

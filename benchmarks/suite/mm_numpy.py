@@ -16,16 +16,27 @@ def multiply(a, b, c, n):
             c[i, j] = total
 
 
-def main():
-    size, parameters = arguments(SIZES, __doc__)
+def make_input(parameters):
     n = parameters["n"]
     random = generator("mm_numpy")
     a = numpy.array([[random.random() - 0.5 for _ in range(n)] for _ in range(n)])
     b = numpy.array([[random.random() - 0.5 for _ in range(n)] for _ in range(n)])
+    return {"a": a, "b": b, "n": n}
+
+
+def work(parameters):
+    """Multiply-adds: n^3."""
+    return parameters["n"] ** 3
+
+
+def main():
+    size, parameters = arguments(SIZES, __doc__)
+    inputs = make_input(parameters)
+    n = inputs["n"]
     c = numpy.zeros((n, n))
     timer = Timer()
     timer.start()
-    multiply(a, b, c, n)
+    multiply(inputs["a"], inputs["b"], c, n)
     timer.stop()
     report(fsum_nested(c.tolist()), timer)
 

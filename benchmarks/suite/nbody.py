@@ -50,18 +50,34 @@ def simulate(position, velocity, mass, n, steps):
         advance(position, velocity, acceleration, n, TIME_STEP)
 
 
-def main():
-    size, parameters = arguments(SIZES, __doc__)
-    n, steps = parameters["n"], parameters["steps"]
+def make_input(parameters):
+    n = parameters["n"]
     random = generator("nbody")
     position = [[random.uniform(-1.0, 1.0) for _ in range(3)] for _ in range(n)]
     velocity = [[0.1 * random.uniform(-1.0, 1.0) for _ in range(3)] for _ in range(n)]
     mass = [random.uniform(0.5, 1.5) / n for _ in range(n)]
+    return {"position": position, "velocity": velocity, "mass": mass, "n": n,
+            "steps": parameters["steps"]}
+
+
+def work(parameters):
+    """Pair interactions: n^2 per step."""
+    return parameters["n"] ** 2 * parameters["steps"]
+
+
+def checksum(position, velocity):
+    return fsum_nested(position) + fsum_nested(velocity)
+
+
+def main():
+    size, parameters = arguments(SIZES, __doc__)
+    inputs = make_input(parameters)
+    position, velocity = inputs["position"], inputs["velocity"]
     timer = Timer()
     timer.start()
-    simulate(position, velocity, mass, n, steps)
+    simulate(position, velocity, inputs["mass"], inputs["n"], inputs["steps"])
     timer.stop()
-    report(fsum_nested(position) + fsum_nested(velocity), timer)
+    report(checksum(position, velocity), timer)
 
 
 if __name__ == "__main__":

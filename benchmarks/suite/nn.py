@@ -40,20 +40,36 @@ def nearest(distance, count, k):
     return chosen
 
 
-def main():
-    size, parameters = arguments(SIZES, __doc__)
-    count, k = parameters["records"], parameters["k"]
+def make_input(parameters):
+    count = parameters["records"]
     random = generator("nn")
     # Rodinia's hurricane records: latitudes 7..70, longitudes 0..358
     latitudes = [7.0 + 63.0 * random.random() for _ in range(count)]
     longitudes = [358.0 * random.random() for _ in range(count)]
+    return {"latitudes": latitudes, "longitudes": longitudes, "count": count, "k": parameters["k"]}
+
+
+def work(parameters):
+    """Record visits: once for the distances, once per selection scan."""
+    return parameters["records"] * (parameters["k"] + 1)
+
+
+def checksum(distance, chosen):
+    return math.fsum(distance[i] for i in chosen) + sum(chosen)
+
+
+def main():
+    size, parameters = arguments(SIZES, __doc__)
+    inputs = make_input(parameters)
+    count, k = inputs["count"], inputs["k"]
     distance = [0.0] * count
     timer = Timer()
     timer.start()
-    distances(latitudes, longitudes, distance, count, QUERY_LATITUDE, QUERY_LONGITUDE)
+    distances(inputs["latitudes"], inputs["longitudes"], distance, count, QUERY_LATITUDE,
+              QUERY_LONGITUDE)
     chosen = nearest(distance, count, k)
     timer.stop()
-    report(math.fsum(distance[i] for i in chosen) + sum(chosen), timer)
+    report(checksum(distance, chosen), timer)
 
 
 if __name__ == "__main__":

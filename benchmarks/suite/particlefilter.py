@@ -131,19 +131,36 @@ def track(video, x, y, seed, n, size):
     return estimates
 
 
-def main():
-    size_name, parameters = arguments(SIZES, __doc__)
+def make_input(parameters):
     size, frames, n = parameters["size"], parameters["frames"], parameters["particles"]
     random = generator("particlefilter")
     video = make_video(size, frames, random)
     seed = [random.randrange(1, LCG_M) for _ in range(n)]
     x = [float(size // 2)] * n
     y = [float(size // 2)] * n
+    return {"video": video, "x": x, "y": y, "seed": seed, "n": n, "size": size}
+
+
+def work(parameters):
+    """Per tracked frame: the disk's pixels per particle (likelihood) and about n^2 / 2
+    cdf entries scanned by the resampling."""
+    n = parameters["particles"]
+    return (parameters["frames"] - 1) * (n * len(disk_offsets(RADIUS)) + n * n / 2.0)
+
+
+def checksum(estimates, x, y):
+    return math.fsum(e[0] + e[1] for e in estimates) + math.fsum(x) + math.fsum(y)
+
+
+def main():
+    size_name, parameters = arguments(SIZES, __doc__)
+    inputs = make_input(parameters)
+    x, y = inputs["x"], inputs["y"]
     timer = Timer()
     timer.start()
-    estimates = track(video, x, y, seed, n, size)
+    estimates = track(inputs["video"], x, y, inputs["seed"], inputs["n"], inputs["size"])
     timer.stop()
-    report(math.fsum(e[0] + e[1] for e in estimates) + math.fsum(x) + math.fsum(y), timer)
+    report(checksum(estimates, x, y), timer)
 
 
 if __name__ == "__main__":

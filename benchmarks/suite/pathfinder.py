@@ -30,18 +30,32 @@ def pathfinder(wall, rows, cols):
     return previous
 
 
-def main():
-    size, parameters = arguments(SIZES, __doc__)
+def make_input(parameters):
     rows, cols = parameters["rows"], parameters["cols"]
     random = generator("pathfinder")
     wall = [[random.randrange(10) for _ in range(cols)] for _ in range(rows)]
+    return {"wall": wall, "rows": rows, "cols": cols}
+
+
+def work(parameters):
+    """Cell updates: every column of every row after the first."""
+    return (parameters["rows"] - 1) * parameters["cols"]
+
+
+def checksum(result):
+    """Integer costs: the total mixed with the cheapest path and its column."""
+    cheapest = min(result)
+    return sum(result) * 1000003 + cheapest * 1009 + result.index(cheapest)
+
+
+def main():
+    size, parameters = arguments(SIZES, __doc__)
+    inputs = make_input(parameters)
     timer = Timer()
     timer.start()
-    result = pathfinder(wall, rows, cols)
+    result = pathfinder(inputs["wall"], inputs["rows"], inputs["cols"])
     timer.stop()
-    # integer costs: the checksum mixes the total with the cheapest path and its column
-    cheapest = min(result)
-    report(sum(result) * 1000003 + cheapest * 1009 + result.index(cheapest), timer)
+    report(checksum(result), timer)
 
 
 if __name__ == "__main__":

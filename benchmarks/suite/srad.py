@@ -77,14 +77,25 @@ def srad(image, rows, cols, iterations):
     return image
 
 
-def main():
-    size, parameters = arguments(SIZES, __doc__)
-    rows, cols, iterations = parameters["rows"], parameters["cols"], parameters["iterations"]
+def make_input(parameters):
+    rows, cols = parameters["rows"], parameters["cols"]
     random = generator("srad")
     image = [[math.exp(random.random()) for _ in range(cols)] for _ in range(rows)]
+    return {"image": image, "rows": rows, "cols": cols, "iterations": parameters["iterations"]}
+
+
+def work(parameters):
+    """Pixel updates: every pixel by three passes per iteration."""
+    return 3 * parameters["rows"] * parameters["cols"] * parameters["iterations"]
+
+
+def main():
+    size, parameters = arguments(SIZES, __doc__)
+    inputs = make_input(parameters)
+    image = inputs["image"]
     timer = Timer()
     timer.start()
-    srad(image, rows, cols, iterations)
+    srad(image, inputs["rows"], inputs["cols"], inputs["iterations"])
     timer.stop()
     report(fsum_nested(image), timer)
 

@@ -23,14 +23,25 @@ def jacobi(grid, sweeps, n):
     return grid
 
 
-def main():
-    size, parameters = arguments(SIZES, __doc__)
-    n, sweeps = parameters["n"], parameters["sweeps"]
+def make_input(parameters):
+    n = parameters["n"]
     random = generator("stencil_numpy")
     grid = numpy.array([[random.random() for _ in range(n)] for _ in range(n)])
+    return {"grid": grid, "sweeps": parameters["sweeps"], "n": n}
+
+
+def work(parameters):
+    """Point updates: the (n - 2)^2 interior twice per sweep."""
+    return 2 * (parameters["n"] - 2) ** 2 * parameters["sweeps"]
+
+
+def main():
+    size, parameters = arguments(SIZES, __doc__)
+    inputs = make_input(parameters)
+    grid = inputs["grid"]
     timer = Timer()
     timer.start()
-    jacobi(grid, sweeps, n)
+    jacobi(grid, inputs["sweeps"], inputs["n"])
     timer.stop()
     report(fsum_nested(grid.tolist()), timer)
 
