@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from .api import install, jit, report
 from .errors import MegaguardsError, Unsupported
+from .ipython import load_ipython_extension, unload_ipython_extension
 
 __version__ = "0.1.0"
-__all__ = ["jit", "install", "report", "MegaguardsError", "Unsupported", "__version__"]
+__all__ = ["jit", "install", "report", "MegaguardsError", "Unsupported", "__version__",
+           "load_ipython_extension", "unload_ipython_extension"]
