@@ -118,6 +118,15 @@ def test_exception_in_compiled_loop_is_cpythons(shell, capsys):
     assert "----> 4     b[i] = a[i] + 1.0" in capsys.readouterr().out
 
 
+def test_explained_cell_that_raises_fails_like_the_plain_cell(shell, capsys):
+    cell = "%%megaguards --explain\nxs = [0.5] * 8\nfor i in range(9):\n    xs[i] = xs[i] + 1.0\n"
+    result = shell.run_cell(cell)
+    assert isinstance(result.error_in_exec, IndexError) and shell.user_ns["xs"] == [1.5] * 8
+    output = capsys.readouterr().out
+    assert "----> 3     xs[i] = xs[i] + 1.0" in output
+    assert ":2: entered 1x, compiled 0x, in CPython 1x" in output and "runtime flag: index out of range" in output
+
+
 def test_syntax_error_cell_behaves_as_plain_ipython(shell, capsys):
     first = len(REGISTRY.sites)
     result = shell.run_cell("for i in range(3)\n    x = i\n")

@@ -140,13 +140,18 @@ class Extension:
             config.configure(device=self.device_before_off or "auto")
         return self.status()
 
-    def explain_cell(self, cell: str, flags: list[str]) -> None:
+    def run_cell(self, cell: str, flags: list[str]) -> None:
+        """Run the body of ``%%megaguards`` as a cell of its own (as ``%%capture`` does)."""
         from .diagnostics.explain import explain_site
         from .runtime.site import REGISTRY
 
+        outer = getattr(self.shell.displayhook, "exec_result", None)  # the magic's own cell
         first = len(REGISTRY.sites)
         self.transformer.last_filename = None
-        self.shell.run_cell(cell, store_history=False)
+        result = self.shell.run_cell(cell, store_history=False)
+        if outer is not None and result is not None and not result.success and outer.error_in_exec is None:
+            # The body's error (already shown) is the cell's: Jupyter's "run all" stops there.
+            outer.error_in_exec = result.error_in_exec or result.error_before_exec
         if "--explain" not in flags:
             return
         names = (self.transformer.last_filename, UNNAMED_CELL)  # the cell's, its %time's
@@ -187,7 +192,7 @@ def megaguards_magics_class():
             if any(flag not in CELL_FLAGS for flag in flags):
                 print(CELL_USAGE)
                 return
-            self.extension.explain_cell(cell, flags)
+            self.extension.run_cell(cell, flags)
 
     return MegaguardsMagics
 
