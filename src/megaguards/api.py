@@ -1,4 +1,4 @@
-"""The in-code entry points: ``jit``, ``install`` and ``report``."""
+"""The in-code entry points: ``jit``, ``install``, ``report`` and ``explain``."""
 from __future__ import annotations
 
 import ast
@@ -8,10 +8,12 @@ import textwrap
 import types
 import warnings
 
+from .errors import CompilationError
 from .frontend import importhook
 from .frontend.rewrite import rewrite_module
 
 _FACTORY = "__megaguards_factory__"
+SITES_ATTRIBUTE = "__megaguards_sites__"  # on a jitted function: the ids of its loop sites
 
 
 def install(roots=None):
@@ -29,26 +31,67 @@ def report() -> dict:
     return build_report()
 
 
-def jit(function=None):
-    """Decorator: route the ``for ... in range`` loops of one function through loop sites.
+def jit(function=None, *, strict: bool = False):
+    """Decorator: route the loops of one function through loop sites.
+
+    ``@jit``, ``@jit()`` and ``@jit(strict=True)`` all work.  Without ``strict`` a loop
+    that cannot be compiled runs in CPython silently (``explain(fn)`` says why).  With
+    ``strict=True``, the first call that reaches such a loop raises
+    ``megaguards.CompilationError`` naming the reason and the source line; exceptions
+    the loop itself raises (IndexError ...) stay Python's.  Comprehensions and
+    ``sum(...)`` expressions are not covered by ``strict``.
 
     The function keeps its name, signature, defaults and closure; if its source
-    is unavailable it is returned unchanged, with a warning."""
+    is unavailable it is returned unchanged, with a warning (strict: CompilationError)."""
     if function is None:
-        return jit
+        return functools.partial(jit, strict=strict)
     if not isinstance(function, types.FunctionType):
         raise TypeError(f"megaguards.jit expects a Python function, not {type(function).__name__}")
     try:
         source = textwrap.dedent(inspect.getsource(function))
     except (OSError, TypeError):
-        warnings.warn(f"megaguards.jit: no source for {function.__qualname__}; it runs unchanged",
-                      RuntimeWarning, stacklevel=2)
+        message = f"megaguards.jit: no source for {function.__qualname__}; it runs unchanged"
+        if strict:
+            raise CompilationError(message, "the function's source is not available") from None
+        warnings.warn(message, RuntimeWarning, stacklevel=2)
         return function
-    return _recompile(function, source)
+    return _recompile(function, source, strict)
 
 
-def _recompile(function: types.FunctionType, source: str) -> types.FunctionType:
-    from .runtime.site import REGISTRY, install_site_names
+def explain(function, show_source: bool = False) -> str:
+    """Per loop of ``function`` (a ``jit`` function, or one of a rewritten module): what
+    ran compiled, in parallel or on which device, and why not; loops not reached yet say
+    so.  ``show_source`` adds the generated code."""
+    from .diagnostics.caret import short_location
+    from .diagnostics.explain import explain_site
+    from .runtime.site import REGISTRY
+
+    sites = [REGISTRY.sites[i] for i in getattr(function, SITES_ATTRIBUTE, ())] or _sites_within(function)
+    if not sites:
+        name = getattr(function, "__qualname__", repr(function))
+        return (f"megaguards: no loop of {name}() goes through megaguards "
+                "(decorate it with @megaguards.jit, or run its module under megaguards)")
+    return "\n\n".join(explain_site(site, show_source) if site.stats.entries
+                        else f"loop at {short_location(site.info)}: not run yet" for site in sites)
+
+
+def _sites_within(function) -> list:
+    """The sites of a function of a rewritten module: same file, lines inside its source."""
+    from .runtime.site import REGISTRY
+
+    code = getattr(inspect.unwrap(function), "__code__", None)
+    if code is None:
+        return []
+    try:
+        last = code.co_firstlineno + len(inspect.getsourcelines(code)[0])
+    except (OSError, TypeError):
+        last = code.co_firstlineno + 1
+    return [site for site in REGISTRY.sites
+            if site.info.filename == code.co_filename and code.co_firstlineno <= site.info.line < last]
+
+
+def _recompile(function: types.FunctionType, source: str, strict: bool = False) -> types.FunctionType:
+    from .runtime.site import REGISTRY, Site, install_site_names
 
     tree = ast.parse(source)
     definition = tree.body[0]
@@ -56,7 +99,17 @@ def _recompile(function: types.FunctionType, source: str) -> types.FunctionType:
         return function
     definition.decorator_list = []
     code = function.__code__
-    ast.increment_lineno(tree, code.co_firstlineno - definition.lineno)
+    # The source starts at co_firstlineno: the first decorator's line, not the def's.
+    ast.increment_lineno(tree, code.co_firstlineno - 1)
+    site_ids: list[int] = []
+
+    def register(info) -> int:
+        site_ids.append(REGISTRY.register(info))
+        return site_ids[-1]
+
+    # Rewritten before any factory wraps it, so its sites name the function, not the factory.
+    tree, _ = rewrite_module(tree, code.co_filename, register)
+    definition = tree.body[0]
     if code.co_freevars:  # keep closures: compile inside a factory that owns cells of the same names
         factory = ast.FunctionDef(
             name=_FACTORY, args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in code.co_freevars],
@@ -65,7 +118,10 @@ def _recompile(function: types.FunctionType, source: str) -> types.FunctionType:
             decorator_list=[], returns=None)
         tree.body = [factory]
         ast.copy_location(factory, definition)
-    tree, _ = rewrite_module(tree, code.co_filename, REGISTRY.register)
+        ast.fix_missing_locations(tree)
+    for site_id in site_ids:
+        if isinstance(REGISTRY.sites[site_id], Site):
+            REGISTRY.sites[site_id].strict = strict
     install_site_names()
     namespace: dict = {}
     exec(compile(tree, code.co_filename, "exec", dont_inherit=True), function.__globals__, namespace)
@@ -79,4 +135,5 @@ def _recompile(function: types.FunctionType, source: str) -> types.FunctionType:
         compiled = namespace[definition.name]
     compiled.__kwdefaults__ = function.__kwdefaults__
     functools.update_wrapper(compiled, function)
+    setattr(compiled, SITES_ATTRIBUTE, tuple(site_ids))
     return compiled

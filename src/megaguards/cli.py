@@ -3,16 +3,16 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import logging
 import os
 import sys
 import traceback
 from pathlib import Path
 
 from . import __version__, config
+from .log_setup import configure_logging
 
 _PACKAGE = str(Path(__file__).resolve().parent)
-SUBCOMMANDS = ("run", "explain", "info")
+SUBCOMMANDS = ("run", "explain", "info", "cache")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -26,7 +26,12 @@ def _parser() -> argparse.ArgumentParser:
     explain = commands.add_parser("explain", help="run a script, then print per loop what was compiled, "
                                                   "parallel or not and why, and the generated code")
     explain.add_argument("--no-source", action="store_true", help="leave the generated code out")
-    commands.add_parser("info", help="show the compiler, OpenMP, CUDA devices, CuPy/NVRTC and the cache")
+    commands.add_parser("info", help="show Python, the C compiler and OpenMP, CUDA devices, CuPy/NVRTC, "
+                                     "the cache and the calibration")
+    cache = commands.add_parser("cache", help="show or clear the compiled-kernel cache")
+    cache_actions = cache.add_subparsers(dest="cache_action", metavar="action", required=True)
+    cache_actions.add_parser("show", help="location, number of kernels, size by kind, newest entry")
+    cache_actions.add_parser("clear", help="remove everything in the cache folder (says what it removes)")
     for command in (run, explain):
         command.add_argument("--device", choices=config.DEVICES,
                              help="auto (default), cpu (all cores), seq (one core), off (plain CPython)")
@@ -51,7 +56,19 @@ def main(argv: list[str] | None = None) -> int:
 
         print(describe())
         return 0
+    if options.command == "cache":
+        return cache_command(options.cache_action)
     return run(options)
+
+
+def cache_command(action: str) -> int:
+    from .diagnostics import cache
+
+    folder = config.current().cache_dir
+    if action == "show":
+        print(cache.describe(folder))
+        return 0
+    return 0 if cache.clear(folder, print) else 1
 
 
 def run(options) -> int:
@@ -62,9 +79,7 @@ def run(options) -> int:
     except ValueError as error:
         print(f"megaguards: {error}", file=sys.stderr)
         return 2
-    logging.basicConfig(format="megaguards %(levelname)s: %(message)s")
-    logging.getLogger("megaguards").setLevel(configuration.log_level.upper()
-                                             if configuration.log_level.upper() in logging._nameToLevel else "WARNING")
+    configure_logging(configuration.log_level or "warning")
     if not os.path.isfile(options.script):
         print(f"megaguards: can't open file {os.path.abspath(options.script)!r}: "
               f"[Errno 2] No such file or directory", file=sys.stderr)

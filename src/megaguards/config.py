@@ -10,7 +10,7 @@
 | MEGAGUARDS_HOIST       |                 | 0: keep every bounds/overflow check inside the loop   |
 | MEGAGUARDS_THREADS     |                 | threads of parallel loops (default: all cores)        |
 | MEGAGUARDS_PARALLEL_WORK |               | work estimate below which a parallel loop runs alone  |
-| MEGAGUARDS_LOG         |                 | logging level of the "megaguards" logger              |
+| MEGAGUARDS_LOG         |                 | debug/info/warning/...: the "megaguards" logger's level, on stderr |
 | CC                     |                 | the C compiler (default: cc, then gcc, then clang)    |
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ class Config:
     dump_dir: str | None = None
     cache_dir: Path = Path.home() / ".cache" / "megaguards"
     strict: bool = False
-    log_level: str = "warning"
+    log_level: str | None = None  # None: not asked for, logging is left as the program set it
     compiler: str | None = None
     hoist: bool = True
     threads: int = 0            # 0: OpenMP's default (all cores)
@@ -58,7 +58,7 @@ def from_environment(environ=os.environ) -> Config:
         dump_dir=environ.get("MEGAGUARDS_DUMP") or None,
         cache_dir=Path(cache),
         strict=environ.get("MEGAGUARDS_STRICT", "0") not in ("", "0", "false", "no"),
-        log_level=environ.get("MEGAGUARDS_LOG", "warning"),
+        log_level=environ.get("MEGAGUARDS_LOG") or None,
         compiler=environ.get("CC") or None,
         hoist=environ.get("MEGAGUARDS_HOIST", "1") not in ("0", "false", "no", "off"),
         threads=_integer(environ, "MEGAGUARDS_THREADS", 0),

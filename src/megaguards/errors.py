@@ -25,3 +25,19 @@ class Unsupported(MegaguardsError):
 
 class CompilerError(MegaguardsError):
     """The C compiler failed on generated code (a megaguards bug, reported once)."""
+
+
+class CompilationError(MegaguardsError):
+    """A loop of a ``@megaguards.jit(strict=True)`` function cannot be compiled.
+
+    Raised at the first call that reaches the loop (sites are analysed lazily, for
+    the types they meet).  ``reason`` says why; ``filename``/``line``/``col`` locate
+    the offending expression (col 0-based, as in ``ast``); the message shows the
+    source line with a caret under it."""
+
+    def __init__(self, message: str, reason: str, filename: str = "", line: int = 0, col: int = 0) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.filename = filename
+        self.line = line
+        self.col = col

@@ -268,6 +268,9 @@ def _weight(statements, factor: int = 1) -> int:
     return total
 
 
+ISLPY_MISSING = "islpy is not installed: loops stay sequential"
+
+
 def plan_parallel(typed: TypedLoop, facts: HoistFacts | None, groups: dict, strict: bool) -> ParallelPlan:
     """The loops to run in parallel; ``groups`` maps each array to its alias group."""
     if facts is None or facts.empty:
@@ -275,7 +278,7 @@ def plan_parallel(typed: TypedLoop, facts: HoistFacts | None, groups: dict, stri
     try:
         import islpy  # noqa: F401
     except ImportError:
-        return ParallelPlan({}, ("islpy is not installed: loops stay sequential",))
+        return ParallelPlan({}, (ISLPY_MISSING,))
     planner = _Planner(typed, facts, groups, strict)
     planner.visit((typed.body,), ())
     return ParallelPlan({key[1]: value for key, value in planner.loops.items()}, tuple(planner.reasons))

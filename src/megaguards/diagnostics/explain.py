@@ -33,7 +33,8 @@ def explain_site(site: Site, show_source: bool = True) -> str:
             lines.append("    generated C:")
             lines.extend("      " + line for line in explanation.source.rstrip().splitlines())
     for reason in stats.reasons:
-        lines.append(f"  reason: {reason}")
+        if reason != site.disabled:  # already said as "not compiled"
+            lines.append(f"  reason: {reason}")
     return "\n".join(lines)
 
 

@@ -19,16 +19,40 @@ def _openmp(compiler: str) -> bool:
         return result.returncode == 0
 
 
-def _cache_size(folder: Path) -> str:
-    if not folder.exists():
-        return "empty"
-    files = [p for p in folder.rglob("*") if p.is_file()]
-    return f"{len(files)} files, {sum(p.stat().st_size for p in files) / 2**20:.1f} MiB"
+def gpu_lines() -> list[str]:
+    """One line per CUDA device (name, memory, compute capability); CuPy is imported
+    only here, never when megaguards is imported."""
+    from ..runtime import cuda
+
+    cupy = cuda.cupy_module()
+    if cupy is None:
+        return ["CUDA devices: none (loops run on the CPU)"]
+    try:
+        return _describe_gpus(cupy.cuda.runtime)
+    except Exception as error:  # a driver that half works: say so, do not fail `info`
+        return [f"CUDA devices: could not be queried ({type(error).__name__}: {error})"]
+
+
+def _describe_gpus(runtime) -> list[str]:
+    count = runtime.getDeviceCount()
+    lines = [f"CUDA devices: {count} (driver {_cuda_version(runtime.driverGetVersion())}, "
+             f"runtime {_cuda_version(runtime.runtimeGetVersion())})"]
+    for index in range(count):
+        properties = runtime.getDeviceProperties(index)
+        name = properties["name"]
+        name = name.decode() if isinstance(name, bytes) else name
+        lines.append(f"  GPU {index}: {name}, {properties['totalGlobalMem'] / 2**30:.1f} GiB, "
+                     f"compute capability {properties['major']}.{properties['minor']}")
+    return lines
+
+
+def _cuda_version(number: int) -> str:
+    return f"{number // 1000}.{number % 1000 // 10}"
 
 
 def describe() -> str:
-    from ..runtime import cuda
     from ..runtime.compiler import find_compiler
+    from .cache import calibration_status, summary
 
     options = config.current()
     lines = [f"megaguards {__version__}",
@@ -43,13 +67,14 @@ def describe() -> str:
         lines.append(f"islpy {islpy.__version__} (dependence analysis)")
     except ImportError:
         lines.append("islpy: not installed (loops stay sequential)")
-    gpus = cuda.devices()
-    lines.append("CUDA devices: " + ("; ".join(gpus) if gpus else "none (loops run on the CPU)"))
+    lines.extend(gpu_lines())
     try:
         import cupy
         lines.append(f"CuPy {cupy.__version__}")
     except ImportError:
         lines.append("CuPy: not installed (pip install 'megaguards[cuda]')")
+    except Exception as error:  # installed but broken (CUDA libraries missing ...)
+        lines.append(f"CuPy: fails to import ({type(error).__name__}: {error})")
     try:
         from cuda.bindings import nvrtc
         _, major, minor = nvrtc.nvrtcVersion()
@@ -57,5 +82,6 @@ def describe() -> str:
     except Exception:
         lines.append("NVRTC: not installed")
     lines.append(f"device: {options.device}; strict: {options.strict}; threads: {options.threads or 'all'}")
-    lines.append(f"cache: {options.cache_dir} ({_cache_size(options.cache_dir)})")
+    lines.append(f"cache: {summary(options.cache_dir)}")
+    lines.append(f"calibration: {calibration_status(options.cache_dir)}")
     return "\n".join(lines)

@@ -9,11 +9,12 @@ from pathlib import Path
 
 from .. import config
 from ..analysis.bounds import hoist_checks
-from ..analysis.parallel import plan_parallel
+from ..analysis.parallel import ISLPY_MISSING, plan_parallel
 from ..analysis.typeinfer import ArrayInfo, infer_types
 from ..codegen.dialects.c import C
 from ..codegen.layout import plan_layout
 from ..codegen.renderer import Renderer
+from ..diagnostics.caret import short_location
 from ..errors import CompilerError, Unsupported
 from .compiler import KERNEL_FLAGS, build_shared_object, find_compiler, load
 from ..ir import nodes as ir
@@ -39,7 +40,15 @@ def specialize(site, binding) -> Specialization:
     found = compiler()
     if found is None:
         raise Unsupported("no C compiler found (set CC)")
+    if config.current().device == "gpu":
+        from . import cuda
+        from .site import warn_once
+
+        if cuda.cupy_module() is None:
+            warn_once("megaguards: device 'gpu' requested but no CUDA device is usable (CuPy not installed, "
+                      "or no GPU/driver); loops run on the CPU")
     started = time.perf_counter()
+    clock = _StageClock()
     functions, scalar_types, array_types = site.binder.describe(binding)
     arrays = {use.name: ArrayInfo(array_types[use.name][0], use.rank, *array_types[use.name][1:])
               for use in loop.arrays}
@@ -49,17 +58,27 @@ def specialize(site, binding) -> Specialization:
         if use.tuple_indexed and arrays[use.name].is_list:
             raise Unsupported(f"'{use.name}[i, j]' on a list (Python raises TypeError)")
     typed = infer_types(loop.body, scalar_types, arrays, functions)
+    clock.lap("type inference")
     live_outs = tuple(n for n in info.live_outs if n in typed.variables)
     options = config.current()
     facts = hoist_checks(typed) if options.hoist else None
     layout = plan_layout(typed, tuple(scalar_types), live_outs, len(facts.loops) if facts else 0)
+    clock.lap("bounds and layout")
     plan = None
     if options.parallel and facts is not None:
         plan = plan_parallel(typed, facts, alias_groups(loop, binding), options.strict)
+        if ISLPY_MISSING in plan.reasons:
+            from .site import warn_once
+
+            warn_once(f"megaguards: {ISLPY_MISSING} (pip install islpy)")
         for reason in plan.reasons:
             site.note(reason)
+    clock.lap("parallel plan")
     rendered = Renderer(typed, layout, C, facts, plan, options.threads, options.parallel_work).render()
+    clock.lap("render")
     site.stats.analysis += time.perf_counter() - started
+    log.debug("loop %s: specialized for %s: %s; parallel depth %d", short_location(info),
+              describe_signature(scalar_types, arrays), clock, plan.depth if plan and rendered.parallel else 0)
     started = time.perf_counter()
     cache_dir = config.current().cache_dir
     try:
@@ -72,7 +91,8 @@ def specialize(site, binding) -> Specialization:
     enter = helper(cache_dir, found).mg_enter
     site.stats.compile += time.perf_counter() - started
     dump(site, rendered.source)
-    log.debug("site %s:%d compiled (%s)", info.filename, info.line, "cached" if cached else "fresh")
+    log.debug("loop %s: compile %s in %.1f ms (%s)", short_location(info), "cached" if cached else "fresh",
+              1e3 * (time.perf_counter() - started), path.name)
     specialization = Specialization(
         typed, layout, kernel, rendered.checks_in_loop, rendered.preconditions,
         parallel_depth=plan.depth if plan is not None and rendered.parallel else 0,
@@ -83,8 +103,37 @@ def specialize(site, binding) -> Specialization:
                                 parallel=describe_plan(typed, plan, rendered.parallel),
                                 source=kernel_source(rendered.source)))
     if options.device in ("gpu", "auto") and facts is not None and plan is not None:
-        return gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop, live_outs, options)
-    return specialization
+        chosen = gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop, live_outs, options)
+    else:
+        chosen = specialization
+    log.debug("loop %s: device %s", short_location(info), describe_device(chosen))
+    return chosen
+
+
+def describe_device(chosen) -> str:
+    """The device a new specialization runs on, as the debug log says it."""
+    if isinstance(chosen, DeviceChoice):
+        if chosen.policy == "gpu":
+            return "cuda (device gpu)"
+        return ("cuda, CPU or sequential" if getattr(chosen, "gpu", None) is not None else "CPU or sequential") + \
+            ", chosen per entry (device auto)"
+    return f"CPU, {chosen.parallel_depth} parallel loop level(s) (OpenMP)" if chosen.parallel_depth else "CPU, sequential"
+
+
+class _StageClock:
+    """Milliseconds of the analysis steps of one specialization, for one debug line."""
+
+    def __init__(self) -> None:
+        self.last = time.perf_counter()
+        self.laps: list[tuple[str, float]] = []
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.laps.append((stage, now - self.last))
+        self.last = now
+
+    def __str__(self) -> str:
+        return ", ".join(f"{stage} {1e3 * seconds:.1f} ms" for stage, seconds in self.laps)
 
 
 def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop, live_outs, options):

@@ -14,7 +14,8 @@ import warnings
 from dataclasses import dataclass, field
 
 from .. import config
-from ..errors import Unsupported
+from ..diagnostics.caret import compilation_error, short_location
+from ..errors import CompilationError, Unsupported
 from ..frontend.lower import lower_loop
 from ..frontend.rewrite import SiteInfo
 from ..guards.signature import Binder, resolve_callee
@@ -37,6 +38,7 @@ class Rejected:
     """A signature the loop cannot be compiled for (remembered: not re-analysed)."""
 
     reason: str
+    location: tuple = field(default=(0, 0), kw_only=True)  # (line, col) of the construct, if known
 
 
 @dataclass
@@ -55,8 +57,9 @@ class Reporting:
     not_compiled = None  # what a fallback returns to the rewritten code
 
     def note(self, reason: str) -> None:
-        if len(self.stats.reasons) < 20:
-            self.stats.reasons.setdefault(reason, None)
+        if len(self.stats.reasons) < 20 and reason not in self.stats.reasons:
+            self.stats.reasons[reason] = None
+            log.debug("loop %s: %s", short_location(self.info), reason)
 
     def fallback(self, reason: str | None = None):
         self.stats.fallback_runs += 1
@@ -66,6 +69,8 @@ class Reporting:
 
 
 class Site(Reporting):
+    strict = False  # set by jit(strict=True): a loop that cannot compile raises CompilationError
+
     def __init__(self, site_id: int, info: SiteInfo) -> None:
         self.id = site_id
         self.info = info
@@ -73,10 +78,12 @@ class Site(Reporting):
         self.loop = None            # ir.Loop once lowered
         self.binder = None          # guards.signature.Binder for it
         self.disabled: str | None = None
+        self.disabled_at = (0, 0)   # (line, col) of what disabled the site, if known
         self.specializations: dict = {}
         self.lock = threading.Lock()
         self.guard_failures_in_a_row = 0
         self.failed_classes: tuple = ()
+        self.last_device: str | None = None  # of a DeviceChoice's last run, logged when it changes
 
 
     def __call__(self, values):
@@ -84,15 +91,26 @@ class Site(Reporting):
         if not config.current().enabled:
             return self.fallback("megaguards is off (device=off)")
         if self.disabled:
-            return self.fallback(self.disabled)
-        if values is None:
+            return self.cannot_compile(self.disabled, self.disabled_at)
+        if values is None:  # CPython raises the NameError: not ours to report
             return self.fallback("a name the loop reads is unbound before the loop")
         try:
             return self.enter(values)
+        except CompilationError:
+            raise
         except Exception as error:  # a megaguards bug must never break the user's program
             log.warning("internal error at %s:%d: %r", self.info.filename, self.info.line, error, exc_info=True)
             self.disabled = f"internal error in megaguards: {type(error).__name__}: {error}"
-            return self.fallback(self.disabled)
+            return self.cannot_compile(self.disabled)
+
+    def cannot_compile(self, reason: str, location: tuple = (0, 0)):
+        """Fall back for a reason the loop cannot be compiled (not a runtime flag): under
+        ``jit(strict=True)`` raise CompilationError instead, the reason noted for explain."""
+        if not self.strict:
+            return self.fallback(reason)
+        self.stats.fallback_runs += 1
+        self.note(reason)
+        raise compilation_error(self.info, reason, *location)
 
     def enter(self, values):
         if self.loop is None:
@@ -102,11 +120,13 @@ class Site(Reporting):
                 self.loop = lower_loop(self.info.loop, lambda path: resolve_callee(path, values, index))
                 self.binder = Binder(self.loop, self.info.live_ins)
             except Unsupported as unsupported:
-                self.disabled = unsupported.describe()
-                return self.fallback(self.disabled)
+                self.disabled, self.disabled_at = unsupported.describe(), (unsupported.line, unsupported.col)
+                return self.cannot_compile(self.disabled, self.disabled_at)
             finally:
                 self.stats.analysis += time.perf_counter() - started
-        if (self.guard_failures_in_a_row >= GUARD_FAILURES_BEFORE_BACKOFF
+            log.debug("loop %s: lowered in %.1f ms", short_location(self.info),
+                      1e3 * (time.perf_counter() - started))
+        if (self.guard_failures_in_a_row >= GUARD_FAILURES_BEFORE_BACKOFF and not self.strict
                 and self.stats.entries % GUARD_RETRY_EVERY
                 and tuple(map(type, values)) == self.failed_classes):
             return self.fallback()
@@ -115,7 +135,7 @@ class Site(Reporting):
         except GuardFailure as failure:
             self.guard_failures_in_a_row += 1
             self.failed_classes = tuple(map(type, values))
-            return self.fallback(f"guard: {failure}")
+            return self.cannot_compile(f"guard: {failure}")
         self.guard_failures_in_a_row = 0
         specialization = self.specializations.get(binding.key)
         if specialization is None:
@@ -124,11 +144,15 @@ class Site(Reporting):
                 if specialization is None:
                     specialization = self.specialize(binding)
         if isinstance(specialization, Rejected):
-            return self.fallback(specialization.reason)
+            return self.cannot_compile(specialization.reason, specialization.location)
         try:
             outcome = specialization.run(binding)
         except GuardFailure as failure:
-            return self.fallback(f"guard: {failure}")
+            return self.cannot_compile(f"guard: {failure}")
+        device = getattr(specialization, "last_device", None)
+        if device is not None and device != self.last_device:
+            self.last_device = device
+            log.debug("loop %s: ran on %s", short_location(self.info), device)
         if specialization.failed_precondition:
             self.note(f"hoisted check failed ({specialization.failed_precondition}): "
                       "ran the copy of the loop that checks inside")
@@ -142,9 +166,10 @@ class Site(Reporting):
             return Rejected(f"more than {MAX_SPECIALIZATIONS} type signatures at this loop")
         try:
             result = backend.specialize(self, binding)
-        except (Unsupported, GuardFailure) as problem:
-            reason = problem.describe() if isinstance(problem, Unsupported) else f"guard: {problem}"
-            result = Rejected(reason)
+        except Unsupported as unsupported:
+            result = Rejected(unsupported.describe(), location=(unsupported.line, unsupported.col))
+        except GuardFailure as failure:
+            result = Rejected(f"guard: {failure}")
         self.specializations[binding.key] = result
         return result
 
