@@ -18,10 +18,13 @@ def kernel_cache(tmp_path_factory):
 
     Tests run parallel loops even when tiny (no work threshold), so the OpenMP code is
     exercised, and in strict mode, so float reductions stay bit-identical to CPython
-    (tests of the reassociating mode turn it off explicitly)."""
+    (tests of the reassociating mode turn it off explicitly).  ``auto`` keeps the CPU's
+    parallel kernel on all cores (no device prediction, no background calibration):
+    tests of the device choice set ``select`` themselves (tests/test_selection.py)."""
     folder = tmp_path_factory.mktemp("kernel-cache")
-    os.environ.update(MEGAGUARDS_CACHE_DIR=str(folder), MEGAGUARDS_PARALLEL_WORK="0", MEGAGUARDS_STRICT="1")
-    config.configure(cache_dir=folder, parallel_work=0, strict=True)
+    os.environ.update(MEGAGUARDS_CACHE_DIR=str(folder), MEGAGUARDS_PARALLEL_WORK="0", MEGAGUARDS_STRICT="1",
+                      MEGAGUARDS_SELECT="cpu", MEGAGUARDS_AUTO_CALIBRATE="0")
+    config.configure(cache_dir=folder, parallel_work=0, strict=True, select="cpu", auto_calibrate=False)
     return folder
 
 

@@ -21,6 +21,7 @@ def explain_site(site: Site, show_source: bool = True) -> str:
         if isinstance(specialization, Rejected):
             lines.append(f"  a signature not compiled: {specialization.reason}")
             continue
+        choice = specialization if hasattr(specialization, "describe") else None  # a DeviceChoice
         specialization = getattr(specialization, "cpu", specialization)  # a DeviceChoice: its CPU half
         assert isinstance(specialization, Specialization)
         explanation = specialization.explanation
@@ -29,6 +30,8 @@ def explain_site(site: Site, show_source: bool = True) -> str:
         for number, description in enumerate(specialization.preconditions):
             lines.append(f"    hoisted check {number}: {description}")
         lines.extend(f"    {line}" for line in explanation.parallel)
+        if choice is not None:
+            lines.extend(f"    {line}" for line in choice.describe())
         if show_source:
             lines.append("    generated C:")
             lines.extend("      " + line for line in explanation.source.rstrip().splitlines())

@@ -1,59 +1,272 @@
-"""Choosing the device for a compiled loop (MegaGuards §3.4.5, adaptive).
+"""Choosing the device of a compiled loop at each entry, before running it.
 
-``gpu``: the GPU whenever the loop's band can run there.  ``auto``: the first
-entries with enough work try the GPU, then the CPU (all cores), timed; the faster
-one is kept (the GPU on ties within 10 %), and re-checked every 64 entries in case
-sizes changed.  Tiny loops never go to the GPU.
+Devices: ``seq`` (the CPU kernel on one thread), ``cpu`` (all cores), ``cuda``.  With
+``device=auto`` the choice is, in this order:
+
+1. **measured**: the times this kernel took on each device at this size, in this process
+   or an earlier one (``runtime/decisions.py``); every ``RECHECK_EVERY`` entries of one
+   size another device is tried once, in case the earlier measurement misleads;
+2. **predicted**: the learned decision tree (``runtime/selector.py``) over the loop's
+   features (``analysis/features.py``) and the calibrated cost model's predictions
+   (``runtime/costmodel.py``); without a tree, the model's fastest device.
+
+``MEGAGUARDS_SELECT`` changes the method: ``tree`` (default), ``model`` (the cost model
+alone), ``explore`` (MegaGuards' adaptive selection: run every device once, keep the
+fastest, no prediction and nothing kept across processes), or one device (``seq``,
+``cpu``, ``cuda``: forced, for calibration and training).  ``device=gpu`` always
+tries the GPU first.
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import json
+import logging
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 
+import numpy
+
+from .. import config
+from ..analysis import features as feature_analysis
+from . import costmodel, selector
+from .decisions import DecisionStore, bucket
 from .kernel import Specialization
+from .marshal import list_shape
 
-GPU_MINIMUM_WORK = 1 << 16   # band iterations below which the launch cannot pay off
+log = logging.getLogger("megaguards")
 RECHECK_EVERY = 64
+OBSERVER = None         # calibration: called with (choice, device, seconds) after each entry
+LOGGED_ENTRIES = 50     # per size: entries written to MEGAGUARDS_FEATURES_LOG
+
+
+@lru_cache(maxsize=1)
+def openmp():
+    """libgomp, whose omp_set_num_threads makes the parallel kernel run on one thread."""
+    for name in (ctypes.util.find_library("gomp"), "libgomp.so.1"):
+        if name:
+            try:
+                library = ctypes.CDLL(name)
+                library.omp_get_max_threads.restype = ctypes.c_int
+                return library
+            except OSError:
+                continue
+    return None
 
 
 @dataclass
 class DeviceChoice:
     cpu: Specialization
-    gpu: object                 # runtime.cuda.GpuSpecialization
-    policy: str                 # "gpu" or "auto"
-    times: dict = field(default_factory=lambda: {"cuda": [], "cpu": []})
+    gpu: object | None             # runtime.cuda GPU specialization, None without a GPU
+    policy: str                    # "gpu" (GPU first) or "auto"
+    template: feature_analysis.LoopTemplate
+    hoisted_loops: tuple           # analysis.bounds.LoopRange of the CPU kernel's prologue
+    key: str                       # the kernel's persistent identity (decisions file name)
+    times: dict = field(default_factory=lambda: {"seq": [], "cpu": [], "cuda": []})
     entries: int = 0
     last_device: str = "cpu"
     gpu_runs: int = 0
+    last: dict = field(default_factory=dict)   # features, predictions, choice of the last entry
+    decided: dict = field(default_factory=dict)  # size key -> device chosen for it
+    seen: dict = field(default_factory=dict)     # size key -> entries of that size
+    store: DecisionStore | None = None
 
     def __getattr__(self, name):  # report and explain read the CPU specialization's facts
         return getattr(self.cpu, name)
 
-    def pick(self) -> str:
-        if self.policy == "gpu":
-            return "cuda"
-        gpu_times, cpu_times = self.times["cuda"], self.times["cpu"]
-        if not gpu_times or (self.entries % RECHECK_EVERY == 0 and self.entries):
-            return "cuda"
-        if not cpu_times or (self.entries % RECHECK_EVERY == 1 and self.entries > 1):
-            return "cpu"
-        return "cuda" if min(gpu_times[-3:]) <= 1.1 * min(cpu_times[-3:]) else "cpu"
+    def devices(self) -> tuple[str, ...]:
+        available = ["cpu"]
+        if self.cpu.parallel_depth and openmp() is not None and not config.current().threads:
+            available.insert(0, "seq")
+        if self.gpu is not None:
+            available.append("cuda")
+        return tuple(available)
+
+    # -- features of one entry ----------------------------------------------------------
+
+    def features(self, binding) -> feature_analysis.Features:
+        cpu, layout = self.cpu, self.cpu.layout
+        ints, floats = cpu.ints_type(), cpu.floats_type()
+        bytes_moved = list_elements = 0
+        seen: set[int] = set()
+        for name, value, written in zip(layout.arrays, binding.arrays, cpu.written):
+            rank = cpu.typed.arrays[name].rank
+            shape = list_shape(value, rank) if type(value) is list else value.shape
+            for d, size in enumerate(shape):
+                ints[layout.dims[name] + d] = size
+            if id(value) in seen:
+                continue
+            seen.add(id(value))
+            elements = int(numpy.prod(shape)) if shape else 1
+            trips = 2 if written else 1
+            if type(value) is list:
+                list_elements += elements * trips
+                bytes_moved += 8 * elements * trips
+            elif type(value) is numpy.ndarray:
+                bytes_moved += value.nbytes * trips
+        for path, value in zip(cpu.scalar_paths, binding.scalars):
+            bank, slot = layout.scalars[path]
+            (floats if bank == "floats" else ints)[slot] = float(value) if bank == "floats" else int(value)
+        ints[layout.mode_slot] = 1
+        pointers = (ctypes.c_void_p * max(1, len(layout.arrays) + len(layout.shadows)))()
+        cpu.kernel(pointers, ints, floats)   # mode 1: the prologue only, every hoisted loop's range
+        # The loops' ranges are computed whether or not the hoisted checks then pass.
+        trips, slot = {}, layout.intervals_slot + 2
+        for k, loop in enumerate(self.hoisted_loops):
+            low, high = ints[slot + 2 * k], ints[slot + 2 * k + 1]
+            trips[loop.loop] = 0 if low > high else (high - low) // abs(loop.step) + 1
+        band_trips, launches = self.band(ints) if self.gpu is not None else (0, 0)
+        return feature_analysis.evaluate(self.template, trips, band_trips, launches, bytes_moved, list_elements)
+
+    def band(self, ints) -> tuple[int, int]:
+        """(threads of one launch, launches) of the GPU variant at this entry."""
+        parts = getattr(self.gpu, "parts", None)
+        if parts is None:
+            return int(numpy.prod([t for _, _, t in self.gpu.band(ints)])), 1
+        bands = [part.band(ints) for part in parts]
+        steps = bands[0][0][2]
+        return max(int(numpy.prod([t for _, _, t in b[1:]])) for b in bands), steps * len(parts)
+
+    # -- the choice ---------------------------------------------------------------------
+
+    def pick(self, binding) -> str:
+        method = config.current().select
+        available = self.devices()
+        if method in ("seq", "cpu", "cuda"):  # forced (calibration, training): "cpu" when unavailable
+            device = method if method in available else "cpu"
+            if OBSERVER is not None or config.current().features_log:
+                found = self.features(binding)
+                self.last = {"features": found, "predicted": costmodel.current().predict(found), "device": device,
+                             "why": f"forced (MEGAGUARDS_SELECT={method})", "bucket": bucket(found.work)}
+            return device
+        if method == "explore":
+            return self.explore(available)
+        size_key = (tuple(len(a) if type(a) is list else getattr(a, "shape", ()) for a in binding.arrays),
+                    tuple(v for v in binding.scalars if type(v) is int))
+        count = self.seen[size_key] = self.seen.get(size_key, 0) + 1
+        known = self.decided.get(size_key)
+        if known is not None:
+            if count % RECHECK_EVERY or len(available) < 2:
+                return known
+            # Verify now and then: another device runs this entry, then the next entry decides
+            # again from every measurement of this size.
+            del self.decided[size_key]
+            others = [d for d in available if d != known]
+            return others[(count // RECHECK_EVERY - 1) % len(others)]
+        found = self.features(binding)
+        predicted = costmodel.current().predict(found)
+        predicted = {d: t for d, t in predicted.items() if d in available}
+        size = bucket(found.work)
+        if self.store is None:
+            self.store = DecisionStore(self.key)
+        measured, medians = self.store.best(size)
+        device, why = self.predict(method, found, predicted, available)
+        # What ran before at this size decides, unless the prediction names a device not
+        # tried yet: it runs once, and from then on the measurements compare both.
+        if measured in available and device in medians:
+            device, why = measured, f"measured before at this size ({format_times(medians)})"
+        self.decided[size_key] = device
+        if len(self.decided) > 64:
+            self.decided.pop(next(iter(self.decided)))
+            self.seen.pop(next(iter(self.seen)))
+        self.last = {"features": found, "predicted": predicted, "device": device, "why": why, "bucket": size}
+        return device
+
+    @staticmethod
+    def predict(method: str, found, predicted: dict, available: tuple) -> tuple[str, str]:
+        tree = selector.load() if method == "tree" else None
+        choice = tree.choose(selector.inputs(found, predicted)) if tree is not None else None
+        if choice in available:
+            return choice, f"decision tree ({tree.trained_on})"
+        if predicted:
+            return min(predicted, key=predicted.get), f"cost model ({costmodel.current().source} calibration)"
+        return available[-1], "no calibration and no tree: the widest device"
+
+    def explore(self, available) -> str:
+        for device in available:
+            if not self.times[device]:
+                return device
+        if self.entries % RECHECK_EVERY < len(available) and self.entries > RECHECK_EVERY:
+            return available[self.entries % RECHECK_EVERY]
+        return min(available, key=lambda d: min(self.times[d][-3:]))
+
+    # -- running ------------------------------------------------------------------------
 
     def run(self, binding):
         self.entries += 1
-        device = self.pick()
+        device = "cuda" if self.policy == "gpu" else self.pick(binding)
         started = time.perf_counter()
+        outcome = None
         if device == "cuda":
-            outcome = self.gpu.run(binding, 0 if self.policy == "gpu" else GPU_MINIMUM_WORK)
+            outcome = self.gpu.run(binding)
             if outcome is not None:
                 self.last_device = "cuda"
                 self.gpu_runs += 1
-                if not isinstance(outcome, int):
-                    self.times["cuda"].append(time.perf_counter() - started)
-                return outcome
-            started = time.perf_counter()
-        outcome = self.cpu.run(binding)
-        self.last_device = "cpu"
+            else:
+                device, started = "cpu", time.perf_counter()   # the GPU declined: run on the CPU
+        if outcome is None:
+            outcome = self.run_cpu(binding, one_thread=device == "seq")
+            self.last_device = device
         if not isinstance(outcome, int):
-            self.times["cpu"].append(time.perf_counter() - started)
+            self.remember(device, time.perf_counter() - started)
         return outcome
+
+    def run_cpu(self, binding, one_thread: bool):
+        if not one_thread:
+            return self.cpu.run(binding)
+        library = openmp()
+        before = library.omp_get_max_threads()
+        library.omp_set_num_threads(1)
+        try:
+            return self.cpu.run(binding)
+        finally:
+            library.omp_set_num_threads(before)
+
+    def remember(self, device: str, seconds: float) -> None:
+        self.times[device].append(seconds)
+        del self.times[device][:-8]
+        if self.policy == "auto" and self.last and config.current().select != "explore":
+            if self.store is not None and config.current().select in ("tree", "model"):
+                self.store.record(self.last["bucket"], device, seconds)
+            if OBSERVER is not None:
+                OBSERVER(self, device, seconds)
+            log_observation(self, device, seconds)
+
+    def describe(self) -> list[str]:
+        """For ``megaguards explain``: the last choice, the features and predictions behind it."""
+        if not self.last:
+            return [f"device: {self.last_device} ({'GPU first' if self.policy == 'gpu' else config.current().select})"]
+        found = self.last["features"]
+        shown = ", ".join(f"{name} {_short(value)}" for name, value in found.as_dict().items())
+        return [f"device: {self.last['device']}, chosen by {self.last['why']}",
+                f"  predicted: {format_times(self.last['predicted']) or 'no calibration'}",
+                f"  features: {shown}"]
+
+
+def format_times(times: dict) -> str:
+    return ", ".join(f"{device} {seconds * 1e3:.3g} ms" for device, seconds in sorted(times.items()))
+
+
+def _short(value) -> str:
+    return f"{value:.3g}" if isinstance(value, float) else str(value)
+
+
+_logged: dict = {}
+
+
+def log_observation(choice: DeviceChoice, device: str, seconds: float) -> None:
+    """One JSON line per entry into MEGAGUARDS_FEATURES_LOG (training data for the tree)."""
+    path = config.current().features_log
+    if not path:
+        return
+    counted = _logged.get((choice.key, choice.last["bucket"]), 0)
+    if counted >= LOGGED_ENTRIES:
+        return
+    _logged[(choice.key, choice.last["bucket"])] = counted + 1
+    found = choice.last["features"]
+    record = {"kernel": choice.key, "bucket": choice.last["bucket"], "device": device, "seconds": seconds,
+              "features": found.as_dict(), "vector": list(found.vector()),
+              "predicted": choice.last["predicted"], "available": list(choice.devices())}
+    with open(path, "a") as handle:
+        handle.write(json.dumps(record) + "\n")

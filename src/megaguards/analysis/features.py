@@ -1,0 +1,186 @@
+"""Static features of a compiled loop for choosing its device (Leung et al.; Wang,
+Grewe and O'Boyle): what one iteration of each loop of the nest costs, by kind of
+operation, kept symbolic in the loops' trip counts.
+
+``loop_template`` is pure analysis over the typed IR, done once per specialization.
+``evaluate`` instantiates it on one entry's trip counts (from the kernel's prologue,
+which computes every hoisted loop's range from the live-ins alone) and array sizes:
+the numbers the cost model and the learned selector read.  A loop whose range is not
+known before the loop (a ``while``, or a range the prologue does not compute) counts
+``UNKNOWN_TRIPS`` iterations.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..ir import nodes as ir
+from .mapping import TRANSCENDENTAL
+
+UNKNOWN_TRIPS = 16
+KINDS = ("int", "float", "transcendental", "branch", "load", "store")
+# Relative cost of one operation of each kind in the scalar "work" figure (a float
+# division or a libm call costs far more than an add; loads hit caches mostly).
+WEIGHTS = {"int": 1.0, "float": 1.0, "transcendental": 20.0, "branch": 1.0, "load": 1.0, "store": 1.0}
+FEATURE_NAMES = ("log_work", "log_parallel_trips", "log_band_trips", "log_inner_trips", "log_bytes",
+                 "log_list_elements", "log_launches", "coalesced", "transcendental_share", "float_share",
+                 "branch_share", "memory_share")
+
+
+@dataclass(frozen=True)
+class LoopCost:
+    """The operations directly in one loop's body (not in loops nested in it)."""
+
+    loop: int                 # id() of the ir.For / ir.While
+    parent: int | None        # the enclosing loop's id (None: the site's outermost loop)
+    counts: tuple             # count per KINDS entry
+    parallel: bool            # planned parallel (OpenMP)
+
+
+@dataclass(frozen=True)
+class LoopTemplate:
+    loops: tuple[LoopCost, ...]          # outer before inner
+    outer_parallel: int | None           # id() of the outermost parallel loop
+    coalesced: float                     # share of the band's accesses whose last subscript follows threadIdx.x
+
+
+def _expression_counts(expression: ir.Expr, functions: dict, counts: dict) -> None:
+    for node in ir.walk(expression):
+        if isinstance(node, ir.BinOp):
+            counts["float" if node.type is not None and node.type.is_float else "int"] += 1
+        elif isinstance(node, ir.UnaryOp):
+            counts["float" if node.type is not None and node.type.is_float else "int"] += 1
+        elif isinstance(node, (ir.Compare, ir.BoolOp, ir.IfExp)):
+            counts["branch"] += 1
+        elif isinstance(node, ir.Call):
+            key = "transcendental" if functions.get(node.function, node.function) in TRANSCENDENTAL \
+                or node.function in ("math.sqrt", "math.hypot") else "float"
+            counts[key] += 1
+        elif isinstance(node, ir.Load):
+            counts["load"] += 1
+
+
+def _statement_counts(statements, functions: dict, counts: dict, nested: list) -> None:
+    for statement in statements:
+        if isinstance(statement, (ir.For, ir.While)):
+            nested.append(statement)
+            if isinstance(statement, ir.While):
+                _expression_counts(statement.test, functions, counts)
+            continue
+        if isinstance(statement, ir.If):
+            counts["branch"] += 1
+            _expression_counts(statement.test, functions, counts)
+            _statement_counts(statement.body, functions, counts, nested)
+            _statement_counts(statement.orelse, functions, counts, nested)
+            continue
+        if isinstance(statement, ir.Store):
+            counts["store"] += 1
+        for value in statement.__dict__.values():
+            for child in value if isinstance(value, tuple) else (value,):
+                if isinstance(child, ir.Expr):
+                    _expression_counts(child, functions, counts)
+
+
+def loop_template(typed, plan=None, band=None) -> LoopTemplate:
+    """Per-loop operation counts of a typed loop nest; ``plan`` (analysis.parallel) marks
+    the parallel loops, ``band`` (analysis.mapping.GpuBand) the GPU thread mapping."""
+    parallel = set(plan.loops) if plan is not None else set()
+    loops: list[LoopCost] = []
+    outer_parallel = None
+
+    def visit(node, parent):
+        nonlocal outer_parallel
+        counts = dict.fromkeys(KINDS, 0)
+        nested: list = []
+        _statement_counts(node.body, typed.functions, counts, nested)
+        is_parallel = id(node) in parallel
+        if is_parallel and outer_parallel is None:
+            outer_parallel = id(node)
+        loops.append(LoopCost(id(node), parent, tuple(counts[k] for k in KINDS), is_parallel))
+        for child in nested:
+            visit(child, id(node))
+
+    visit(typed.body, None)
+    return LoopTemplate(tuple(loops), outer_parallel, _coalesced_share(band))
+
+
+def _coalesced_share(band) -> float:
+    """Accesses in the band whose last subscript mentions the threadIdx.x loop's variable
+    (neighbouring threads touch neighbouring elements) or no band variable at all (one
+    element for the whole warp), over all accesses; 0 without a GPU band."""
+    if band is None:
+        return 0.0
+    x_var = band.loops[band.x_loop].var
+    band_vars = {loop.var for loop in band.loops}
+    total = good = 0
+    for node in ir.walk(band.loops[-1]):
+        if isinstance(node, (ir.Load, ir.Store)) and node.indices:
+            total += 1
+            last = {n.id for n in ir.walk(node.indices[-1]) if isinstance(n, ir.Name)}
+            others = {n.id for index in node.indices[:-1] for n in ir.walk(index) if isinstance(n, ir.Name)}
+            if x_var in last or not ((last | others) & band_vars):
+                good += 1
+    return good / total if total else 1.0
+
+
+@dataclass(frozen=True)
+class Features:
+    work: float                 # weighted operations of the whole entry
+    counts: dict                # operations by kind over the whole entry
+    parallel_trips: int         # iterations of the outermost parallel loop (per entry into it)
+    parallel_entries: int       # how often that loop starts (its enclosing loops' trips)
+    band_trips: int             # GPU threads of one launch (0: no GPU band)
+    launches: int               # kernel launches (time-step regions launch per step)
+    inner_trips: float          # sequential iterations inside one parallel iteration
+    bytes: int                  # bytes host<->device (NumPy arrays; CuPy arrays move nothing)
+    list_elements: int          # elements unboxed from and boxed into lists (every device)
+    coalesced: float
+
+    def vector(self) -> tuple[float, ...]:
+        """The learned selector's inputs, in FEATURE_NAMES order."""
+        total = sum(self.counts.values()) or 1
+        log = lambda value: math.log2(1.0 + max(0.0, float(value)))  # noqa: E731
+        return (log(self.work), log(self.parallel_trips), log(self.band_trips), log(self.inner_trips),
+                log(self.bytes), log(self.list_elements), log(self.launches), self.coalesced,
+                self.counts["transcendental"] / total, self.counts["float"] / total,
+                self.counts["branch"] / total, (self.counts["load"] + self.counts["store"]) / total)
+
+    def as_dict(self) -> dict:
+        return {"work": self.work, **{f"ops_{k}": v for k, v in self.counts.items()},
+                "parallel_trips": self.parallel_trips, "parallel_entries": self.parallel_entries,
+                "band_trips": self.band_trips, "launches": self.launches, "inner_trips": self.inner_trips,
+                "bytes": self.bytes, "list_elements": self.list_elements, "coalesced": self.coalesced}
+
+
+def evaluate(template: LoopTemplate, trips: dict, band_trips: int = 0, launches: int = 0,
+             bytes_moved: int = 0, list_elements: int = 0) -> Features:
+    """``trips``: id() of a loop -> its iterations at this entry (missing: unknown)."""
+    by_id = {loop.loop: loop for loop in template.loops}
+    iterations: dict[int, float] = {}   # id -> executions of its body over the whole entry
+    counts = dict.fromkeys(KINDS, 0.0)
+    for loop in template.loops:  # outer before inner: parents are known first
+        outer = iterations.get(loop.parent, 1.0) if loop.parent is not None else 1.0
+        iterations[loop.loop] = outer * trips.get(loop.loop, UNKNOWN_TRIPS)
+        for kind, count in zip(KINDS, loop.counts):
+            counts[kind] += count * iterations[loop.loop]
+    work = sum(WEIGHTS[kind] * value for kind, value in counts.items())
+    parallel_trips = parallel_entries = 0
+    inner = 0.0
+    if template.outer_parallel is not None:
+        parallel_trips = trips.get(template.outer_parallel, UNKNOWN_TRIPS)
+        parent = by_id[template.outer_parallel].parent
+        parallel_entries = int(iterations.get(parent, 1.0)) if parent is not None else 1
+        below = [loop for loop in template.loops if _inside(loop, template.outer_parallel, by_id)]
+        inner = max((iterations[loop.loop] / max(1.0, iterations[template.outer_parallel])
+                     for loop in below), default=1.0)
+    return Features(work, counts, parallel_trips, parallel_entries, band_trips, launches, inner,
+                    bytes_moved, list_elements, template.coalesced)
+
+
+def _inside(loop: LoopCost, ancestor: int, by_id: dict) -> bool:
+    parent = loop.parent
+    while parent is not None:
+        if parent == ancestor:
+            return True
+        parent = by_id[parent].parent
+    return False

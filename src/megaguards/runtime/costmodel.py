@@ -1,0 +1,131 @@
+"""The calibrated cost model (Leung et al.'s form, extended), one linear model per device:
+
+    t_seq = a·work + u·list_elements + e
+    t_cpu = b·work/threads + fork·parallel_entries + u'·list_elements + e'
+    t_gpu = c·work·(2 - coalesced) + copy·bytes + launch·launches + u''·list_elements + e''
+
+``work`` and the other terms are ``analysis.features.Features`` evaluated at the entry.
+The constants are fitted by non-negative least squares from the microbenchmarks that
+``megaguards calibrate`` runs (``runtime/calibrate.py``) and stored with the hardware
+they were measured on in ``<cache dir>/calibration.json``.  Until a machine is
+calibrated, the constants measured on the H100 machine ship as the default
+(``data/calibration_default.json``).
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy
+
+from .. import config
+
+DEVICES = ("seq", "cpu", "cuda")
+TERMS = {
+    "seq": ("work", "list_elements", "entry"),
+    "cpu": ("work_per_thread", "parallel_entries", "list_elements", "entry"),
+    "cuda": ("strided_work", "bytes", "launches", "list_elements", "entry"),
+}
+DEFAULT = Path(__file__).resolve().parent.parent / "data" / "calibration_default.json"
+CALIBRATION_FILE = "calibration.json"
+
+
+def threads() -> int:
+    configured = config.current().threads
+    if configured:
+        return configured
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def terms(features, device: str, thread_count: int) -> list[float]:
+    values = {"work": features.work, "work_per_thread": features.work / max(1, thread_count),
+              "parallel_entries": features.parallel_entries, "list_elements": features.list_elements,
+              "entry": 1.0, "strided_work": features.work * (2.0 - features.coalesced),
+              "bytes": features.bytes, "launches": max(1, features.launches)}
+    return [float(values[name]) for name in TERMS[device]]
+
+
+@dataclass(frozen=True)
+class Calibration:
+    constants: dict             # device -> {term: seconds per unit}
+    hardware: dict
+    date: str
+    source: str                 # "measured" or "default"
+
+    def predict(self, features, thread_count: int | None = None) -> dict:
+        """Predicted seconds per device (only devices this calibration has constants for)."""
+        count = thread_count or threads()
+        return {device: sum(self.constants[device].get(name, 0.0) * value
+                            for name, value in zip(TERMS[device], terms(features, device, count)))
+                for device in DEVICES if device in self.constants}
+
+
+def hardware() -> dict:
+    """What the constants depend on: the CPU, its usable cores, the GPU (if CuPy sees one)."""
+    from . import cuda
+
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as handle:
+            model = next((line.split(":", 1)[1].strip() for line in handle if line.startswith("model name")), model)
+    except OSError:
+        pass
+    return {"cpu": model, "threads": threads(), "gpus": cuda.devices() if cuda.cupy_module() else []}
+
+
+def fit(samples: list[tuple], device: str) -> tuple[dict, float]:
+    """Non-negative least squares of the device's terms against measured seconds.
+
+    ``samples``: (features, seconds, thread_count).  Relative errors matter (a 1 ms
+    loop and a 1 s loop are equally important to choose well), so each row is weighted
+    by 1/seconds.  Returns the constants and the median relative error of the fit."""
+    rows = numpy.array([terms(f, device, t) for f, _, t in samples], dtype=float)
+    seconds = numpy.array([s for _, s, _ in samples], dtype=float)
+    weights = 1.0 / numpy.maximum(seconds, 1e-7)
+    try:
+        from scipy.optimize import nnls
+        solution, _ = nnls(rows * weights[:, None], seconds * weights)
+    except ImportError:  # scipy is optional: least squares with negative constants cut to zero
+        solution = numpy.linalg.lstsq(rows * weights[:, None], seconds * weights, rcond=None)[0]
+        solution = numpy.maximum(solution, 0.0)
+    predicted = rows @ solution
+    error = float(numpy.median(numpy.abs(predicted - seconds) / numpy.maximum(seconds, 1e-9)))
+    return dict(zip(TERMS[device], map(float, solution))), error
+
+
+def _read(path: Path, source: str) -> Calibration | None:
+    try:
+        data = json.loads(path.read_text())
+        constants = {device: {name: float(value) for name, value in data["constants"][device].items()}
+                     for device in DEVICES if device in data["constants"]}
+        return Calibration(constants, data.get("hardware", {}), data.get("date", "?"), source)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+@lru_cache(maxsize=4)
+def _load(cache_dir: str) -> Calibration:
+    measured = _read(Path(cache_dir) / CALIBRATION_FILE, "measured")
+    if measured is not None:
+        return measured
+    return _read(DEFAULT, "default") or Calibration({}, {}, "-", "none")
+
+
+def current() -> Calibration:
+    return _load(str(config.current().cache_dir))
+
+
+def save(calibration: Calibration, fit_errors: dict, samples: int) -> Path:
+    target = config.current().cache_dir / CALIBRATION_FILE
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_suffix(f".tmp{os.getpid()}")
+    temporary.write_text(json.dumps({"date": calibration.date, "hardware": calibration.hardware,
+                                     "constants": calibration.constants, "fit_median_relative_error": fit_errors,
+                                     "samples": samples}, indent=1) + "\n")
+    os.replace(temporary, target)
+    _load.cache_clear()
+    return target

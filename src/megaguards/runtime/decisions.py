@@ -1,0 +1,60 @@
+"""Measured times per device, kept on disk with the kernel, so that the next process
+starts on the best device it has seen for a loop of this size.
+
+One small JSON file per compiled kernel in ``<cache dir>/decisions/``, named by the
+kernel's key (a hash of its generated source and signature).  Times are kept per *size
+bucket* (log2 of the entry's work), so a loop that is small in one run and large in
+the next is not sent where only the other size ran well.  Writes are atomic (a
+temporary file renamed over the old one); a file that cannot be read is ignored.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import statistics
+from pathlib import Path
+
+from .. import config
+
+KEEP = 5   # newest times kept per bucket and device
+
+
+def bucket(work: float) -> str:
+    return str(int(round(math.log2(max(1.0, work)))))
+
+
+class DecisionStore:
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.path = config.current().cache_dir / "decisions" / f"{key}.json"
+        self.times: dict = self._read(self.path)
+
+    @staticmethod
+    def _read(path: Path) -> dict:
+        try:
+            data = json.loads(path.read_text())
+            return {size: {device: [float(t) for t in times][-KEEP:] for device, times in devices.items()}
+                    for size, devices in data["buckets"].items()}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return {}
+
+    def best(self, size: str) -> tuple[str | None, dict]:
+        """The device with the lowest median time in this bucket, and the medians."""
+        medians = {device: statistics.median(times) for device, times in self.times.get(size, {}).items() if times}
+        return (min(medians, key=medians.get) if medians else None), medians
+
+    def record(self, size: str, device: str, seconds: float) -> None:
+        times = self.times.setdefault(size, {}).setdefault(device, [])
+        times.append(seconds)
+        del times[:-KEEP]
+        self.save()
+
+    def save(self) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = self.path.with_suffix(f".tmp{os.getpid()}")
+            temporary.write_text(json.dumps({"buckets": self.times}))
+            os.replace(temporary, self.path)
+        except OSError:  # a read-only cache: decisions then last for this process only
+            pass

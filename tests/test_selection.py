@@ -1,0 +1,211 @@
+"""Choosing the device before running (runtime/select.py): features evaluated at the
+entry, the calibrated cost model, the learned tree, decisions kept on disk, explain."""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy
+import pytest
+
+import megaguards
+from megaguards import config
+from megaguards.analysis.features import FEATURE_NAMES, Features, KINDS
+from megaguards.runtime import calibrate, costmodel, select, selector
+from megaguards.runtime.site import REGISTRY
+
+
+@pytest.fixture
+def auto(tmp_path):
+    """device=auto with the prediction on, in a private cache (no decisions carried over)."""
+    saved = config.current()
+    config.configure(device="auto", select="model", cache_dir=tmp_path, parallel_work=0)
+    costmodel._load.cache_clear()
+    yield tmp_path
+    config.configure(device=saved.device, select=saved.select, cache_dir=saved.cache_dir,
+                     parallel_work=saved.parallel_work)
+    costmodel._load.cache_clear()
+
+
+def write_calibration(folder, seq_work: float, cpu_work: float, fork: float = 0.0) -> None:
+    (folder / costmodel.CALIBRATION_FILE).write_text(json.dumps({
+        "date": "2026-11-22", "hardware": {"cpu": "test", "threads": 4},
+        "constants": {"seq": {"work": seq_work, "list_elements": 0.0, "entry": 0.0},
+                      "cpu": {"work_per_thread": cpu_work, "parallel_entries": fork, "list_elements": 0.0,
+                              "entry": 0.0}}}))
+    costmodel._load.cache_clear()
+
+
+def choices_of(function) -> list:
+    """The DeviceChoices of the loop sites of this very jitted function."""
+    site_ids = function.__megaguards_sites__
+    return [s for site in REGISTRY.sites if site.id in site_ids
+            for s in site.compiled if isinstance(s, select.DeviceChoice)]
+
+
+def scale_rows(a, b, n, m):
+    for i in range(n):
+        for j in range(m):
+            b[i, j] = a[i, j] * 2.0 + 1.0
+
+
+def test_features_count_the_whole_nest_from_the_entry_sizes(auto):
+    write_calibration(auto, 1e-9, 1e-9)
+    function = megaguards.jit(scale_rows)
+    a, b = numpy.ones((30, 40)), numpy.zeros((30, 40))
+    function(a, b, 30, 40)
+    assert (b == 3.0).all()
+    [choice] = choices_of(function)
+    found = choice.last["features"]
+    assert found.parallel_trips == 30 and found.parallel_entries == 1
+    assert found.inner_trips == 40
+    assert found.counts["store"] == 30 * 40 and found.counts["load"] == 30 * 40
+    assert found.counts["float"] == 2 * 30 * 40
+    assert found.bytes == a.nbytes + 2 * b.nbytes   # b is written: it travels both ways
+    assert found.list_elements == 0
+    assert len(found.vector()) == len(FEATURE_NAMES)
+
+
+def test_the_cost_model_picks_one_thread_when_threads_cost_more(auto):
+    write_calibration(auto, seq_work=1e-9, cpu_work=1e-9, fork=1.0)   # forking costs a second
+    function = megaguards.jit(scale_rows)
+    a, b = numpy.ones((8, 8)), numpy.zeros((8, 8))
+    function(a, b, 8, 8)
+    [choice] = choices_of(function)
+    assert choice.last_device == "seq" and "cost model" in choice.last["why"]
+    assert choice.last["predicted"]["seq"] < choice.last["predicted"]["cpu"]
+    assert (b == 3.0).all()
+
+
+def test_the_cost_model_picks_all_cores_for_big_work(auto):
+    write_calibration(auto, seq_work=1e-6, cpu_work=1e-6, fork=0.0)
+    function = megaguards.jit(scale_rows)
+    a, b = numpy.ones((64, 64)), numpy.zeros((64, 64))
+    function(a, b, 64, 64)
+    [choice] = choices_of(function)
+    assert choice.last_device == "cpu"
+    assert "device: cpu, chosen by cost model" in "\n".join(choice.describe())
+
+
+def test_measured_times_persist_and_decide_in_the_next_process(auto, tmp_path):
+    from megaguards.runtime.decisions import DecisionStore
+
+    write_calibration(auto, seq_work=1e-9, cpu_work=1e-9, fork=1.0)
+    function = megaguards.jit(scale_rows)
+    a, b = numpy.ones((16, 16)), numpy.zeros((16, 16))
+    function(a, b, 16, 16)
+    [choice] = choices_of(function)
+    size = choice.last["bucket"]
+    stored = DecisionStore(choice.key)
+    assert list(stored.times[size]) == ["seq"]
+    # A later process measured all cores as far faster at this size: it wins from then on,
+    # although the model still predicts one thread.
+    stored.times[size]["cpu"] = [1e-9]
+    stored.save()
+    again = megaguards.jit(scale_rows)
+    again(a, numpy.zeros((16, 16)), 16, 16)
+    [fresh] = choices_of(again)
+    assert fresh.last_device == "cpu" and fresh.last["why"].startswith("measured before")
+
+
+def test_a_prediction_not_yet_measured_is_tried_once(auto):
+    from megaguards.runtime.decisions import DecisionStore
+
+    write_calibration(auto, seq_work=1e-9, cpu_work=1e-9, fork=1.0)   # predicts seq
+    function = megaguards.jit(scale_rows)
+    a = numpy.ones((16, 16))
+    function(a, numpy.zeros((16, 16)), 16, 16)
+    [choice] = choices_of(function)
+    stored = DecisionStore(choice.key)
+    stored.times = {choice.last["bucket"]: {"cpu": [5.0]}}   # only all cores measured so far
+    stored.save()
+    again = megaguards.jit(scale_rows)
+    again(a, numpy.zeros((16, 16)), 16, 16)
+    [fresh] = choices_of(again)
+    assert fresh.last_device == "seq" and "cost model" in fresh.last["why"]
+
+
+def test_forced_and_explore_methods(auto):
+    function = megaguards.jit(scale_rows)
+    a = numpy.ones((16, 16))
+    for method, expected in (("seq", "seq"), ("cpu", "cpu"), ("cuda", "cpu")):   # no GPU: cuda falls to cpu
+        config.configure(select=method)
+        function(a, numpy.zeros((16, 16)), 16, 16)
+        [choice] = choices_of(function)
+        assert choice.last_device == expected
+    config.configure(select="explore")
+    function = megaguards.jit(scale_rows)
+    used = []
+    for _ in range(3):
+        function(a, numpy.zeros((16, 16)), 16, 16)
+        used.append(choices_of(function)[0].last_device)
+    assert used[:2] == ["seq", "cpu"]          # every device once, then the faster
+
+
+def test_select_setting_is_validated():
+    with pytest.raises(ValueError, match="MEGAGUARDS_SELECT must be one of"):
+        config.from_environment({"MEGAGUARDS_SELECT": "fastest"})
+
+
+def test_fit_recovers_known_constants():
+    rows = []
+    for work in (1e4, 1e5, 1e6, 1e7):
+        for elements in (0, 1e3, 1e5):
+            found = Features(work, dict.fromkeys(KINDS, 0.0), 0, 1, 0, 0, 1.0, 0, int(elements), 0.0)
+            rows.append((found, 2e-9 * work + 5e-9 * elements + 1e-5, 4))
+    constants, error = costmodel.fit(rows, "seq")
+    assert constants["work"] == pytest.approx(2e-9, rel=1e-3)
+    assert constants["list_elements"] == pytest.approx(5e-9, rel=1e-3)
+    assert constants["entry"] == pytest.approx(1e-5, rel=1e-3)
+    assert error < 1e-3
+
+
+def test_tree_is_walked_without_scikit_learn(tmp_path):
+    path = tmp_path / "tree.json"
+    path.write_text(json.dumps({"feature": [0, -1, -1], "threshold": [10.0, 0, 0], "left": [1, -1, -1],
+                                "right": [2, -1, -1], "label": ["cpu", "seq", "cuda"],
+                                "inputs": ["log_work"], "trained_on": "test"}))
+    tree = selector.load(str(path))
+    assert tree.choose([3.0]) == "seq" and tree.choose([30.0]) == "cuda"
+    found = Features(1e6, dict.fromkeys(KINDS, 1.0), 10, 1, 0, 0, 1.0, 0, 0, 0.0)
+    values = selector.inputs(found, {"seq": 2.0, "cpu": 1.0, "cuda": 4.0})
+    assert values[-2] == pytest.approx(1.0) and values[-1] == pytest.approx(-2.0)
+    assert values[0] == pytest.approx(math.log2(1e6 + 1))
+
+
+def test_shipped_tree_and_calibration_load():
+    tree = selector.load()
+    if not selector.MODEL.exists():
+        pytest.fail("src/megaguards/data/selector.json must ship with the package")
+    assert tree is not None and set(tree.label) <= {"seq", "cpu", "cuda"}
+    assert costmodel._read(costmodel.DEFAULT, "default") is not None
+
+
+def test_calibration_fits_and_stores(auto, monkeypatch):
+    from megaguards.runtime import calibration_loops as loops
+
+    tiny = [("stream", loops.stream, lambda n: (numpy.ones(n), numpy.zeros(n), 1.5, n), [256, 4096, 65536]),
+            ("polynomial", loops.polynomial, lambda n: (numpy.ones(n), numpy.zeros(n), n, 8), [256, 4096, 65536])]
+    monkeypatch.setattr(calibrate, "shapes", lambda: tiny)
+    monkeypatch.setattr(calibrate, "REPEATS", 1)
+    calibration, errors, count = calibrate.calibrate()
+    assert count == 12                   # 2 shapes x 3 sizes x (seq, cpu)
+    assert set(calibration.constants) == {"seq", "cpu"}
+    stored = json.loads((auto / costmodel.CALIBRATION_FILE).read_text())
+    assert stored["hardware"]["threads"] >= 1 and stored["samples"] == 12
+    assert costmodel.current().source == "measured"
+
+
+def test_background_calibration_starts_once(auto, monkeypatch):
+    started = []
+    monkeypatch.setattr(calibrate.subprocess, "Popen", lambda command, **_: started.append(command))
+    config.configure(auto_calibrate=True)
+    try:
+        assert calibrate.start_in_background() is True
+        assert calibrate.start_in_background() is False      # the lock says one is running
+        assert started and started[0][-2:] == ["calibrate", "--quiet"]
+        write_calibration(auto, 1e-9, 1e-9)
+        (auto / calibrate.LOCK).unlink()
+        assert calibrate.start_in_background() is False      # calibrated already
+    finally:
+        config.configure(auto_calibrate=False)
