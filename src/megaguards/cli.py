@@ -12,7 +12,7 @@ from . import __version__, config
 from .log_setup import configure_logging
 
 _PACKAGE = str(Path(__file__).resolve().parent)
-SUBCOMMANDS = ("run", "explain", "info", "cache")
+SUBCOMMANDS = ("run", "explain", "info", "cache", "calibrate")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -32,6 +32,9 @@ def _parser() -> argparse.ArgumentParser:
     cache_actions = cache.add_subparsers(dest="cache_action", metavar="action", required=True)
     cache_actions.add_parser("show", help="location, number of kernels, size by kind, newest entry")
     cache_actions.add_parser("clear", help="remove everything in the cache folder (says what it removes)")
+    calibrate = commands.add_parser("calibrate", help="time microbenchmark loops on every device and fit the "
+                                                      "cost model that auto uses to choose (about a minute)")
+    calibrate.add_argument("--quiet", action="store_true", help="print nothing")
     for command in (run, explain):
         command.add_argument("--device", choices=config.DEVICES,
                              help="auto (default), cpu (all cores), seq (one core), off (plain CPython)")
@@ -58,6 +61,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if options.command == "cache":
         return cache_command(options.cache_action)
+    if options.command == "calibrate":
+        from .runtime.calibrate import main as calibrate
+
+        return calibrate(options.quiet)
     return run(options)
 
 

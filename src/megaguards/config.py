@@ -11,6 +11,9 @@
 | MEGAGUARDS_THREADS     |                 | threads of parallel loops (default: all cores)        |
 | MEGAGUARDS_PARALLEL_WORK |               | work estimate below which a parallel loop runs alone  |
 | MEGAGUARDS_LOG         |                 | debug/info/warning/...: the "megaguards" logger's level, on stderr |
+| MEGAGUARDS_SELECT      |                 | device choice under auto: tree (default), model, explore, or seq/cpu/cuda forced |
+| MEGAGUARDS_FEATURES_LOG |                | append each entry's features and time (JSON lines) to this file |
+| MEGAGUARDS_AUTO_CALIBRATE |              | 0: never start `megaguards calibrate` in the background |
 | CC                     |                 | the C compiler (default: cc, then gcc, then clang)    |
 """
 from __future__ import annotations
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DEVICES = ("auto", "gpu", "cpu", "seq", "off")
+SELECT_METHODS = ("tree", "model", "explore", "seq", "cpu", "cuda")
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,9 @@ class Config:
     hoist: bool = True
     threads: int = 0            # 0: OpenMP's default (all cores)
     parallel_work: int = 20000  # iterations x body weight needed to fork threads
+    select: str = "tree"        # how auto chooses the device (runtime/select.py)
+    features_log: str | None = None
+    auto_calibrate: bool = True
 
     @property
     def enabled(self) -> bool:
@@ -63,7 +70,17 @@ def from_environment(environ=os.environ) -> Config:
         hoist=environ.get("MEGAGUARDS_HOIST", "1") not in ("0", "false", "no", "off"),
         threads=_integer(environ, "MEGAGUARDS_THREADS", 0),
         parallel_work=_integer(environ, "MEGAGUARDS_PARALLEL_WORK", 20000),
+        select=_choice(environ, "MEGAGUARDS_SELECT", SELECT_METHODS),
+        features_log=environ.get("MEGAGUARDS_FEATURES_LOG") or None,
+        auto_calibrate=environ.get("MEGAGUARDS_AUTO_CALIBRATE", "1") not in ("0", "false", "no", "off"),
     )
+
+
+def _choice(environ, name: str, choices: tuple) -> str:
+    value = environ.get(name, "").strip().lower() or choices[0]
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(choices)}, not {value!r}")
+    return value
 
 
 def _integer(environ, name: str, default: int) -> int:

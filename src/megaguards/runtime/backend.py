@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .. import config
 from ..analysis.bounds import hoist_checks
+from ..analysis.features import loop_template
 from ..analysis.parallel import ISLPY_MISSING, plan_parallel
 from ..analysis.typeinfer import ArrayInfo, infer_types
 from ..codegen.dialects.c import C
@@ -145,14 +146,14 @@ def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop,
 
     wants_gpu = options.device == "gpu"
     if not wants_gpu and cuda.cupy_module() is None:
-        return specialization  # auto without a GPU: nothing to render for one
+        return choose_device(specialization, None, facts, plan, None, options)  # auto without a GPU: nothing to render for one
     groups = alias_groups(loop, binding)
     band = choose_band(typed, plan, facts, groups, options.strict)
     region = None if isinstance(band, GpuBand) else choose_region(typed, plan, facts, groups, options.strict)
     if not isinstance(band, GpuBand) and not isinstance(region, GpuRegion):
         if wants_gpu:
             site.note(f"not on the GPU: {band}; {region}")
-        return specialization
+        return choose_device(specialization, None, facts, plan, None, options)
     bands = (band,) if region is None else region.bands
     kernels = tuple(render_cuda(typed, layout, facts, b, live_outs) for b in bands)
     lines = specialization.explanation.parallel
@@ -172,16 +173,31 @@ def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop,
             except CompilerError as error:
                 log.error("%s", error)
                 site.note(f"CUDA kernel did not compile (a megaguards bug): {str(error)[:300]}")
-                return specialization
+                return choose_device(specialization, None, facts, plan, None, options)
         if wants_gpu:
             site.note("no CUDA device found: ran on the CPU" + ("" if checked else " (NVRTC not installed)"))
-        return specialization
+        return choose_device(specialization, None, facts, plan, None, options)
     codec = helper(options.cache_dir, compiler())
     if region is None:
         gpu = cuda.GpuSpecialization(specialization, kernels[0], codec, facts.loops, band.loops)
     else:
         gpu = cuda.GpuRegionSpecialization(specialization, region, kernels, codec, facts.loops)
-    return DeviceChoice(specialization, gpu, "gpu" if wants_gpu else "auto")
+    return choose_device(specialization, gpu, facts, plan, band if region is None else region.bands[0], options)
+
+
+def choose_device(specialization, gpu, facts, plan, band, options):
+    """With ``device=auto`` (or a GPU variant), a DeviceChoice that picks seq, cpu or cuda at
+    each entry (runtime/select.py); a CPU-only kernel without parallel loops is run as is."""
+    if gpu is None and (options.device != "auto" or not specialization.parallel_depth):
+        return specialization
+    if options.device == "auto":
+        from .calibrate import start_in_background
+
+        start_in_background()   # once per machine, when it has no calibration yet
+    key = hashlib.sha256((specialization.explanation.signature + specialization.explanation.source)
+                         .encode()).hexdigest()[:24]
+    return DeviceChoice(specialization, gpu, "gpu" if options.device == "gpu" else "auto",
+                        loop_template(specialization.typed, plan, band), facts.loops, key)
 
 
 def describe_signature(scalars: dict, arrays: dict) -> str:
