@@ -1,22 +1,48 @@
 """The benchmark suite's runner: every program of benchmarks/suite under every system,
 each run in its own process, checksums compared with CPython's.
 
-    python -m benchmarks run [--programs hotspot,mm] [--systems cpython,megaguards-seq]
+    python -m benchmarks run [--programs hotspot,mm] [--systems cpython,megaguards-seq,numba]
                              [--size small|medium|large] [--repeat N] [--out DIR]
+                             [--derive-from SIZE [--derive-systems cpython,pypy]] [--stages]
 
-Systems: ``cpython``, ``pypy`` (Debian's ``pypy3``, skipped with a note when absent) and
-``megaguards-seq``, ``megaguards-cpu``, ``megaguards-gpu``, ``megaguards-auto``
-(``megaguards run`` with that ``MEGAGUARDS_DEVICE``; the GPU one is skipped without a
-CUDA device).  A program prints ``checksum=`` and ``time=`` (benchmarks/suite/common.py);
-a checksum that differs from CPython's (beyond the program's TOLERANCE) is a failure,
-never a number.  Writes ``suite-<size>.json`` (machine, versions, per program and system:
-times, median/min/max, checksum, status) and ``suite-<size>.md`` (speed-ups over CPython)
-into ``--out`` (default benchmarks/results).
+Systems:
+  cpython            the baseline: every speed-up is CPython's median time over the system's.
+  pypy               Debian's pypy3 (skipped with a note when absent).
+  megaguards-seq|cpu|gpu|auto
+                     ``python -m megaguards run`` with that MEGAGUARDS_DEVICE and a kernel cache
+                     of its own, empty at the start of the runner: the first run is cold (it
+                     compiles; its time is kept as ``cold_time``), then --repeat warm runs give
+                     the median.  gpu is skipped without a CUDA device.
+  numba, numba-parallel
+                     benchmarks/suite_peers/numba/<program>.py (``--parallel``: prange).
+  cuda-hand          benchmarks/suite_peers/cuda/<program>.py (CuPy RawKernel).
+A peer that does not exist is skipped ("no numba peer for mm"), as is a system whose
+package or device is missing (probed once per run, in a subprocess).  Peers run with
+benchmarks/suite on PYTHONPATH and may set their own TOLERANCE (the larger one counts).
+
+A program prints ``checksum=`` and ``time=`` (benchmarks/suite/common.py); a checksum that
+differs from the reference (beyond the TOLERANCE) is a failure, never a number.
+
+--derive-from SIZE: the --derive-systems (default cpython,pypy) run at SIZE instead, and
+their times are scaled by work(size)/work(SIZE) (each program's ``work``); such figures
+are marked derived (JSON ``derived_from``, Markdown †).  When CPython is derived, the other
+systems' checksums are compared with megaguards-seq's (or the first megaguards system's).
+
+--stages: the megaguards systems' cold and first warm run also write the loop report
+(MEGAGUARDS_REPORT); the seconds per stage, summed over loops, go into the JSON and
+suite-<size>-stages.md: analysis, compile, unbox, transfer (GPU), execute, writeback.
+
+Writes into --out (default benchmarks/results): suite-<size>.json (machine, versions, per
+program and system: times, median/min/max, checksum, status), suite-<size>.md (speed-ups
+over CPython, geometric mean), suite-<size>.png (the chart, with matplotlib) and, with
+--stages, suite-<size>-stages.md.  Exit status 1 if any checksum mismatched or a run failed.
 """
 from __future__ import annotations
 
 import argparse
 import datetime
+import functools
+import importlib.util
 import json
 import os
 import re
@@ -24,15 +50,27 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks.run import machine_info
+from benchmarks.suite_report import chart, markdown, stages_markdown
 
-SUITE = Path(__file__).resolve().parent / "suite"
-RESULTS = Path(__file__).resolve().parent / "results"
+HERE = Path(__file__).resolve().parent
+SUITE = HERE / "suite"
+PEERS = HERE / "suite_peers"
+RESULTS = HERE / "results"
+SIZES = ("small", "medium", "large")
 MEGAGUARDS_DEVICES = ("seq", "cpu", "gpu", "auto")
-SYSTEMS = ("cpython", "pypy", *(f"megaguards-{device}" for device in MEGAGUARDS_DEVICES))
-DEFAULT_SYSTEMS = ("cpython", "pypy", "megaguards-seq", "megaguards-cpu", "megaguards-gpu", "megaguards-auto")
+# Peer system -> (folder under suite_peers, extra arguments, what it needs).
+PEER_SYSTEMS = {"numba": ("numba", (), "numba"), "numba-parallel": ("numba", ("--parallel",), "numba"),
+                "cuda-hand": ("cuda", (), "cuda")}
+SYSTEMS = ("cpython", "pypy", *(f"megaguards-{device}" for device in MEGAGUARDS_DEVICES), *PEER_SYSTEMS)
+DEFAULT_SYSTEMS = SYSTEMS
+# Which system's checksum the others are compared with when CPython's is not at this size.
+REFERENCE_ORDER = ("megaguards-seq", "megaguards-cpu", "megaguards-auto", "megaguards-gpu")
+STAGES = ("analysis", "compile", "unbox", "transfer", "execute", "writeback")
 LINE = re.compile(r"^(checksum|time)=(.+)$", re.MULTILINE)
 TOLERANCE = re.compile(r"^TOLERANCE\s*=\s*([0-9.eE+-]+)", re.MULTILINE)
 TIMEOUT = 3600
@@ -49,38 +87,189 @@ def programs(selected: str | None) -> list[Path]:
     return [found[name] for name in names]
 
 
-def command_for(system: str, program: Path, size: str) -> tuple[list[str] | None, dict, str | None]:
-    """(command, extra environment, why it cannot run) for one system."""
-    arguments = [str(program), "--size", size]
-    if system == "cpython":
-        return [sys.executable, *arguments], {}, None
-    if system == "pypy":
-        pypy = shutil.which("pypy3")
-        return ([pypy, *arguments], {}, None) if pypy else (None, {}, "pypy3 is not installed")
-    device = system.split("-", 1)[1]
-    if device == "gpu" and not cuda_available():
-        return None, {}, "no CUDA device (CuPy) here"
-    return [sys.executable, "-m", "megaguards", "run", *arguments], {"MEGAGUARDS_DEVICE": device}, None
+# ----------------------------------------------------------------------------- probes (once per run)
 
 
-def cuda_available() -> bool:
-    probe = "import cupy; print(cupy.cuda.runtime.getDeviceCount())"
+def _probe(code: str) -> str | None:
+    """The probe's last stdout line, or None when it failed (run in a subprocess, so that a
+    broken CUDA driver or numba install cannot take the runner down)."""
     try:
-        found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+        found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     except (OSError, subprocess.TimeoutExpired):
-        return False
-    return found.returncode == 0 and found.stdout.strip() not in ("", "0")
+        return None
+    lines = found.stdout.strip().splitlines()
+    return lines[-1] if found.returncode == 0 and lines else None
 
 
-def run_once(command: list[str], environment: dict) -> dict:
-    completed = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT,
-                               env={**os.environ, **environment})
+@functools.lru_cache(maxsize=None)
+def cuda_available() -> bool:
+    return _probe("import cupy; print(cupy.cuda.runtime.getDeviceCount())") not in (None, "0")
+
+
+@functools.lru_cache(maxsize=None)
+def numba_version() -> str | None:
+    return _probe("import numba; print(numba.__version__)")
+
+
+def missing_requirement(requirement: str) -> str | None:
+    if requirement == "numba" and numba_version() is None:
+        return "numba is not installed"
+    if requirement == "cuda" and not cuda_available():
+        return "no CUDA device (CuPy) here"
+    return None
+
+
+# ----------------------------------------------------------------------------- one system
+
+
+@dataclass
+class Job:
+    """How one system runs one program: the command, at which size, how many times."""
+
+    program: Path
+    system: str
+    size: str                          # the size it runs at (the derived-from size if derived)
+    command: list[str] | None = None
+    environment: dict = field(default_factory=dict)
+    skipped: str | None = None
+    tolerance: float | None = None
+    derived_from: str | None = None
+    work_ratio: float | None = None
+    cold_first: bool = False           # megaguards: one cold run before the timed warm runs
+    cache_dir: Path | None = None
+
+    def runs(self, repeat: int) -> int:
+        return 0 if self.skipped else repeat + int(self.cold_first)
+
+
+def read_tolerance(path: Path) -> float | None:
+    found = TOLERANCE.search(path.read_text())
+    return float(found.group(1)) if found else None
+
+
+def larger(*tolerances: float | None) -> float | None:
+    given = [t for t in tolerances if t is not None]
+    return max(given) if given else None
+
+
+def make_job(program: Path, system: str, size: str, cache_root: Path) -> Job:
+    job = Job(program, system, size, tolerance=read_tolerance(program))
+    arguments = ["--size", size]
+    if system == "cpython":
+        job.command = [sys.executable, str(program), *arguments]
+    elif system == "pypy":
+        pypy = shutil.which("pypy3")
+        job.command, job.skipped = ([pypy, str(program), *arguments], None) if pypy else (None, "pypy3 is not installed")
+    elif system.startswith("megaguards-"):
+        device = system.split("-", 1)[1]
+        if device == "gpu" and not cuda_available():
+            job.skipped = "no CUDA device (CuPy) here"
+        job.cache_dir = cache_root / system
+        job.command = [sys.executable, "-m", "megaguards", "run", str(program), *arguments]
+        job.environment = {"MEGAGUARDS_DEVICE": device, "MEGAGUARDS_CACHE_DIR": str(job.cache_dir)}
+        job.cold_first = True
+    else:
+        folder, extra, requirement = PEER_SYSTEMS[system]
+        peer = PEERS / folder / program.name
+        job.skipped = missing_requirement(requirement) or (
+            None if peer.exists() else f"no {folder} peer for {program.stem}")
+        if not job.skipped:
+            job.command = [sys.executable, str(peer), *arguments, *extra]
+            path = os.environ.get("PYTHONPATH")
+            job.environment = {"PYTHONPATH": str(SUITE) + (os.pathsep + path if path else "")}
+            job.tolerance = larger(job.tolerance, read_tolerance(peer))
+    return job
+
+
+def load_program(program: Path):
+    """The suite program as a module (its main() is guarded by __name__): for work()."""
+    if str(SUITE) not in sys.path:
+        sys.path.insert(0, str(SUITE))  # the programs import common.py as a top-level module
+    spec = importlib.util.spec_from_file_location(f"megaguards_suite_{program.stem}", program)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def derive(job: Job, target: str) -> Job:
+    """A job made at the smaller size: its times will be scaled by work(target)/work(job.size)."""
+    try:
+        module = load_program(job.program)
+        ratio = module.work(module.SIZES[target]) / module.work(module.SIZES[job.size])
+    except (AttributeError, KeyError, ImportError, ZeroDivisionError) as problem:
+        job.skipped = job.skipped or f"cannot derive from {job.size}: {type(problem).__name__}: {problem}"
+        return job
+    job.derived_from, job.work_ratio = job.size, ratio
+    return job
+
+
+def run_once(job: Job, report_path: Path | None) -> dict:
+    environment = {**os.environ, **job.environment}
+    if report_path is not None:
+        environment["MEGAGUARDS_REPORT"] = str(report_path)
+    try:
+        completed = subprocess.run(job.command, capture_output=True, text=True, timeout=TIMEOUT, env=environment)
+    except subprocess.TimeoutExpired:
+        return {"error": f"ran longer than {TIMEOUT} s"}
     if completed.returncode != 0:
         return {"error": (completed.stderr.strip().splitlines() or ["exit status " + str(completed.returncode)])[-1]}
     values = dict(LINE.findall(completed.stdout))
     if "checksum" not in values or "time" not in values:
         return {"error": "no checksum= / time= line in the output"}
     return {"checksum": values["checksum"], "time": float(values["time"])}
+
+
+def stage_milliseconds(report_path: Path) -> dict:
+    """The loop report's seconds per stage, summed over its loops, in ms (+ bytes copied)."""
+    loops = json.loads(report_path.read_text())["loops"]
+    totals = {stage: 1000 * sum(loop["seconds"].get(stage, 0.0) for loop in loops) for stage in STAGES}
+    for name in ("bytes_to_device", "bytes_from_device"):
+        copied = sum(loop.get("transfers", {}).get(name, 0) for loop in loops)
+        if copied:
+            totals[name] = copied
+    return totals
+
+
+def measure_system(job: Job, repeat: int, stages: bool, progress) -> dict:
+    if job.skipped:
+        return {"status": "skipped", "note": job.skipped}
+    count = job.runs(repeat)
+    times, checksums, breakdown = [], set(), {}
+    with tempfile.TemporaryDirectory(prefix="megaguards-report-") as reports:
+        for attempt in range(count):
+            phase = ("cold" if attempt == 0 else "warm") if job.cold_first else None
+            progress(job, attempt, count, phase)
+            keep_report = stages and job.cold_first and attempt < 2
+            report_path = Path(reports) / f"{attempt}.json" if keep_report else None
+            outcome = run_once(job, report_path)
+            if "error" in outcome:
+                return {"status": "error", "note": outcome["error"], "size": job.size}
+            times.append(outcome["time"])
+            checksums.add(outcome["checksum"])
+            if keep_report and report_path.exists():
+                breakdown[phase] = stage_milliseconds(report_path)
+    if len(checksums) != 1:
+        return {"status": "error", "note": f"checksums differ between runs: {sorted(checksums)}"}
+    entry = {"status": "ok", "checksum": checksums.pop(), "size": job.size}
+    if job.cold_first:
+        entry["cold_time"], times = times[0], times[1:]
+    entry.update(times=times, median=statistics.median(times), min=min(times), max=max(times),
+                 median_over="warm runs (after one cold run)" if job.cold_first else "all runs")
+    if job.tolerance is not None:
+        entry["tolerance"] = job.tolerance
+    if stages and job.cold_first:
+        entry["stages_ms"] = breakdown
+    if job.derived_from:
+        scaled = [t * job.work_ratio for t in times]
+        entry.update(derived_from=job.derived_from, work_ratio=job.work_ratio, measured_times=times,
+                     measured_checksum=entry.pop("checksum"), times=scaled, median=statistics.median(scaled),
+                     min=min(scaled), max=max(scaled))
+        if "cold_time" in entry:
+            entry["cold_time"] *= job.work_ratio
+    return entry
+
+
+# ----------------------------------------------------------------------------- one program
 
 
 def same_checksum(expected: str, actual: str, tolerance: float | None) -> bool:
@@ -95,94 +284,120 @@ def same_checksum(expected: str, actual: str, tolerance: float | None) -> bool:
     return abs(a - b) <= tolerance * max(abs(a), abs(b))
 
 
-def measure(program: Path, systems: list[str], size: str, repeat: int, progress) -> dict:
-    tolerance_match = TOLERANCE.search(program.read_text())
-    tolerance = float(tolerance_match.group(1)) if tolerance_match else None
-    results, reference = {}, None
-    for system in systems:
-        command, environment, skipped = command_for(system, program, size)
-        if skipped:
-            results[system] = {"status": "skipped", "note": skipped}
+def compare_checksums(results: dict) -> str | None:
+    """Mark mismatches; returns the system whose checksum was the reference at this size.
+    Derived systems are compared with derived CPython (both ran at the smaller size)."""
+    def usable(system, derived):
+        result = results.get(system, {})
+        return result.get("status") == "ok" and bool(result.get("derived_from")) == derived
+
+    reference = next((s for s in ("cpython", *REFERENCE_ORDER) if usable(s, False)), None)
+    derived_reference = "cpython" if usable("cpython", True) else None
+    for system, result in results.items():
+        derived = bool(result.get("derived_from"))
+        against = derived_reference if derived else reference
+        if result.get("status") != "ok" or against is None or system == against:
             continue
-        times, checksums, error = [], set(), None
-        for attempt in range(repeat):
-            progress(f"{program.stem} [{size}] {system} run {attempt + 1}/{repeat}")
-            outcome = run_once(command, environment)
-            if "error" in outcome:
-                error = outcome["error"]
-                break
-            times.append(outcome["time"])
-            checksums.add(outcome["checksum"])
-        if error or len(checksums) != 1:
-            results[system] = {"status": "error", "note": error or f"checksums differ between runs: {sorted(checksums)}"}
-            continue
-        checksum = checksums.pop()
-        if system == "cpython":
-            reference = checksum
-        entry = {"times": times, "median": statistics.median(times), "min": min(times), "max": max(times),
-                 "checksum": checksum, "status": "ok"}
-        if reference is not None and system != "cpython" and not same_checksum(reference, checksum, tolerance):
-            entry.update(status="mismatch", note=f"checksum {checksum} != CPython's {reference}")
-        results[system] = entry
-    return {"tolerance": tolerance, "systems": results}
+        key = "measured_checksum" if derived else "checksum"
+        expected, actual = results[against][key], result[key]
+        if not same_checksum(expected, actual, larger(result.get("tolerance"), results[against].get("tolerance"))):
+            result.update(status="mismatch", note=f"checksum {actual} != {against}'s {expected}")
+    return reference
 
 
-def markdown(report: dict) -> str:
-    systems = report["systems"]
-    lines = [f"# megaguards benchmark suite, size {report['size']}", "",
-             f"- date: {report['date']}", f"- machine: {report['machine']['cpu_model']}, "
-             f"{report['machine']['cpus_usable']} usable CPUs, Python {report['machine']['python']}",
-             f"- megaguards: {report['machine']['megaguards_source']}",
-             f"- runs: {report['repeat']} per program and system, each in its own process; median kernel time",
-             "", "Speed-up over CPython (median time of CPython / median time of the system):", "",
-             "| program | CPython | " + " | ".join(s for s in systems if s != "cpython") + " |",
-             "|---|---|" + "---|" * (len(systems) - 1)]
-    for name, entry in report["programs"].items():
-        results = entry["systems"]
-        base = results.get("cpython", {})
-        cells = [f"{base['median']:.4g} s" if base.get("status") == "ok" else base.get("status", "-")]
-        for system in systems:
-            if system == "cpython":
-                continue
-            result = results.get(system, {})
-            if result.get("status") == "ok" and base.get("status") == "ok":
-                cells.append(f"{base['median'] / result['median']:.1f}x")
-            else:
-                cells.append(result.get("status", "-"))
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    notes = [f"- {name} / {system}: {result['status']}: {result['note']}"
-             for name, entry in report["programs"].items() for system, result in entry["systems"].items()
-             if result.get("note")]
-    return "\n".join(lines + ([""] + ["## Notes", ""] + notes if notes else [])) + "\n"
+def measure(jobs: list[Job], repeat: int, stages: bool, progress) -> dict:
+    results = {job.system: measure_system(job, repeat, stages, progress) for job in jobs}
+    reference = compare_checksums(results)
+    return {"tolerance": read_tolerance(jobs[0].program), "checksum_reference": reference, "systems": results}
+
+
+# ----------------------------------------------------------------------------- command line
+
+
+def parse_systems(text: str, parser) -> list[str]:
+    systems = [s.strip() for s in text.split(",") if s.strip()]
+    unknown = [s for s in systems if s not in SYSTEMS]
+    if unknown:
+        parser.error(f"unknown system(s) {', '.join(unknown)}; known: {', '.join(SYSTEMS)}")
+    return systems
+
+
+def parser_for() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks run", description=__doc__.split("\n\n")[0],
+                                     epilog=__doc__.split("\n\n", 2)[2],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--programs", help="comma-separated program names (default: the whole suite)")
+    parser.add_argument("--systems", default=",".join(DEFAULT_SYSTEMS),
+                        help="comma-separated, from %(default)s (default: all; cpython is always added)")
+    parser.add_argument("--size", choices=SIZES, default="small")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="timed runs per program and system (megaguards: warm runs, after one cold run)")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="folder of the results (default: %(default)s)")
+    parser.add_argument("--derive-from", choices=SIZES, metavar="SIZE",
+                        help="time the --derive-systems at SIZE and scale by work(--size)/work(SIZE)")
+    parser.add_argument("--derive-systems", default="cpython,pypy",
+                        help="systems whose times are derived with --derive-from (default: %(default)s)")
+    parser.add_argument("--stages", action="store_true",
+                        help="stage breakdown (cold vs warm) of the megaguards systems from their loop reports")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks run", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--programs", help="comma-separated program names (default: the whole suite)")
-    parser.add_argument("--systems", default=",".join(DEFAULT_SYSTEMS),
-                        help=f"comma-separated, from {', '.join(SYSTEMS)}")
-    parser.add_argument("--size", choices=("small", "medium", "large"), default="small")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser = parser_for()
     options = parser.parse_args(argv)
-    systems = [s.strip() for s in options.systems.split(",") if s.strip()]
-    unknown = [s for s in systems if s not in SYSTEMS]
-    if unknown or options.repeat < 1:
-        parser.error(f"unknown system(s) {unknown}" if unknown else "--repeat must be at least 1")
+    systems = parse_systems(options.systems, parser)
+    derived = set(parse_systems(options.derive_systems, parser)) if options.derive_from else set()
+    if options.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    if options.derive_from == options.size:
+        parser.error("--derive-from must name another size than --size")
     if "cpython" not in systems:
-        systems.insert(0, "cpython")  # the reference every checksum and speed-up needs
-    progress = (lambda text: None) if options.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
+        systems.insert(0, "cpython")  # the baseline every speed-up needs
+    with tempfile.TemporaryDirectory(prefix="megaguards-suite-cache-") as cache_root:
+        plan = {}
+        for program in programs(options.programs):
+            plan[program.stem] = [
+                derive(make_job(program, system, options.derive_from, Path(cache_root)), options.size)
+                if system in derived else make_job(program, system, options.size, Path(cache_root))
+                for system in systems]
+        progress = Progress(sum(job.runs(options.repeat) for jobs in plan.values() for job in jobs), options.quiet)
+        measured = {name: measure(jobs, options.repeat, options.stages, progress) for name, jobs in plan.items()}
     report = {"size": options.size, "repeat": options.repeat, "systems": systems,
+              "derive_from": options.derive_from, "derived_systems": sorted(derived) or None,
+              "stages": options.stages,
               "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-              "machine": machine_info(shutil.which(os.environ.get("CC", "gcc")), shutil.which("pypy3")),
-              "programs": {p.stem: measure(p, systems, options.size, options.repeat, progress)
-                           for p in programs(options.programs)}}
-    options.out.mkdir(parents=True, exist_ok=True)
-    stem = options.out / f"suite-{options.size}"
+              "machine": {**machine_info(shutil.which(os.environ.get("CC", "gcc")), shutil.which("pypy3")),
+                          "numba": numba_version() if any(s.startswith("numba") for s in systems) else None},
+              "programs": measured}
+    return write_outputs(report, options.out)
+
+
+class Progress:
+    """'[k/N] program [size] system run i/n (cold)' on stderr, one line per run."""
+
+    def __init__(self, total: int, quiet: bool) -> None:
+        self.done, self.total, self.quiet = 0, total, quiet
+
+    def __call__(self, job: Job, attempt: int, count: int, phase: str | None) -> None:
+        self.done += 1
+        if not self.quiet:
+            size = f"{job.size}, derived" if job.derived_from else job.size
+            print(f"[{self.done}/{self.total}] {job.program.stem} [{size}] {job.system} run {attempt + 1}/{count}"
+                  + (f" ({phase})" if phase else ""), file=sys.stderr, flush=True)
+
+
+def write_outputs(report: dict, out: Path) -> int:
+    out.mkdir(parents=True, exist_ok=True)
+    stem = out / f"suite-{report['size']}"
+    picture = stem.with_suffix(".png")
+    report["chart"] = chart(report, picture)  # the file's name, or why there is none
+    text = markdown(report)
     stem.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n")
-    stem.with_suffix(".md").write_text(markdown(report))
-    print(markdown(report))
+    stem.with_suffix(".md").write_text(text)
+    if report["stages"]:
+        out.joinpath(f"suite-{report['size']}-stages.md").write_text(stages_markdown(report))
+    print(text)
     failed = [name for name, entry in report["programs"].items()
               if any(r["status"] in ("mismatch", "error") for r in entry["systems"].values())]
     if failed:

@@ -13,6 +13,7 @@ import functools
 import hashlib
 import logging
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -97,6 +98,31 @@ class Transfers:
     bytes_from_device: int = 0
 
 
+class StageClock:
+    """Seconds of a GPU specialization's entries per stage, as the report shows them.
+    Copies between host and device are booked as ``transfer``, list unboxing as ``unbox``,
+    boxing results back as ``writeback``; whatever else an entry spends (hoisted checks,
+    launch, waiting for the kernel) is ``execute``, so the stages add up to the entry."""
+
+    def __init__(self) -> None:
+        self.timings = {"unbox": 0.0, "transfer": 0.0, "execute": 0.0, "writeback": 0.0}
+
+    @contextmanager
+    def book(self, stage: str):
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[stage] += time.perf_counter() - started
+
+    def entry(self, work):
+        booked, started = sum(self.timings.values()), time.perf_counter()
+        try:
+            return work()
+        finally:
+            self.timings["execute"] += time.perf_counter() - started - (sum(self.timings.values()) - booked)
+
+
 @dataclass
 class GpuSpecialization:
     """The GPU variant of a compiled loop; ``cpu`` is the same loop on the CPU."""
@@ -107,7 +133,7 @@ class GpuSpecialization:
     hoisted_loops: tuple             # analysis.bounds.LoopRange of the CPU kernel's prologue
     band_loops: tuple                # the ir.For loops of the band, outermost first
     transfers: Transfers = field(default_factory=Transfers)
-    seconds: float = 0.0
+    clock: StageClock = field(default_factory=StageClock)
 
     def __post_init__(self) -> None:
         self.function = compile_kernel(self.kernel)
@@ -131,10 +157,16 @@ class GpuSpecialization:
         cpu.kernel(pointers, ints, floats)
         return bool(ints[layout.intervals_slot]), ints, floats
 
+    @property
+    def timings(self) -> dict:
+        return self.clock.timings
+
     def run(self, binding, minimum_work: int = 0) -> tuple | int | None:
         """Live-outs on success, a flag (int) to fall back, None to run on the CPU instead."""
+        return self.clock.entry(lambda: self.launch(binding, minimum_work))
+
+    def launch(self, binding, minimum_work: int) -> tuple | int | None:
         cupy = cupy_module()
-        started = time.perf_counter()
         fast, ints, floats = self.prologue(binding)
         if not fast:
             return None
@@ -200,7 +232,6 @@ class GpuSpecialization:
         result = self.live_outs(binding, band, marks, values[0], values[1], ired, fred, total)
         for commit in commits:  # only now: nothing above may still send the loop to CPython
             commit()
-        self.seconds += time.perf_counter() - started
         return result
 
     def check_aliasing(self, arrays: tuple) -> None:
@@ -226,20 +257,27 @@ class GpuSpecialization:
     def to_device(self, cupy, name: str, value, written: bool):
         info = self.cpu.typed.arrays[name]
         if type(value) is list:
-            host = numpy.empty(list_shape(value, info.rank), dtype=_dtype(info))
-            if self.codec.mg_unbox_into(value, info.rank, LIST_KIND[info.element.pyclass], host):
+            with self.clock.book("unbox"):
+                host = numpy.empty(list_shape(value, info.rank), dtype=_dtype(info))
+                unboxed = self.codec.mg_unbox_into(value, info.rank, LIST_KIND[info.element.pyclass], host)
+            if unboxed:
                 raise GuardFailure("a list that is not rectangular or not homogeneous, or an int beyond int64")
-            device = cupy.asarray(host)
+            with self.clock.book("transfer"):
+                device = cupy.asarray(host)
             self.count_in(host.nbytes)
 
             def commit():
-                back = device.get()
+                with self.clock.book("transfer"):
+                    back = device.get()
                 self.count_out(back.nbytes)
-                if self.codec.mg_box_from(value, info.rank, LIST_KIND[info.element.pyclass], back):
+                with self.clock.book("writeback"):
+                    boxed = self.codec.mg_box_from(value, info.rank, LIST_KIND[info.element.pyclass], back)
+                if boxed:
                     raise MemoryError("boxing GPU results back into a list")
             return device, commit if written else None
         if type(value) is numpy.ndarray:
-            device = cupy.asarray(value)
+            with self.clock.book("transfer"):
+                device = cupy.asarray(value)
             self.count_in(value.nbytes)
 
             return device, (lambda: self.copy_back(device, value)) if written else None
@@ -252,10 +290,11 @@ class GpuSpecialization:
     def copy_back(self, device, value: numpy.ndarray) -> None:
         """Device results into the user's NumPy array (straight into it when contiguous)."""
         self.count_out(value.nbytes)
-        if value.flags.c_contiguous and device.flags.c_contiguous:
-            device.get(out=value)
-        else:
-            numpy.copyto(value, device.get())
+        with self.clock.book("transfer"):
+            if value.flags.c_contiguous and device.flags.c_contiguous:
+                device.get(out=value)
+            else:
+                numpy.copyto(value, device.get())
 
     def count_in(self, size: int) -> None:
         self.transfers.to_device += 1
@@ -376,16 +415,24 @@ class GpuRegionSpecialization:
     codec: object
     hoisted_loops: tuple
     transfers: Transfers = field(default_factory=Transfers)
+    clock: StageClock = field(default_factory=StageClock)
 
     def __post_init__(self) -> None:
         # One GpuSpecialization per band: its kernel, its ranges and grid; the copies'
-        # counts are shared, as the arrays travel once for the whole region.
+        # counts and times are shared, as the arrays travel once for the whole region.
         self.parts = [GpuSpecialization(self.cpu, kernel, self.codec, self.hoisted_loops, band.loops,
-                                        transfers=self.transfers)
+                                        transfers=self.transfers, clock=self.clock)
                       for kernel, band in zip(self.kernels, self.region.bands)]
         self.functions = [part.function for part in self.parts]
 
+    @property
+    def timings(self) -> dict:
+        return self.clock.timings
+
     def run(self, binding, minimum_work: int = 0) -> tuple | int | None:
+        return self.clock.entry(lambda: self.launch(binding))
+
+    def launch(self, binding) -> tuple | int | None:
         cupy = cupy_module()
         fast, ints, floats = self.parts[0].prologue(binding)
         if not fast:

@@ -438,7 +438,7 @@ class ExpressionSite(Reporting):
         return max((site.checks_in_loop for site in self.forms.values()), default=0)
 
     def seconds(self) -> dict:
-        total = {"analysis": 0.0, "compile": 0.0, "unbox": 0.0, "execute": 0.0, "writeback": 0.0}
+        total = {"analysis": 0.0, "compile": 0.0, "unbox": 0.0, "transfer": 0.0, "execute": 0.0, "writeback": 0.0}
         for site in self.forms.values():
             for stage, seconds in site.seconds().items():
                 total[stage] += seconds

@@ -203,9 +203,12 @@ class Site(Reporting):
         return max(compiled) if compiled else 0
 
     def seconds(self) -> dict:
-        compiled = [s.timings for s in self.compiled]
+        # A DeviceChoice's GPU specialization books its own entries, copies as "transfer".
+        compiled = [s.timings for s in self.compiled] + [s.gpu.timings for s in self.compiled
+                                                       if getattr(s, "gpu", None) is not None]
         return {"analysis": self.stats.analysis, "compile": self.stats.compile,
-                **{stage: sum(t[stage] for t in compiled) for stage in ("unbox", "execute", "writeback")}}
+                **{stage: sum(t.get(stage, 0.0) for t in compiled) for stage in ("unbox", "transfer", "execute",
+                                                                                 "writeback")}}
 
 
 class Registry:
