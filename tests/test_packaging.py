@@ -145,6 +145,9 @@ def test_module_help_lists_every_subcommand(installed, tmp_path):
     shown = _run([bin_folder / "python", "-m", "megaguards", "--help"], cwd=tmp_path,
                  env=_clean_environment(tmp_path))
     assert shown.returncode == 0, shown.stderr
-    lines = shown.stdout.splitlines()
-    for command in cli.SUBCOMMANDS:  # each listed with its one-line description
-        assert any(line.split()[:1] == [command] and len(line.split()) > 1 for line in lines), shown.stdout
+    lines = shown.stdout.splitlines() + [""]
+    for command in cli.SUBCOMMANDS:  # each listed with its description (argparse wraps long names)
+        found = [k for k, line in enumerate(lines) if line.split()[:1] == [command]]
+        assert found, f"{command!r} missing from:\n{shown.stdout}"
+        words = lines[found[0]].split()[1:] or lines[found[0] + 1].split()
+        assert len(words) >= 3, f"{command!r} has no description in:\n{shown.stdout}"
