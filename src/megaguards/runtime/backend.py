@@ -10,7 +10,8 @@ from pathlib import Path
 from .. import config
 from ..analysis.bounds import hoist_checks
 from ..analysis.features import loop_template
-from ..analysis.parallel import ISLPY_MISSING, plan_parallel
+from ..analysis.parallel import ISLPY_MISSING
+from .plans import cached_plan
 from ..analysis.typeinfer import ArrayInfo, infer_types
 from ..codegen.dialects.c import C
 from ..codegen.layout import plan_layout
@@ -67,7 +68,7 @@ def specialize(site, binding) -> Specialization:
     clock.lap("bounds and layout")
     plan = None
     if options.parallel and facts is not None:
-        plan = plan_parallel(typed, facts, alias_groups(loop, binding), options.strict)
+        plan = cached_plan(typed, facts, alias_groups(loop, binding), options.strict)
         if ISLPY_MISSING in plan.reasons:
             from .site import warn_once
 
