@@ -91,9 +91,11 @@ def installed(tmp_path_factory):
 
 def _clean_environment(tmp_path: Path) -> dict:
     """No MEGAGUARDS_* settings of the caller, a cache of its own (so the installed
-    package compiles its prelude and marshal.c from the wheel's copies)."""
+    package compiles its prelude and marshal.c from the wheel's copies), and no
+    calibration started in the background."""
     environment = {key: value for key, value in os.environ.items() if not key.startswith("MEGAGUARDS_")}
     environment["MEGAGUARDS_CACHE_DIR"] = str(tmp_path / "cache")
+    environment["MEGAGUARDS_AUTO_CALIBRATE"] = "0"
     environment.pop("PYTHONPATH", None)
     return environment
 
