@@ -158,3 +158,26 @@ def test_explain_of_a_closure_and_of_a_plain_function():
     assert fast([1]) == [3]
     assert "in add(): entered 1x, compiled 1x" in megaguards.explain(fast)
     assert "with @megaguards.jit" in megaguards.explain(len)
+
+
+def test_element_loop_that_never_compiles_is_reported_too():
+    @megaguards.jit(strict=True)
+    def shout_all(words):
+        out = []
+        for word in words:
+            out.append(word.upper() + "!")  # marker: string op
+        return out
+
+    with pytest.raises(CompilationError) as caught:
+        shout_all(["a"])
+    assert caught.value.line == line_of("marker: string op")
+    assert megaguards.jit(shout_all.__wrapped__)(["a"]) == ["A!"]  # without strict: CPython, silently
+
+
+def test_function_without_source_warns_or_raises_when_strict():
+    namespace = {}
+    exec("def made(a):\n    for i in range(len(a)):\n        a[i] += 1\n    return a\n", namespace)
+    with pytest.warns(RuntimeWarning, match="no source for made; it runs unchanged"):
+        assert megaguards.jit(namespace["made"])([1]) == [2]
+    with pytest.raises(CompilationError, match="no source for made: its loops cannot be compiled"):
+        megaguards.jit(strict=True)(namespace["made"])

@@ -50,10 +50,11 @@ def jit(function=None, *, strict: bool = False):
     try:
         source = textwrap.dedent(inspect.getsource(function))
     except (OSError, TypeError):
-        message = f"megaguards.jit: no source for {function.__qualname__}; it runs unchanged"
+        message = f"megaguards.jit: no source for {function.__qualname__}"
         if strict:
-            raise CompilationError(message, "the function's source is not available") from None
-        warnings.warn(message, RuntimeWarning, stacklevel=2)
+            raise CompilationError(message + ": its loops cannot be compiled",
+                                   "the function's source is not available") from None
+        warnings.warn(message + "; it runs unchanged", RuntimeWarning, stacklevel=2)
         return function
     return _recompile(function, source, strict)
 
@@ -108,7 +109,7 @@ def _recompile(function: types.FunctionType, source: str, strict: bool = False) 
         return site_ids[-1]
 
     # Rewritten before any factory wraps it, so its sites name the function, not the factory.
-    tree, _ = rewrite_module(tree, code.co_filename, register)
+    tree, _ = rewrite_module(tree, code.co_filename, register, every_loop=strict)
     definition = tree.body[0]
     if code.co_freevars:  # keep closures: compile inside a factory that owns cells of the same names
         factory = ast.FunctionDef(

@@ -82,9 +82,10 @@ def never_compiles(loop: ast.For) -> bool:
 
 
 class LoopRewriter(ast.NodeTransformer):
-    def __init__(self, filename: str, register: Callable[[SiteInfo], int]) -> None:
+    def __init__(self, filename: str, register: Callable[[SiteInfo], int], every_loop: bool = False) -> None:
         self.filename = filename
         self.register = register
+        self.every_loop = every_loop  # element loops that never compile are sites too (jit strict)
         self.scopes: list[str] = []
         self.count = 0
 
@@ -123,7 +124,7 @@ class LoopRewriter(ast.NodeTransformer):
     visit_Call = visit_expression
 
     def visit_For(self, node: ast.For):
-        if not is_site_loop(node) or (not is_range_loop(node) and never_compiles(node)):
+        if not is_site_loop(node) or (not is_range_loop(node) and not self.every_loop and never_compiles(node)):
             return self.generic_visit(node)
         info = SiteInfo(
             filename=self.filename,
@@ -186,11 +187,13 @@ def _located(new: ast.stmt, old: ast.stmt) -> ast.stmt:
     return new
 
 
-def rewrite_module(tree: ast.Module, filename: str,
-                   register: Callable[[SiteInfo], int]) -> tuple[ast.Module, int]:
-    """Rewrite every range loop of a parsed module; returns the tree and the number of sites."""
+def rewrite_module(tree: ast.Module, filename: str, register: Callable[[SiteInfo], int],
+                   every_loop: bool = False) -> tuple[ast.Module, int]:
+    """Rewrite every range loop of a parsed module; returns the tree and the number of sites.
+    ``every_loop``: element loops holding a construct that never compiles become sites too
+    (``jit(strict=True)`` reports them), not only those that may compile."""
     started = time.perf_counter()
-    rewriter = LoopRewriter(filename, register)
+    rewriter = LoopRewriter(filename, register, every_loop)
     tree = rewriter.visit(tree)
     ast.fix_missing_locations(tree)
     logging.getLogger("megaguards").debug("rewrite %s: %d loop site(s) in %.1f ms", os.path.basename(filename),
