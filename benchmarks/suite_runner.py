@@ -62,7 +62,12 @@ SUITE = HERE / "suite"
 PEERS = HERE / "suite_peers"
 RESULTS = HERE / "results"
 SIZES = ("small", "medium", "large")
-MEGAGUARDS_DEVICES = ("seq", "cpu", "gpu", "auto")
+MEGAGUARDS_DEVICES = ("seq", "cpu", "gpu", "auto", "auto-fresh", "explore")
+# auto-fresh: auto with the decisions of earlier runs forgotten before every run (the first
+# process's choice: calibration and learned tree only); explore: MegaGuards' adaptive
+# selection (every device tried in the process, nothing kept across processes).
+MEGAGUARDS_ENVIRONMENT = {"auto-fresh": {"MEGAGUARDS_DEVICE": "auto"},
+                          "explore": {"MEGAGUARDS_DEVICE": "auto", "MEGAGUARDS_SELECT": "explore"}}
 # Peer system -> (folder under suite_peers, extra arguments, what it needs).
 PEER_SYSTEMS = {"numba": ("numba", (), "numba"), "numba-parallel": ("numba", ("--parallel",), "numba"),
                 "cuda-hand": ("cuda", (), "cuda")}
@@ -166,7 +171,8 @@ def make_job(program: Path, system: str, size: str, cache_root: Path) -> Job:
             job.skipped = "no CUDA device (CuPy) here"
         job.cache_dir = cache_root / system
         job.command = [sys.executable, "-m", "megaguards", "run", str(program), *arguments]
-        job.environment = {"MEGAGUARDS_DEVICE": device, "MEGAGUARDS_CACHE_DIR": str(job.cache_dir)}
+        job.environment = {"MEGAGUARDS_DEVICE": device, "MEGAGUARDS_CACHE_DIR": str(job.cache_dir),
+                           "MEGAGUARDS_AUTO_CALIBRATE": "0", **MEGAGUARDS_ENVIRONMENT.get(device, {})}
         job.cold_first = True
     else:
         folder, extra, requirement = PEER_SYSTEMS[system]
@@ -205,6 +211,8 @@ def derive(job: Job, target: str) -> Job:
 
 def run_once(job: Job, report_path: Path | None) -> dict:
     environment = {**os.environ, **job.environment}
+    if job.system == "megaguards-auto-fresh":
+        shutil.rmtree(job.cache_dir / "decisions", ignore_errors=True)
     if report_path is not None:
         environment["MEGAGUARDS_REPORT"] = str(report_path)
     try:

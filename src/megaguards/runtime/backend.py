@@ -146,7 +146,7 @@ def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop,
     from ..codegen.cuda import render_cuda
 
     wants_gpu = options.device == "gpu"
-    if not wants_gpu and cuda.cupy_module() is None:
+    if not wants_gpu and not cuda.gpu_present():
         return choose_device(specialization, None, facts, plan, None, options)  # auto without a GPU: nothing to render for one
     groups = alias_groups(loop, binding)
     band = choose_band(typed, plan, facts, groups, options.strict)
@@ -167,6 +167,21 @@ def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop,
         lines.append(f"GPU: band {', '.join(ir.describe_name(v) for v in kernel.band)}; threadIdx.x runs "
                      f"loop {ir.describe_name(kernel.band[kernel.grid_order[0]])} (coalesced); block {kernel.block}")
         lines.append("CUDA kernel:\n" + kernel_source(kernel.source, "extern"))
+    def build_gpu():
+        """CuPy, the CUDA context and the kernels' compilation cost about a second per process:
+        under auto they are paid only once the GPU is chosen (None: no usable GPU after all)."""
+        if cuda.cupy_module() is None:
+            return None
+        codec = helper(options.cache_dir, compiler())
+        if region is None:
+            return cuda.GpuSpecialization(specialization, kernels[0], codec, facts.loops, band.loops)
+        return cuda.GpuRegionSpecialization(specialization, region, kernels, codec, facts.loops)
+
+    gpu_band = band if region is None else region.bands[0]
+    if not wants_gpu:
+        shape = (tuple(tuple(id(loop) for loop in b.loops[b.fixed:]) for b in bands),
+                 id(region.loop) if region is not None else None)
+        return choose_device(specialization, None, facts, plan, gpu_band, options, build_gpu, shape)
     if cuda.cupy_module() is None:  # no GPU here: check the kernels with NVRTC, run on the CPU
         for kernel in kernels:
             try:
@@ -178,18 +193,13 @@ def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop,
         if wants_gpu:
             site.note("no CUDA device found: ran on the CPU" + ("" if checked else " (NVRTC not installed)"))
         return choose_device(specialization, None, facts, plan, None, options)
-    codec = helper(options.cache_dir, compiler())
-    if region is None:
-        gpu = cuda.GpuSpecialization(specialization, kernels[0], codec, facts.loops, band.loops)
-    else:
-        gpu = cuda.GpuRegionSpecialization(specialization, region, kernels, codec, facts.loops)
-    return choose_device(specialization, gpu, facts, plan, band if region is None else region.bands[0], options)
+    return choose_device(specialization, build_gpu(), facts, plan, gpu_band, options)
 
 
-def choose_device(specialization, gpu, facts, plan, band, options):
+def choose_device(specialization, gpu, facts, plan, band, options, gpu_factory=None, gpu_shape=None):
     """With ``device=auto`` (or a GPU variant), a DeviceChoice that picks seq, cpu or cuda at
     each entry (runtime/select.py); a CPU-only kernel without parallel loops is run as is."""
-    if gpu is None and (options.device != "auto" or not specialization.parallel_depth):
+    if gpu is None and gpu_factory is None and (options.device != "auto" or not specialization.parallel_depth):
         return specialization
     if options.device == "auto":
         from .calibrate import start_in_background
@@ -198,7 +208,8 @@ def choose_device(specialization, gpu, facts, plan, band, options):
     key = hashlib.sha256((specialization.explanation.signature + specialization.explanation.source)
                          .encode()).hexdigest()[:24]
     return DeviceChoice(specialization, gpu, "gpu" if options.device == "gpu" else "auto",
-                        loop_template(specialization.typed, plan, band), facts.loops, key)
+                        loop_template(specialization.typed, plan, band), facts.loops, key,
+                        gpu_factory=gpu_factory, gpu_shape=gpu_shape)
 
 
 def describe_signature(scalars: dict, arrays: dict) -> str:

@@ -71,6 +71,8 @@ class DeviceChoice:
     decided: dict = field(default_factory=dict)  # size key -> device chosen for it
     seen: dict = field(default_factory=dict)     # size key -> entries of that size
     store: DecisionStore | None = None
+    gpu_factory: object = None     # builds ``gpu`` when auto first picks the GPU (None: built)
+    gpu_shape: tuple | None = None  # (loop ids of each band's threads, time-step loop id or None)
 
     def __getattr__(self, name):  # report and explain read the CPU specialization's facts
         return getattr(self.cpu, name)
@@ -79,7 +81,7 @@ class DeviceChoice:
         available = ["cpu"]
         if self.cpu.parallel_depth and openmp() is not None and not config.current().threads:
             available.insert(0, "seq")
-        if self.gpu is not None:
+        if self.gpu is not None or self.gpu_factory is not None:
             available.append("cuda")
         return tuple(available)
 
@@ -116,11 +118,17 @@ class DeviceChoice:
         for k, loop in enumerate(self.hoisted_loops):
             low, high = ints[slot + 2 * k], ints[slot + 2 * k + 1]
             trips[loop.loop] = 0 if low > high else (high - low) // abs(loop.step) + 1
-        band_trips, launches = self.band(ints) if self.gpu is not None else (0, 0)
+        band_trips, launches = self.band(ints, trips)
         return feature_analysis.evaluate(self.template, trips, band_trips, launches, bytes_moved, list_elements)
 
-    def band(self, ints) -> tuple[int, int]:
+    def band(self, ints, trips: dict) -> tuple[int, int]:
         """(threads of one launch, launches) of the GPU variant at this entry."""
+        if self.gpu_shape is not None:
+            bands, steps_loop = self.gpu_shape
+            threads = max(int(numpy.prod([trips.get(loop, 0) for loop in band])) for band in bands)
+            return threads, (trips.get(steps_loop, 0) * len(bands) if steps_loop is not None else 1)
+        if self.gpu is None:
+            return 0, 0
         parts = getattr(self.gpu, "parts", None)
         if parts is None:
             return int(numpy.prod([t for _, _, t in self.gpu.band(ints)])), 1
@@ -196,15 +204,19 @@ class DeviceChoice:
     def run(self, binding):
         self.entries += 1
         device = "cuda" if self.policy == "gpu" else self.pick(binding)
+        if device == "cuda" and self.gpu is None and self.gpu_factory is not None:
+            self.gpu, self.gpu_factory = self.gpu_factory(), None   # not part of the entry's time
         started = time.perf_counter()
         outcome = None
-        if device == "cuda":
+        if device == "cuda" and self.gpu is not None:
             outcome = self.gpu.run(binding)
             if outcome is not None:
                 self.last_device = "cuda"
                 self.gpu_runs += 1
             else:
                 device, started = "cpu", time.perf_counter()   # the GPU declined: run on the CPU
+        elif device == "cuda":
+            device = "cpu"   # no usable GPU after all
         if outcome is None:
             outcome = self.run_cpu(binding, one_thread=device == "seq")
             self.last_device = device
