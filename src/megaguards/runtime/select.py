@@ -37,6 +37,10 @@ from .marshal import list_shape
 
 log = logging.getLogger("megaguards")
 RECHECK_EVERY = 64
+# The first GPU use in a process imports CuPy, creates the CUDA context and compiles the
+# kernels (about 0.7 s on the H100 machine), a cost no per-entry time shows: while the GPU
+# is not up yet, it is chosen only for an entry whose best CPU time exceeds this.
+GPU_STARTUP_SECONDS = 0.5
 OBSERVER = None         # calibration: called with (choice, device, seconds) after each entry
 LOGGED_ENTRIES = 50     # per size: entries written to MEGAGUARDS_FEATURES_LOG
 
@@ -174,6 +178,13 @@ class DeviceChoice:
         # tried yet: it runs once, and from then on the measurements compare both.
         if measured in available and device in medians:
             device, why = measured, f"measured before at this size ({format_times(medians)})"
+        if device == "cuda" and self.gpu is None and not gpu_started():
+            cpu_times = {d: medians.get(d, predicted.get(d)) for d in available if d != "cuda"}
+            cpu_times = {d: t for d, t in cpu_times.items() if t is not None}
+            if cpu_times and min(cpu_times.values()) < GPU_STARTUP_SECONDS:
+                device = min(cpu_times, key=cpu_times.get)
+                why = (f"the GPU's start-up in this process (about {GPU_STARTUP_SECONDS} s) exceeds the CPU's "
+                       f"time ({format_times(cpu_times)})")
         self.decided[size_key] = device
         if len(self.decided) > 64:
             self.decided.pop(next(iter(self.decided)))
@@ -254,6 +265,13 @@ class DeviceChoice:
         return [f"device: {self.last['device']}, chosen by {self.last['why']}",
                 f"  predicted: {format_times(self.last['predicted']) or 'no calibration'}",
                 f"  features: {shown}"]
+
+
+def gpu_started() -> bool:
+    """Is CUDA already up in this process (a GPU kernel built, or CuPy imported by the program)?"""
+    import sys
+
+    return "cupy" in sys.modules
 
 
 def format_times(times: dict) -> str:
