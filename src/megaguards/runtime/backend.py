@@ -2,10 +2,12 @@
 type inference, layout, rendering (C dialect), compiling (cached), loading."""
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 from .. import config
 from ..analysis.bounds import hoist_checks
@@ -146,8 +148,20 @@ def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop,
     from ..codegen.cuda import render_cuda
 
     wants_gpu = options.device == "gpu"
-    if not wants_gpu and not cuda.gpu_present():
-        return choose_device(specialization, None, facts, plan, None, options)  # auto without a GPU: nothing to render for one
+    if not wants_gpu:
+        if not cuda.gpu_present():
+            return choose_device(specialization, None, facts, plan, None, options)  # auto without a GPU
+        # The GPU analysis (its dependence tests import islpy), rendering and compiling wait
+        # until the selector first picks the GPU; identities stand in for the user's arrays.
+        markers: dict = {}
+        stand_in = SimpleNamespace(arrays=tuple(markers.setdefault(id(v), object()) for v in binding.arrays))
+        as_gpu = dataclasses.replace(options, device="gpu")
+
+        def later():
+            chosen = gpu_variant(site, specialization, typed, layout, facts, plan, stand_in, loop, live_outs, as_gpu)
+            return chosen.gpu if isinstance(chosen, DeviceChoice) else None
+
+        return choose_device(specialization, None, facts, plan, None, options, later, parallel_nest(typed, plan))
     groups = alias_groups(loop, binding)
     band = choose_band(typed, plan, facts, groups, options.strict)
     region = None if isinstance(band, GpuBand) else choose_region(typed, plan, facts, groups, options.strict)
@@ -194,6 +208,20 @@ def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop,
             site.note("no CUDA device found: ran on the CPU" + ("" if checked else " (NVRTC not installed)"))
         return choose_device(specialization, None, facts, plan, None, options)
     return choose_device(specialization, build_gpu(), facts, plan, gpu_band, options)
+
+
+def parallel_nest(typed, plan) -> tuple:
+    """The GPU shape the features assume before the GPU analysis ran: the outermost parallel
+    loop and the parallel loops perfectly nested in it, as threads of one launch."""
+    nest = []
+    for node in ir.walk(typed.body):
+        if isinstance(node, ir.For) and id(node) in plan.loops:
+            nest.append(id(node))
+            while len(node.body) == 1 and isinstance(node.body[0], ir.For) and id(node.body[0]) in plan.loops:
+                node = node.body[0]
+                nest.append(id(node))
+            break
+    return (tuple(nest),), None
 
 
 def choose_device(specialization, gpu, facts, plan, band, options, gpu_factory=None, gpu_shape=None):
