@@ -11,7 +11,7 @@ import pytest
 import megaguards
 from megaguards import config
 from megaguards.analysis.features import FEATURE_NAMES, Features, KINDS
-from megaguards.runtime import calibrate, costmodel, select, selector
+from megaguards.runtime import calibrate, costmodel, cuda, select, selector
 from megaguards.runtime.site import REGISTRY
 
 
@@ -128,7 +128,8 @@ def test_a_prediction_not_yet_measured_is_tried_once(auto):
 def test_forced_and_explore_methods(auto):
     function = megaguards.jit(scale_rows)
     a = numpy.ones((16, 16))
-    for method, expected in (("seq", "seq"), ("cpu", "cpu"), ("cuda", "cpu")):   # no GPU: cuda falls to cpu
+    gpu = "cuda" if cuda.cupy_module() is not None else "cpu"   # without a GPU, cuda falls to cpu
+    for method, expected in (("seq", "seq"), ("cpu", "cpu"), ("cuda", gpu)):
         config.configure(select=method)
         function(a, numpy.zeros((16, 16)), 16, 16)
         [choice] = choices_of(function)
@@ -189,10 +190,11 @@ def test_calibration_fits_and_stores(auto, monkeypatch):
     monkeypatch.setattr(calibrate, "shapes", lambda: tiny)
     monkeypatch.setattr(calibrate, "REPEATS", 1)
     calibration, errors, count = calibrate.calibrate()
-    assert count == 12                   # 2 shapes x 3 sizes x (seq, cpu)
-    assert set(calibration.constants) == {"seq", "cpu"}
+    devices = {"seq", "cpu"} | ({"cuda"} if cuda.cupy_module() is not None else set())
+    assert count == 6 * len(devices)     # 2 shapes x 3 sizes x each device
+    assert set(calibration.constants) == devices
     stored = json.loads((auto / costmodel.CALIBRATION_FILE).read_text())
-    assert stored["hardware"]["threads"] >= 1 and stored["samples"] == 12
+    assert stored["hardware"]["threads"] >= 1 and stored["samples"] == count
     assert costmodel.current().source == "measured"
 
 
