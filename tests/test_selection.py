@@ -108,7 +108,8 @@ def test_measured_times_persist_and_decide_in_the_next_process(auto, tmp_path):
     assert fresh.last_device == "cpu" and fresh.last["why"].startswith("measured before")
 
 
-def test_a_prediction_not_yet_measured_is_tried_once(auto):
+def test_measured_decides_and_an_untried_device_is_tried_every_eighth_process(auto):
+    from megaguards.runtime import decisions
     from megaguards.runtime.decisions import DecisionStore
 
     write_calibration(auto, seq_work=1e-9, cpu_work=1e-9, fork=1.0)   # predicts seq
@@ -116,13 +117,29 @@ def test_a_prediction_not_yet_measured_is_tried_once(auto):
     a = numpy.ones((16, 16))
     function(a, numpy.zeros((16, 16)), 16, 16)
     [choice] = choices_of(function)
+    size = choice.last["bucket"]
     stored = DecisionStore(choice.key)
-    stored.times = {choice.last["bucket"]: {"cpu": [5.0]}}   # only all cores measured so far
+    stored.times = {size: {"cpu": [5.0]}}   # only all cores measured so far, in one process
+    stored.visits = {size: 1}
     stored.save()
-    again = megaguards.jit(scale_rows)
-    again(a, numpy.zeros((16, 16)), 16, 16)
-    [fresh] = choices_of(again)
-    assert fresh.last_device == "seq" and "cost model" in fresh.last["why"]
+
+    def next_process():
+        again = megaguards.jit(scale_rows)
+        again(a, numpy.zeros((16, 16)), 16, 16)
+        [fresh] = choices_of(again)
+        decisions.save_all()   # what the process's exit does
+        return fresh
+
+    for visit in range(2, select.EXPLORE_EVERY):   # the measured device, though seq is predicted
+        fresh = next_process()
+        assert fresh.last_device == "cpu" and fresh.last["why"].startswith("measured before"), visit
+        stored = DecisionStore(choice.key)
+        stored.times[size]["seq"] = []   # keep seq unmeasured for the next process
+        stored.times[size]["cpu"] = [5.0]
+        stored.save()
+    fresh = next_process()
+    assert fresh.last_device == "seq" and "not yet measured" in fresh.last["why"]
+    assert DecisionStore(choice.key).visits[size] == select.EXPLORE_EVERY
 
 
 def test_forced_and_explore_methods(auto):
@@ -211,3 +228,23 @@ def test_background_calibration_starts_once(auto, monkeypatch):
         assert calibrate.start_in_background() is False      # calibrated already
     finally:
         config.configure(auto_calibrate=False)
+
+
+def test_decisions_write_a_new_device_at_once_and_repeats_at_exit(tmp_path):
+    from megaguards.runtime import decisions
+
+    saved = config.current()
+    config.configure(cache_dir=tmp_path)
+    try:
+        store = decisions.DecisionStore("k" * 24)
+        store.record("10", "cpu", 0.5)
+        assert json.loads(store.path.read_text())["buckets"] == {"10": {"cpu": [0.5]}}
+        for seconds in (0.4, 0.3):
+            store.record("10", "cpu", seconds)
+        # Repeats wait for the process's end: the file still holds the first time only.
+        assert json.loads(store.path.read_text())["buckets"] == {"10": {"cpu": [0.5]}}
+        decisions.save_all()
+        assert json.loads(store.path.read_text())["buckets"] == {"10": {"cpu": [0.5, 0.4, 0.3]}}
+        assert decisions.DecisionStore("k" * 24).best("10") == ("cpu", {"cpu": 0.4})
+    finally:
+        config.configure(cache_dir=saved.cache_dir)

@@ -92,6 +92,9 @@ def run(options) -> int:
               f"[Errno 2] No such file or directory", file=sys.stderr)
         return 2
     atexit.register(_write_reports)
+    from .runtime import warmup
+
+    warmup.start_for_script(options.script)   # CUDA starts while the script does, when it will be used
     if options.command == "explain":
         atexit.register(_print_explanation, not options.no_source)
     from .frontend.importhook import compile_script, run_code

@@ -24,6 +24,7 @@ from .compiler import KERNEL_FLAGS, build_shared_object, find_compiler, load
 from ..ir import nodes as ir
 from .kernel import Explanation, Specialization
 from .select import DeviceChoice
+from .warmup import gpu_present
 from .marshal import helper
 
 log = logging.getLogger("megaguards")
@@ -143,13 +144,9 @@ class _StageClock:
 def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop, live_outs, options):
     """The loop on the GPU too, when its nest can go there (a band, or a time-step loop
     around bands); else the CPU specialization."""
-    from . import cuda
-    from ..analysis.mapping import GpuBand, GpuRegion, choose_band, choose_region
-    from ..codegen.cuda import render_cuda
-
     wants_gpu = options.device == "gpu"
     if not wants_gpu:
-        if not cuda.gpu_present():
+        if not gpu_present():
             return choose_device(specialization, None, facts, plan, None, options)  # auto without a GPU
         # The GPU analysis (its dependence tests import islpy), rendering and compiling wait
         # until the selector first picks the GPU; identities stand in for the user's arrays.
@@ -162,6 +159,11 @@ def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop,
             return chosen.gpu if isinstance(chosen, DeviceChoice) else None
 
         return choose_device(specialization, None, facts, plan, None, options, later, parallel_nest(typed, plan))
+    # Imported only here: under auto they would cost about 20 ms at the first loop's entry.
+    from . import cuda
+    from ..analysis.mapping import GpuBand, GpuRegion, choose_band, choose_region
+    from ..codegen.cuda import render_cuda
+
     groups = alias_groups(loop, binding)
     band = choose_band(typed, plan, facts, groups, options.strict)
     region = None if isinstance(band, GpuBand) else choose_region(typed, plan, facts, groups, options.strict)

@@ -31,6 +31,9 @@ log = logging.getLogger("megaguards")
 @functools.lru_cache(maxsize=None)
 def cupy_module():
     """CuPy, if it is installed and sees a GPU; else None."""
+    from . import warmup
+
+    warmup.wait()   # a warm-up thread importing CuPy finishes first
     try:
         import cupy
 
@@ -39,15 +42,6 @@ def cupy_module():
     except Exception:  # no CuPy, no driver, no device: the CPU it is
         return None
     return None
-
-
-def gpu_present() -> bool:
-    """Likely a usable GPU, without importing CuPy (about 0.3 s) or creating a context:
-    CuPy installed and an NVIDIA device node.  cupy_module() has the last word."""
-    import importlib.util
-    import os
-
-    return importlib.util.find_spec("cupy") is not None and os.path.exists("/dev/nvidiactl")
 
 
 def devices() -> list[str]:

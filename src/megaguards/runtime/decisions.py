@@ -5,10 +5,13 @@ One small JSON file per compiled kernel in ``<cache dir>/decisions/``, named by 
 kernel's key (a hash of its generated source and signature).  Times are kept per *size
 bucket* (log2 of the entry's work), so a loop that is small in one run and large in
 the next is not sent where only the other size ran well.  Writes are atomic (a
-temporary file renamed over the old one); a file that cannot be read is ignored.
+temporary file renamed over the old one); a file that cannot be read is ignored.  A
+loop entered thousands of times must not write a file each time: the first time of a
+device in a bucket is written at once, later times when the process exits.
 """
 from __future__ import annotations
 
+import atexit
 import json
 import math
 import os
@@ -18,6 +21,13 @@ from pathlib import Path
 from .. import config
 
 KEEP = 5   # newest times kept per bucket and device
+_unsaved: set = set()   # stores with times not yet written
+
+
+@atexit.register
+def save_all() -> None:
+    while _unsaved:
+        _unsaved.pop().save()
 
 
 def bucket(work: float) -> str:
@@ -29,6 +39,7 @@ class DecisionStore:
         self.key = key
         self.path = config.current().cache_dir / "decisions" / f"{key}.json"
         self.times: dict = self._read(self.path)
+        self.visits: dict = self._read_visits(self.path)
 
     @staticmethod
     def _read(path: Path) -> dict:
@@ -39,6 +50,20 @@ class DecisionStore:
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return {}
 
+    @staticmethod
+    def _read_visits(path: Path) -> dict:
+        try:
+            return {size: int(count) for size, count in json.loads(path.read_text()).get("visits", {}).items()}
+        except (OSError, ValueError, TypeError, AttributeError):
+            return {}
+
+    def visit(self, size: str) -> int:
+        """Counts the processes that met this size (once per process and size, from select)."""
+        self.visits[size] = self.visits.get(size, 0) + 1
+        if size in self.times:
+            _unsaved.add(self)
+        return self.visits[size]
+
     def best(self, size: str) -> tuple[str | None, dict]:
         """The device with the lowest median time in this bucket, and the medians."""
         medians = {device: statistics.median(times) for device, times in self.times.get(size, {}).items() if times}
@@ -46,15 +71,20 @@ class DecisionStore:
 
     def record(self, size: str, device: str, seconds: float) -> None:
         times = self.times.setdefault(size, {}).setdefault(device, [])
+        first = not times
         times.append(seconds)
         del times[:-KEEP]
-        self.save()
+        if first:
+            self.save()
+        else:
+            _unsaved.add(self)
 
     def save(self) -> None:
+        _unsaved.discard(self)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             temporary = self.path.with_suffix(f".tmp{os.getpid()}")
-            temporary.write_text(json.dumps({"buckets": self.times}))
+            temporary.write_text(json.dumps({"buckets": self.times, "visits": self.visits}))
             os.replace(temporary, self.path)
         except OSError:  # a read-only cache: decisions then last for this process only
             pass

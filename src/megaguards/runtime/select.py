@@ -5,7 +5,8 @@ Devices: ``seq`` (the CPU kernel on one thread), ``cpu`` (all cores), ``cuda``. 
 
 1. **measured**: the times this kernel took on each device at this size, in this process
    or an earlier one (``runtime/decisions.py``); every ``RECHECK_EVERY`` entries of one
-   size another device is tried once, in case the earlier measurement misleads;
+   size another device is tried once, in case the earlier measurement misleads, and every
+   ``EXPLORE_EVERY``-th process meeting the size tries a device not measured at it yet;
 2. **predicted**: the learned decision tree (``runtime/selector.py``) over the loop's
    features (``analysis/features.py``) and the calibrated cost model's predictions
    (``runtime/costmodel.py``); without a tree, the model's fastest device.
@@ -30,13 +31,14 @@ import numpy
 
 from .. import config
 from ..analysis import features as feature_analysis
-from . import costmodel, selector
+from . import costmodel, selector, warmup
 from .decisions import DecisionStore, bucket
 from .kernel import Specialization
 from .marshal import list_shape
 
 log = logging.getLogger("megaguards")
-RECHECK_EVERY = 64
+RECHECK_EVERY = 64     # entries of one size in a process between re-tries of another device
+EXPLORE_EVERY = 8      # processes meeting one size between tries of a device never measured at it
 # The first GPU use in a process imports CuPy, creates the CUDA context and compiles the
 # kernels (about 0.7 s on the H100 machine), a cost no per-entry time shows: while the GPU
 # is not up yet, it is chosen only for an entry whose best CPU time exceeds this.
@@ -48,7 +50,9 @@ LOGGED_ENTRIES = 50     # per size: entries written to MEGAGUARDS_FEATURES_LOG
 @lru_cache(maxsize=1)
 def openmp():
     """libgomp, whose omp_set_num_threads makes the parallel kernel run on one thread."""
-    for name in (ctypes.util.find_library("gomp"), "libgomp.so.1"):
+    # The soname first: find_library runs ldconfig in a subprocess (milliseconds).
+    for name in ("libgomp.so.1", None):
+        name = name or ctypes.util.find_library("gomp")
         if name:
             try:
                 library = ctypes.CDLL(name)
@@ -164,8 +168,8 @@ class DeviceChoice:
             # Verify now and then: another device runs this entry, then the next entry decides
             # again from every measurement of this size.
             del self.decided[size_key]
-            others = [d for d in available if d != known]
-            return others[(count // RECHECK_EVERY - 1) % len(others)]
+            others = [d for d in available if d != known and (d != "cuda" or self.gpu is not None or gpu_started())]
+            return others[(count // RECHECK_EVERY - 1) % len(others)] if others else known
         found = self.features(binding)
         predicted = costmodel.current().predict(found)
         predicted = {d: t for d, t in predicted.items() if d in available}
@@ -173,11 +177,17 @@ class DeviceChoice:
         if self.store is None:
             self.store = DecisionStore(self.key)
         measured, medians = self.store.best(size)
+        visits = self.store.visit(size)
         device, why = self.predict(method, found, predicted, available)
-        # What ran before at this size decides, unless the prediction names a device not
-        # tried yet: it runs once, and from then on the measurements compare both.
-        if measured in available and device in medians:
-            device, why = measured, f"measured before at this size ({format_times(medians)})"
+        # What ran before at this size decides.  Every EXPLORE_EVERY-th process that meets
+        # this size tries the device predicted fastest among those never measured at it.
+        if measured in available:
+            untried = {d: t for d, t in predicted.items() if d not in medians}
+            if untried and visits % EXPLORE_EVERY == 0:
+                device = min(untried, key=untried.get)
+                why = f"not yet measured at this size (tried every {EXPLORE_EVERY}th process), cost model"
+            else:
+                device, why = measured, f"measured before at this size ({format_times(medians)})"
         if device == "cuda" and self.gpu is None and not gpu_started():
             cpu_times = {d: medians.get(d, predicted.get(d)) for d in available if d != "cuda"}
             cpu_times = {d: t for d, t in cpu_times.items() if t is not None}
@@ -224,6 +234,8 @@ class DeviceChoice:
             if outcome is not None:
                 self.last_device = "cuda"
                 self.gpu_runs += 1
+                if self.policy == "auto":
+                    warmup.note_gpu_used()
             else:
                 device, started = "cpu", time.perf_counter()   # the GPU declined: run on the CPU
         elif device == "cuda":
@@ -268,10 +280,11 @@ class DeviceChoice:
 
 
 def gpu_started() -> bool:
-    """Is CUDA already up in this process (a GPU kernel built, or CuPy imported by the program)?"""
+    """Is CUDA up or coming up in this process (a GPU kernel built, CuPy imported by the
+    program, or the warm-up thread started)?"""
     import sys
 
-    return "cupy" in sys.modules
+    return "cupy" in sys.modules or warmup.in_progress()
 
 
 def format_times(times: dict) -> str:
