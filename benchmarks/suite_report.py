@@ -26,12 +26,25 @@ def others(report: dict) -> list[str]:
     return [s for s in report["systems"] if s != "cpython"]
 
 
-def geomeans(report: dict) -> dict:
-    """system -> (geometric mean of its speed-ups, programs counted, any of its own times derived)."""
+def common_programs(report: dict) -> list[str]:
+    """The programs on which every system that has any speed-up has one: a geometric mean
+    over them compares like with like (e.g. PyPy runs no NumPy program)."""
+    ran = {system: {name for name, entry in report["programs"].items() if speedup(entry["systems"], system)}
+           for system in others(report)}
+    present = [names for names in ran.values() if names]
+    shared = set.intersection(*present) if present else set()
+    return [name for name in report["programs"] if name in shared]
+
+
+def geomeans(report: dict, names: list[str] | None = None) -> dict:
+    """system -> (geometric mean of its speed-ups, programs counted, any of its own times derived),
+    over the named programs (default: all)."""
     found = {}
     for system in others(report):
         ratios, derived = [], False
-        for entry in report["programs"].values():
+        for name, entry in report["programs"].items():
+            if names is not None and name not in names:
+                continue
             value = speedup(entry["systems"], system)
             if value is not None:
                 ratios.append(value)
@@ -81,6 +94,11 @@ def markdown(report: dict) -> str:
             cells.append(f"{times(value)}{DERIVED if derived else ''}"
                          + ("" if counted == len(programs) else f" ({counted} of {len(programs)})"))
     lines.append("| **geomean** | | " + " | ".join(cells) + " |")
+    shared = common_programs(report)
+    if shared and any(counted > len(shared) for _, counted, _ in geomeans(report).values()):
+        cells = [f"{times(value)}{DERIVED if derived else ''}" if value is not None else "-"
+                 for value, _, derived in geomeans(report, shared).values()]
+        lines.append(f"| **geomean, the {len(shared)} of {len(programs)} programs every system ran** | | " + " | ".join(cells) + " |")
     notes = notes_for(report)
     return "\n".join(lines + ([""] + ["## Notes", ""] + notes if notes else [])) + "\n"
 
@@ -105,21 +123,73 @@ def notes_for(report: dict) -> list[str]:
     return notes
 
 
-def stages_markdown(report: dict) -> str:
-    lines = [f"# megaguards stage breakdown, size {report['size']}", "",
-             "Milliseconds per stage, summed over the program's loops (the loop report, `MEGAGUARDS_REPORT`). "
-             "cold: the first run, kernel cache empty (analysis + compile); warm: the second run, kernels cached "
-             "on disk (each process still analyses its loops). transfer: host-device copies (GPU runs only). "
-             "time=: the program's kernel region, which also holds what runs outside loop sites.", "",
-             "| program | system | run | " + " | ".join(STAGES) + " | time= |",
-             "|---|---|---|" + "---|" * (len(STAGES) + 1)]
+STAGE_INTRO = (
+    "Milliseconds per stage, from the loop report (`MEGAGUARDS_REPORT`), summed over the loops that run "
+    "inside the program's timed region (`time=`: main's `timer.start()` .. `timer.stop()` and the functions "
+    "called from there); loops of the input set-up and the checksum are counted apart (row \"outside "
+    "time=\"). cold: the first run, kernel cache empty (it analyses and compiles); warm: the second run, "
+    "kernels cached on disk (each process still analyses its loops, then loads the compiled code). "
+    "not booked: time= less its stages, i.e. what runs interpreted (loops that fell back, code outside "
+    "loop sites), guards and dispatch. transfer: host-device copies, GPU runs only (the row is left "
+    "out where it is 0).")
+
+
+def stage_columns(results: dict) -> list[tuple[str, str, dict, float]]:
+    """(system, phase, stage milliseconds, time= in ms) for every run that has a breakdown."""
+    columns = []
+    for system, result in results.items():
+        for phase, stages in result.get("stages_ms", {}).items():
+            region = result["cold_time"] if phase == "cold" else result["times"][0]
+            columns.append((f"{system}{mark(result)}", phase, stages, 1000 * region))
+    return columns
+
+
+def share(part: float, whole: float) -> str:
+    return f"{100 * part / whole:.0f}%" if whole > 0 else "-"
+
+
+def stage_overview(report: dict) -> list[str]:
+    """One row per program and system: each stage of the warm run as a share of its time=."""
+    lines = ["## Warm run: share of time= per stage", "",
+             "| program | system | time= (ms) | " + " | ".join(STAGES) + " | not booked |",
+             "|---|---|---:|" + "---:|" * (len(STAGES) + 1)]
     for name, entry in report["programs"].items():
-        for system, result in entry["systems"].items():
-            for phase, stages in result.get("stages_ms", {}).items():
-                region = result["cold_time"] if phase == "cold" else result["times"][0]
-                cells = [f"{stages[stage]:.2f}" for stage in STAGES] + [f"{1000 * region:.2f}"]
-                lines.append(f"| {name} | {system}{mark(result)} | {phase} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+        for system, phase, stages, region in stage_columns(entry["systems"]):
+            if phase != "warm":
+                continue
+            rest = region - sum(stages[stage] for stage in STAGES)
+            cells = [share(stages[stage], region) for stage in STAGES] + [share(rest, region)]
+            lines.append(f"| {name} | {system} | {region:.1f} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def stage_table(name: str, entry: dict) -> list[str]:
+    """The program's stages (rows) by system and run (columns), in ms."""
+    columns = stage_columns(entry["systems"])
+    if not columns:
+        return []
+    rows = [stage for stage in STAGES if stage != "transfer" or any(c[2]["transfer"] for c in columns)]
+    lines = [f"### {name}", "", "| ms | " + " | ".join(f"{system} {phase}" for system, phase, _, _ in columns) + " |",
+             "|---|" + "---:|" * len(columns)]
+    for stage in rows:
+        lines.append(f"| {stage} | " + " | ".join(f"{c[2][stage]:.1f}" for c in columns) + " |")
+    lines.append("| not booked | " + " | ".join(f"{c[3] - sum(c[2][s] for s in STAGES):.1f}" for c in columns) + " |")
+    lines.append("| **time=** | " + " | ".join(f"**{c[3]:.1f}**" for c in columns) + " |")
+    if any("outside_region" in c[2] for c in columns):
+        lines.append("| outside time= | " + " | ".join(
+            f"{sum(c[2].get('outside_region', {}).values()):.1f}" for c in columns) + " |")
+    for key, label in (("bytes_to_device", "MB to device"), ("bytes_from_device", "MB from device")):
+        if any(c[2].get(key) for c in columns):
+            lines.append(f"| {label} | " + " | ".join(f"{c[2].get(key, 0) / 1e6:.2f}" for c in columns) + " |")
+    return lines + [""]
+
+
+def stages_markdown(report: dict) -> str:
+    lines = [f"# megaguards stage breakdown, size {report['size']}", "", STAGE_INTRO, ""]
+    lines += stage_overview(report) + ["", "## Per program: cold and warm, ms", ""]
+    for name, entry in report["programs"].items():
+        lines += stage_table(name, entry)
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def chart(report: dict, path: Path) -> str:
@@ -136,8 +206,11 @@ def chart(report: dict, path: Path) -> str:
                if any(speedup(e["systems"], s) for e in report["programs"].values())]
     if not systems:
         return "no chart: no system besides CPython has a speed-up"
-    groups = list(report["programs"]) + ["geomean"]
-    means = geomeans(report)
+    # Where some system skipped programs (PyPy: the NumPy ones), every mean bar covers the same ones.
+    shared = common_programs(report)
+    uneven = bool(shared) and any(counted > len(shared) for _, counted, _ in geomeans(report).values())
+    groups = list(report["programs"]) + [f"geomean ({len(shared)} all ran)" if uneven else "geomean"]
+    means = geomeans(report, shared if uneven else None)
     width = 0.8 / len(systems)
     figure, axes = pyplot.subplots(figsize=(max(8.0, 0.5 * len(groups) * (1 + 0.25 * len(systems))), 4.8))
     for k, system in enumerate(systems):

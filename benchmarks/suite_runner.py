@@ -3,7 +3,7 @@ each run in its own process, checksums compared with CPython's.
 
     python -m benchmarks run [--programs hotspot,mm] [--systems cpython,megaguards-seq,numba]
                              [--size small|medium|large] [--repeat N] [--out DIR]
-                             [--derive-from SIZE [--derive-systems cpython,pypy]] [--stages]
+                             [--derive-from SIZE [--derive-systems cpython,pypy]] [--stages] [--ref REF]
 
 Systems:
   cpython            the baseline: every speed-up is CPython's median time over the system's.
@@ -30,7 +30,12 @@ systems' checksums are compared with megaguards-seq's (or the first megaguards s
 
 --stages: the megaguards systems' cold and first warm run also write the loop report
 (MEGAGUARDS_REPORT); the seconds per stage, summed over loops, go into the JSON and
-suite-<size>-stages.md: analysis, compile, unbox, transfer (GPU), execute, writeback.
+suite-<size>-stages.md: analysis, compile, unbox, transfer (GPU), execute, writeback, counting
+the loops of the timed region (main's timer.start() .. timer.stop() and the functions it calls);
+the other loops' (input set-up, checksum) stages are kept apart as ``outside_region``.
+
+--ref REF: megaguards' src/ as of a git commit (exported to a temporary folder put first on
+PYTHONPATH, as benchmarks/run.py --ref), e.g. while others edit src/ in the working tree.
 
 Writes into --out (default benchmarks/results): suite-<size>.json (machine, versions, per
 program and system: times, median/min/max, checksum, status), suite-<size>.md (speed-ups
@@ -40,6 +45,7 @@ over CPython, geometric mean), suite-<size>.png (the chart, with matplotlib) and
 from __future__ import annotations
 
 import argparse
+import ast
 import datetime
 import functools
 import importlib.util
@@ -54,7 +60,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmarks.run import machine_info
+from benchmarks.run import export_source, machine_info
 from benchmarks.suite_report import chart, markdown, stages_markdown
 
 HERE = Path(__file__).resolve().parent
@@ -116,6 +122,26 @@ def numba_version() -> str | None:
     return _probe("import numba; print(numba.__version__)")
 
 
+@functools.lru_cache(maxsize=None)
+def pypy_has_numpy(pypy: str) -> bool:
+    try:
+        found = subprocess.run([pypy, "-c", "import numpy"], capture_output=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return found.returncode == 0
+
+
+IMPORTS_NUMPY = re.compile(r"^\s*(import numpy|from numpy[\s.])", re.MULTILINE)
+
+
+def pypy_cannot_run(program: Path, pypy: str) -> str | None:
+    """Why pypy3 cannot run the program: Debian's pypy3 has no NumPy, so a NumPy program is
+    not supported there (a skip with a note, not an error that looks like a crash)."""
+    if IMPORTS_NUMPY.search(program.read_text()) and not pypy_has_numpy(pypy):
+        return "not supported by pypy3: the program imports numpy, which this pypy3 lacks"
+    return None
+
+
 def missing_requirement(requirement: str) -> str | None:
     if requirement == "numba" and numba_version() is None:
         return "numba is not installed"
@@ -164,7 +190,8 @@ def make_job(program: Path, system: str, size: str, cache_root: Path) -> Job:
         job.command = [sys.executable, str(program), *arguments]
     elif system == "pypy":
         pypy = shutil.which("pypy3")
-        job.command, job.skipped = ([pypy, str(program), *arguments], None) if pypy else (None, "pypy3 is not installed")
+        job.command, job.skipped = ([pypy, str(program), *arguments], pypy_cannot_run(program, pypy)) if pypy \
+            else (None, "pypy3 is not installed")
     elif system.startswith("megaguards-"):
         device = system.split("-", 1)[1]
         if device == "gpu" and not cuda_available():
@@ -227,10 +254,62 @@ def run_once(job: Job, report_path: Path | None) -> dict:
     return {"checksum": values["checksum"], "time": float(values["time"])}
 
 
-def stage_milliseconds(report_path: Path) -> dict:
-    """The loop report's seconds per stage, summed over its loops, in ms (+ bytes copied)."""
+@dataclass(frozen=True)
+class Region:
+    """Where the program's loops run inside its timed region: main's lines between
+    ``timer.start()`` and ``timer.stop()`` and the program's functions called from there
+    (transitively).  A helper also called by the set-up counts as inside."""
+
+    file: str
+    functions: frozenset
+    lines: tuple[int, int]
+
+    def holds(self, loop: dict) -> bool:
+        if Path(loop.get("file", "")).resolve() != Path(self.file):
+            return False
+        inside_main = loop.get("function") == "main" and self.lines[0] < loop.get("line", 0) < self.lines[1]
+        return inside_main or loop.get("function") in self.functions
+
+
+def timed_region(program: Path) -> Region | None:
+    """The program's Region (suite convention, benchmarks/suite/common.py), or None when
+    main has no timer.start() ... timer.stop() to read."""
+    tree = ast.parse(program.read_text())
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+    def timer_call(node, method):
+        return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Attribute) and node.value.func.attr == method)
+
+    body = functions["main"].body if "main" in functions else []
+    starts = [node for node in body if timer_call(node, "start")]
+    stops = [node for node in body if timer_call(node, "stop")]
+    if not starts or not stops:
+        return None
+    first, last = starts[0].lineno, stops[-1].lineno
+    pending = [node for node in body if first < node.lineno < last]
+    called = set()
+    while pending:
+        for node in ast.walk(pending.pop()):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                name = node.func.id
+                if name in functions and name != "main" and name not in called:
+                    called.add(name)
+                    pending.append(functions[name])
+    return Region(str(program.resolve()), frozenset(called), (first, last))
+
+
+def stage_milliseconds(report_path: Path, region: Region | None = None) -> dict:
+    """The loop report's seconds per stage, summed over the loops of the timed region, in ms
+    (+ bytes copied); the other loops' (set-up, checksum) under ``outside_region``."""
     loops = json.loads(report_path.read_text())["loops"]
+    if region is not None:
+        outside = [loop for loop in loops if not region.holds(loop)]
+        loops = [loop for loop in loops if region.holds(loop)]
     totals = {stage: 1000 * sum(loop["seconds"].get(stage, 0.0) for loop in loops) for stage in STAGES}
+    if region is not None:
+        totals["outside_region"] = {stage: 1000 * sum(loop["seconds"].get(stage, 0.0) for loop in outside)
+                                    for stage in STAGES}
     for name in ("bytes_to_device", "bytes_from_device"):
         copied = sum(loop.get("transfers", {}).get(name, 0) for loop in loops)
         if copied:
@@ -255,7 +334,7 @@ def measure_system(job: Job, repeat: int, stages: bool, progress) -> dict:
             times.append(outcome["time"])
             checksums.add(outcome["checksum"])
             if keep_report and report_path.exists():
-                breakdown[phase] = stage_milliseconds(report_path)
+                breakdown[phase] = stage_milliseconds(report_path, timed_region(job.program))
     if len(checksums) != 1:
         return {"status": "error", "note": f"checksums differ between runs: {sorted(checksums)}"}
     entry = {"status": "ok", "checksum": checksums.pop(), "size": job.size}
@@ -347,6 +426,7 @@ def parser_for() -> argparse.ArgumentParser:
                         help="systems whose times are derived with --derive-from (default: %(default)s)")
     parser.add_argument("--stages", action="store_true",
                         help="stage breakdown (cold vs warm) of the megaguards systems from their loop reports")
+    parser.add_argument("--ref", help="benchmark src/ as of this git commit instead of the working tree")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return parser
 
@@ -362,20 +442,31 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--derive-from must name another size than --size")
     if "cpython" not in systems:
         systems.insert(0, "cpython")  # the baseline every speed-up needs
-    with tempfile.TemporaryDirectory(prefix="megaguards-suite-cache-") as cache_root:
-        plan = {}
-        for program in programs(options.programs):
-            plan[program.stem] = [
-                derive(make_job(program, system, options.derive_from, Path(cache_root)), options.size)
-                if system in derived else make_job(program, system, options.size, Path(cache_root))
-                for system in systems]
-        progress = Progress(sum(job.runs(options.repeat) for jobs in plan.values() for job in jobs), options.quiet)
-        measured = {name: measure(jobs, options.repeat, options.stages, progress) for name, jobs in plan.items()}
+    python_path = os.environ.get("PYTHONPATH")
+    snapshot = export_source(options.ref) if options.ref else None  # puts it first on PYTHONPATH
+    try:
+        with tempfile.TemporaryDirectory(prefix="megaguards-suite-cache-") as cache_root:
+            plan = {}
+            for program in programs(options.programs):
+                plan[program.stem] = [
+                    derive(make_job(program, system, options.derive_from, Path(cache_root)), options.size)
+                    if system in derived else make_job(program, system, options.size, Path(cache_root))
+                    for system in systems]
+            progress = Progress(sum(job.runs(options.repeat) for jobs in plan.values() for job in jobs),
+                                options.quiet)
+            measured = {name: measure(jobs, options.repeat, options.stages, progress) for name, jobs in plan.items()}
+    finally:
+        if snapshot is not None:
+            shutil.rmtree(snapshot, ignore_errors=True)
+            os.environ.pop("PYTHONPATH", None)
+            if python_path is not None:
+                os.environ["PYTHONPATH"] = python_path
     report = {"size": options.size, "repeat": options.repeat, "systems": systems,
               "derive_from": options.derive_from, "derived_systems": sorted(derived) or None,
               "stages": options.stages,
               "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-              "machine": {**machine_info(shutil.which(os.environ.get("CC", "gcc")), shutil.which("pypy3")),
+              "machine": {**machine_info(shutil.which(os.environ.get("CC", "gcc")), shutil.which("pypy3"),
+                                         options.ref),
                           "numba": numba_version() if any(s.startswith("numba") for s in systems) else None},
               "programs": measured}
     return write_outputs(report, options.out)

@@ -106,9 +106,31 @@ def test_stage_breakdown_cold_and_warm(small_run):
     assert set(stages) == {"cold", "warm"}
     assert stages["cold"]["compile"] > 0 and stages["warm"]["compile"] < stages["cold"]["compile"]
     assert stages["warm"]["execute"] > 0 and stages["warm"]["transfer"] == 0
+    # make_input's and main's list comprehensions run before timer.start(): booked apart.
+    assert stages["warm"]["outside_region"]["analysis"] > 0
+    assert stages["cold"]["outside_region"]["execute"] < stages["cold"]["execute"]
     table = (out / "suite-small-stages.md").read_text()
-    assert "| mm | megaguards-seq | cold |" in table and "| mm | megaguards-seq | warm |" in table
-    assert "numba" not in table.split("| time= |")[1]  # peers have no loop report
+    overview, per_program = table.split("## Per program")
+    systems_row = next(line for line in overview.splitlines() if line.startswith("| mm | megaguards-seq |"))
+    region = 1000 * report["programs"]["mm"]["systems"]["megaguards-seq"]["times"][0]
+    assert f"| {region:.1f} |" in systems_row and f"{100 * stages['warm']['execute'] / region:.0f}%" in systems_row
+    assert "### mm" in per_program and "| ms | megaguards-seq cold | megaguards-seq warm |" in per_program
+    compile_row = next(line for line in per_program.splitlines() if line.startswith("| compile |"))
+    assert compile_row == f"| compile | {stages['cold']['compile']:.1f} | {stages['warm']['compile']:.1f} |"
+    assert "| transfer |" not in per_program  # no GPU run: the row is left out
+    assert "numba" not in table  # peers have no loop report
+
+
+def test_timed_region_follows_calls_from_the_timer_span():
+    region = suite_runner.timed_region(suite_runner.SUITE / "bfs.py")
+    assert region.functions == {"search", "expand", "advance"}  # not make_input, not checksum
+    blackscholes = suite_runner.timed_region(suite_runner.SUITE / "blackscholes.py")
+    start, stop = blackscholes.lines
+    file = str(suite_runner.SUITE / "blackscholes.py")
+    assert blackscholes.holds({"file": file, "function": "main", "line": start + 1})  # the repeat loop
+    assert not blackscholes.holds({"file": file, "function": "main", "line": start - 2})
+    assert not blackscholes.holds({"file": file, "function": "make_input", "line": 10})
+    assert blackscholes.holds({"file": file, "function": "price", "line": 10})
 
 
 def test_progress_counts_every_run(small_run):
@@ -159,3 +181,55 @@ def test_gpu_stages_book_transfers(tmp_path):
     for phase in ("cold", "warm"):
         assert stages[phase]["transfer"] > 0 and stages[phase]["execute"] > 0
         assert stages[phase]["bytes_to_device"] >= 2 * 96 * 96 * 8  # a and b, float64
+
+
+def test_pypy_without_numpy_skips_numpy_programs_with_a_note(tmp_path, monkeypatch):
+    monkeypatch.setattr(suite_runner.shutil, "which", lambda name: "/opt/pypy/bin/pypy3")
+    monkeypatch.setattr(suite_runner, "pypy_has_numpy", lambda pypy: False)
+    job = suite_runner.make_job(suite_runner.SUITE / "mm_numpy.py", "pypy", "small", tmp_path)
+    assert job.skipped.startswith("not supported by pypy3") and job.runs(3) == 0
+    job = suite_runner.make_job(suite_runner.SUITE / "mm.py", "pypy", "small", tmp_path)
+    assert job.skipped is None and job.command[0] == "/opt/pypy/bin/pypy3"
+    monkeypatch.setattr(suite_runner, "pypy_has_numpy", lambda pypy: True)
+    job = suite_runner.make_job(suite_runner.SUITE / "mm_numpy.py", "pypy", "small", tmp_path)
+    assert job.skipped is None
+
+
+@pytest.mark.skipif(suite_runner.shutil.which("pypy3") is None, reason="pypy3 is not installed")
+def test_pypy_numpy_program_is_no_failure(tmp_path):
+    if suite_runner.pypy_has_numpy(suite_runner.shutil.which("pypy3")):
+        pytest.skip("this pypy3 has NumPy")
+    with contextlib.redirect_stdout(io.StringIO()):
+        status = suite_runner.main(["--programs", "mm_numpy", "--size", "small", "--repeat", "1", "--quiet",
+                                    "--systems", "cpython,pypy", "--out", str(tmp_path)])
+    assert status == 0  # a program pypy cannot import is not a failed run
+    pypy = json.loads((tmp_path / "suite-small.json").read_text())["programs"]["mm_numpy"]["systems"]["pypy"]
+    assert pypy["status"] == "skipped" and "imports numpy" in pypy["note"]
+    assert "mm_numpy / pypy: skipped: not supported by pypy3" in (tmp_path / "suite-small.md").read_text()
+
+
+def test_ref_benchmarks_the_source_of_a_commit(tmp_path, monkeypatch):
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    with contextlib.redirect_stdout(io.StringIO()):
+        status = suite_runner.main(["--programs", "mm", "--size", "small", "--repeat", "1", "--quiet",
+                                    "--systems", "cpython,megaguards-seq", "--ref", "HEAD", "--out", str(tmp_path)])
+    assert status == 0
+    report = json.loads((tmp_path / "suite-small.json").read_text())
+    assert "(--ref HEAD)" in report["machine"]["megaguards_source"]
+    assert report["programs"]["mm"]["systems"]["megaguards-seq"]["status"] == "ok"
+    assert "PYTHONPATH" not in suite_runner.os.environ  # the snapshot's path is taken back
+
+
+def test_geomean_over_the_programs_every_system_ran():
+    def ok(median):
+        return {"status": "ok", "median": median}
+
+    report = {"size": "medium", "repeat": 1, "date": "today", "systems": ["cpython", "pypy", "megaguards-seq"],
+              "machine": {"cpu_model": "test", "cpus_usable": 2, "python": "3", "megaguards_source": "test"},
+              "programs": {"mm": {"systems": {"cpython": ok(8.0), "pypy": ok(4.0), "megaguards-seq": ok(1.0)}},
+                           "mm_numpy": {"systems": {"cpython": ok(9.0), "megaguards-seq": ok(0.01),
+                                                    "pypy": {"status": "skipped", "note": "no numpy"}}}}}
+    assert suite_report.common_programs(report) == ["mm"]
+    lines = suite_report.markdown(report).splitlines()
+    assert "| **geomean** | | 2.0x (1 of 2) | 84.9x |" in lines  # sqrt(8 * 900)
+    assert "| **geomean, the 1 of 2 programs every system ran** | | 2.0x | 8.0x |" in lines
