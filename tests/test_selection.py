@@ -16,8 +16,10 @@ from megaguards.runtime.site import REGISTRY
 
 
 @pytest.fixture
-def auto(tmp_path):
-    """device=auto with the prediction on, in a private cache (no decisions carried over)."""
+def auto(tmp_path, monkeypatch):
+    """device=auto with the prediction on, in a private cache (no decisions carried over),
+    OpenMP's threads taken as started (the one-thread rental has tests of its own)."""
+    monkeypatch.setattr(select, "_openmp", {"started": True, "seq_seconds": 0.0})
     saved = config.current()
     config.configure(device="auto", select="model", cache_dir=tmp_path, parallel_work=0)
     costmodel._load.cache_clear()
@@ -96,6 +98,9 @@ def test_measured_times_persist_and_decide_in_the_next_process(auto, tmp_path):
     function(a, b, 16, 16)
     [choice] = choices_of(function)
     size = choice.last["bucket"]
+    from megaguards.runtime import decisions
+
+    decisions.save_all()   # what the process's exit does
     stored = DecisionStore(choice.key)
     assert list(stored.times[size]) == ["seq"]
     # A later process measured all cores as far faster at this size: it wins from then on,
@@ -230,21 +235,53 @@ def test_background_calibration_starts_once(auto, monkeypatch):
         config.configure(auto_calibrate=False)
 
 
-def test_decisions_write_a_new_device_at_once_and_repeats_at_exit(tmp_path):
+def test_decisions_are_written_at_exit(tmp_path):
     from megaguards.runtime import decisions
 
     saved = config.current()
     config.configure(cache_dir=tmp_path)
     try:
         store = decisions.DecisionStore("k" * 24)
-        store.record("10", "cpu", 0.5)
-        assert json.loads(store.path.read_text())["buckets"] == {"10": {"cpu": [0.5]}}
-        for seconds in (0.4, 0.3):
+        for seconds in (0.5, 0.4, 0.3):
             store.record("10", "cpu", seconds)
-        # Repeats wait for the process's end: the file still holds the first time only.
-        assert json.loads(store.path.read_text())["buckets"] == {"10": {"cpu": [0.5]}}
+        assert not store.path.exists()   # times wait for the process's end
         decisions.save_all()
         assert json.loads(store.path.read_text())["buckets"] == {"10": {"cpu": [0.5, 0.4, 0.3]}}
         assert decisions.DecisionStore("k" * 24).best("10") == ("cpu", {"cpu": 0.4})
     finally:
         config.configure(cache_dir=saved.cache_dir)
+
+
+def test_all_cores_wait_until_one_thread_has_cost_openmp_start_up(auto, monkeypatch):
+    """Rent or buy: a process whose OpenMP threads are not started runs the kernels chosen
+    for all cores on one thread until OPENMP_STARTUP_SECONDS were spent that way."""
+    monkeypatch.setattr(select, "_openmp", {"started": False, "seq_seconds": 0.0})
+    monkeypatch.setattr(select, "OPENMP_STARTUP_SECONDS", 0.05)
+    monkeypatch.setattr(select, "RECHECK_EVERY", 10**9)   # no re-try of all cores meanwhile
+    write_calibration(auto, seq_work=1.0, cpu_work=1e-9)   # all cores predicted far faster
+    function = megaguards.jit(scale_rows)
+    a = numpy.ones((16, 16))
+    b = numpy.zeros((16, 16))
+    function(a, b, 16, 16)
+    [choice] = choices_of(function)
+    assert choice.last_device == "seq" and "OpenMP's threads are not started" in choice.last["why"]
+    assert numpy.array_equal(b, 2 * a + 1)
+    entries = 1
+    while select._openmp["seq_seconds"] < 0.05:
+        function(a, b, 16, 16)
+        entries += 1
+        assert choice.last_device == "seq"
+        assert entries < 10**6
+    function(a, b, 16, 16)   # the rent is paid: this size is decided again, for all cores
+    assert choice.last_device == "cpu" and select._openmp["started"]
+    function(a, b, 16, 16)
+    assert choice.last_device == "cpu"
+
+
+def test_started_openmp_goes_to_all_cores_at_once(auto, monkeypatch):
+    monkeypatch.setattr(select, "_openmp", {"started": True, "seq_seconds": 0.0})
+    write_calibration(auto, seq_work=1.0, cpu_work=1e-9)
+    function = megaguards.jit(scale_rows)
+    function(numpy.ones((16, 16)), numpy.zeros((16, 16)), 16, 16)
+    [choice] = choices_of(function)
+    assert choice.last_device == "cpu"

@@ -6,8 +6,8 @@ kernel's key (a hash of its generated source and signature).  Times are kept per
 bucket* (log2 of the entry's work), so a loop that is small in one run and large in
 the next is not sent where only the other size ran well.  Writes are atomic (a
 temporary file renamed over the old one); a file that cannot be read is ignored.  A
-loop entered thousands of times must not write a file each time: the first time of a
-device in a bucket is written at once, later times when the process exits.
+loop entered thousands of times must not write a file each time: times are written when
+the process exits.
 """
 from __future__ import annotations
 
@@ -71,13 +71,9 @@ class DecisionStore:
 
     def record(self, size: str, device: str, seconds: float) -> None:
         times = self.times.setdefault(size, {}).setdefault(device, [])
-        first = not times
         times.append(seconds)
         del times[:-KEEP]
-        if first:
-            self.save()
-        else:
-            _unsaved.add(self)
+        _unsaved.add(self)
 
     def save(self) -> None:
         _unsaved.discard(self)

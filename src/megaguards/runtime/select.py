@@ -43,6 +43,12 @@ EXPLORE_EVERY = 8      # processes meeting one size between tries of a device ne
 # kernels (about 0.7 s on the H100 machine), a cost no per-entry time shows: while the GPU
 # is not up yet, it is chosen only for an entry whose best CPU time exceeds this.
 GPU_STARTUP_SECONDS = 0.5
+# Likewise OpenMP's first parallel region in a process starts its thread team (2-3 ms on
+# the H100 machine, 16 cores).  Until then the kernels the choice sends to all cores run on
+# one thread instead, as long as the one-thread time spent so far stays below this: a
+# rent-or-buy rule, never more than twice the better of the two.
+OPENMP_STARTUP_SECONDS = 0.003
+_openmp = {"started": False, "seq_seconds": 0.0}
 OBSERVER = None         # calibration: called with (choice, device, seconds) after each entry
 LOGGED_ENTRIES = 50     # per size: entries written to MEGAGUARDS_FEATURES_LOG
 
@@ -78,6 +84,7 @@ class DeviceChoice:
     last: dict = field(default_factory=dict)   # features, predictions, choice of the last entry
     decided: dict = field(default_factory=dict)  # size key -> device chosen for it
     seen: dict = field(default_factory=dict)     # size key -> entries of that size
+    renting: set = field(default_factory=set)    # size keys on one thread until OpenMP pays off
     store: DecisionStore | None = None
     gpu_factory: object = None     # builds ``gpu`` when auto first picks the GPU (None: built)
     gpu_shape: tuple | None = None  # (loop ids of each band's threads, time-step loop id or None)
@@ -162,6 +169,12 @@ class DeviceChoice:
                     tuple(v for v in binding.scalars if type(v) is int))
         count = self.seen[size_key] = self.seen.get(size_key, 0) + 1
         known = self.decided.get(size_key)
+        rent_paid = size_key in self.renting and (_openmp["started"] or
+                                                  _openmp["seq_seconds"] >= OPENMP_STARTUP_SECONDS)
+        if rent_paid:
+            self.renting.discard(size_key)   # all cores pay off now: decide this size again
+            self.decided.pop(size_key, None)
+            known = None
         if known is not None:
             if count % RECHECK_EVERY or len(available) < 2:
                 return known
@@ -181,7 +194,7 @@ class DeviceChoice:
         device, why = self.predict(method, found, predicted, available)
         # What ran before at this size decides.  Every EXPLORE_EVERY-th process that meets
         # this size tries the device predicted fastest among those never measured at it.
-        if measured in available:
+        if measured in available and not (rent_paid and device not in medians):
             untried = {d: t for d, t in predicted.items() if d not in medians}
             if untried and visits % EXPLORE_EVERY == 0:
                 device = min(untried, key=untried.get)
@@ -195,6 +208,11 @@ class DeviceChoice:
                 device = min(cpu_times, key=cpu_times.get)
                 why = (f"the GPU's start-up in this process (about {GPU_STARTUP_SECONDS} s) exceeds the CPU's "
                        f"time ({format_times(cpu_times)})")
+        if device == "cpu" and "seq" in available and not _openmp["started"]:
+            if _openmp["seq_seconds"] < OPENMP_STARTUP_SECONDS:
+                device, why = "seq", (f"{why}, but on one thread while OpenMP's threads are not started "
+                                      f"(until {OPENMP_STARTUP_SECONDS * 1e3:g} ms are spent on one thread)")
+                self.renting.add(size_key)
         self.decided[size_key] = device
         if len(self.decided) > 64:
             self.decided.pop(next(iter(self.decided)))
@@ -243,8 +261,13 @@ class DeviceChoice:
         if outcome is None:
             outcome = self.run_cpu(binding, one_thread=device == "seq")
             self.last_device = device
+        seconds = time.perf_counter() - started
+        if device == "cpu":
+            _openmp["started"] = True
+        elif device == "seq" and self.renting:
+            _openmp["seq_seconds"] += seconds
         if not isinstance(outcome, int):
-            self.remember(device, time.perf_counter() - started)
+            self.remember(device, seconds)
         return outcome
 
     def run_cpu(self, binding, one_thread: bool):
