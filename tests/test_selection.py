@@ -259,7 +259,7 @@ def test_all_cores_wait_until_one_thread_has_cost_openmp_start_up(auto, monkeypa
     monkeypatch.setattr(select, "_openmp", {"started": False, "seq_seconds": 0.0})
     monkeypatch.setattr(select, "OPENMP_STARTUP_SECONDS", 0.05)
     monkeypatch.setattr(select, "RECHECK_EVERY", 10**9)   # no re-try of all cores meanwhile
-    write_calibration(auto, seq_work=1.0, cpu_work=1e-9)   # all cores predicted far faster
+    write_calibration(auto, seq_work=1e-9, cpu_work=1e-12)   # all cores predicted far faster; both tiny
     function = megaguards.jit(scale_rows)
     a = numpy.ones((16, 16))
     b = numpy.zeros((16, 16))
@@ -277,6 +277,15 @@ def test_all_cores_wait_until_one_thread_has_cost_openmp_start_up(auto, monkeypa
     assert choice.last_device == "cpu" and select._openmp["started"]
     function(a, b, 16, 16)
     assert choice.last_device == "cpu"
+
+
+def test_an_entry_expected_to_take_longer_than_openmp_start_up_goes_to_all_cores(auto, monkeypatch):
+    monkeypatch.setattr(select, "_openmp", {"started": False, "seq_seconds": 0.0})
+    write_calibration(auto, seq_work=1.0, cpu_work=1e-9)   # one thread predicted to take seconds
+    function = megaguards.jit(scale_rows)
+    function(numpy.ones((16, 16)), numpy.zeros((16, 16)), 16, 16)
+    [choice] = choices_of(function)
+    assert choice.last_device == "cpu" and select._openmp["started"]
 
 
 def test_started_openmp_goes_to_all_cores_at_once(auto, monkeypatch):

@@ -146,8 +146,8 @@ def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop,
     around bands); else the CPU specialization."""
     wants_gpu = options.device == "gpu"
     if not wants_gpu:
-        if not gpu_present():
-            return choose_device(specialization, None, facts, plan, None, options)  # auto without a GPU
+        if not gpu_present():  # auto without a GPU: the features still describe the GPU shape (as trained)
+            return choose_device(specialization, None, facts, plan, None, options, gpu_shape=parallel_nest(typed, plan))
         # The GPU analysis (its dependence tests import islpy), rendering and compiling wait
         # until the selector first picks the GPU; identities stand in for the user's arrays.
         markers: dict = {}

@@ -44,9 +44,9 @@ EXPLORE_EVERY = 8      # processes meeting one size between tries of a device ne
 # is not up yet, it is chosen only for an entry whose best CPU time exceeds this.
 GPU_STARTUP_SECONDS = 0.5
 # Likewise OpenMP's first parallel region in a process starts its thread team (2-3 ms on
-# the H100 machine, 16 cores).  Until then the kernels the choice sends to all cores run on
-# one thread instead, as long as the one-thread time spent so far stays below this: a
-# rent-or-buy rule, never more than twice the better of the two.
+# the H100 machine, 16 cores).  Until then a kernel the choice sends to all cores runs on
+# one thread instead when the one-thread time spent so far plus this entry's expected
+# one-thread time stays below this: a rent-or-buy rule, about twice the better at worst.
 OPENMP_STARTUP_SECONDS = 0.003
 _openmp = {"started": False, "seq_seconds": 0.0}
 OBSERVER = None         # calibration: called with (choice, device, seconds) after each entry
@@ -209,7 +209,8 @@ class DeviceChoice:
                 why = (f"the GPU's start-up in this process (about {GPU_STARTUP_SECONDS} s) exceeds the CPU's "
                        f"time ({format_times(cpu_times)})")
         if device == "cpu" and "seq" in available and not _openmp["started"]:
-            if _openmp["seq_seconds"] < OPENMP_STARTUP_SECONDS:
+            one_thread = medians.get("seq", predicted.get("seq"))   # this entry's expected time
+            if one_thread is not None and _openmp["seq_seconds"] + one_thread <= OPENMP_STARTUP_SECONDS:
                 device, why = "seq", (f"{why}, but on one thread while OpenMP's threads are not started "
                                       f"(until {OPENMP_STARTUP_SECONDS * 1e3:g} ms are spent on one thread)")
                 self.renting.add(size_key)
