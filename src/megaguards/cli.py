@@ -95,6 +95,8 @@ def run(options) -> int:
     from .runtime import warmup
 
     warmup.start_for_script(options.script)   # CUDA starts while the script does, when it will be used
+    if configuration.device == "auto":
+        warmup.load_selection_data()   # not at the first loop's entry, inside the user's timings
     if options.command == "explain":
         atexit.register(_print_explanation, not options.no_source)
     from .frontend.importhook import compile_script, run_code

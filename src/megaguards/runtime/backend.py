@@ -23,6 +23,7 @@ from ..errors import CompilerError, Unsupported
 from .compiler import KERNEL_FLAGS, build_shared_object, find_compiler, load
 from ..ir import nodes as ir
 from .kernel import Explanation, Specialization
+from .calibrate import start_in_background
 from .select import DeviceChoice
 from .warmup import gpu_present
 from .marshal import helper
@@ -232,8 +233,6 @@ def choose_device(specialization, gpu, facts, plan, band, options, gpu_factory=N
     if gpu is None and gpu_factory is None and (options.device != "auto" or not specialization.parallel_depth):
         return specialization
     if options.device == "auto":
-        from .calibrate import start_in_background
-
         start_in_background()   # once per machine, when it has no calibration yet
     key = hashlib.sha256((specialization.explanation.signature + specialization.explanation.source)
                          .encode()).hexdigest()[:24]

@@ -46,6 +46,7 @@ def inputs(features, predicted: dict) -> tuple:
 
 
 @lru_cache(maxsize=2)
+@lru_cache(maxsize=4)
 def load(path: str = str(MODEL)) -> Tree | None:
     try:
         data = json.loads(Path(path).read_text())

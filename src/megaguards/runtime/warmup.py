@@ -1,4 +1,5 @@
-"""Starting CUDA in the background while the script begins.
+"""Starting CUDA in the background while the script begins (and, under auto, reading
+the device selection's data before the script's first loop).
 
 A process's first GPU kernel pays for importing CuPy, creating the CUDA context and
 loading the module: 0.7 to 1.5 s on the H100 machine, more than many kernels take.  A
@@ -59,6 +60,14 @@ def gpu_present() -> bool:
     import os
 
     return importlib.util.find_spec("cupy") is not None and os.path.exists("/dev/nvidiactl")
+
+
+def load_selection_data() -> None:
+    """Under auto: read the calibration and the decision tree now (both cached)."""
+    from . import costmodel, selector
+
+    costmodel.current()
+    selector.load()
 
 
 def start() -> None:

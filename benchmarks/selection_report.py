@@ -1,0 +1,101 @@
+"""Device selection against its oracle, from the suite runner's JSON files.
+
+    python benchmarks/selection_report.py --size small results/.../suite-small.json \\
+        --size medium part1/suite-medium.json part2/suite-medium.json ... [--rerun FILE ...] [--out F.md]
+
+Per program and size the *oracle* is the fastest of ``megaguards-seq``, ``-cpu`` and
+``-gpu`` measured in the same run; every policy (``auto-fresh``: a fresh process with an
+empty decision store; ``auto``: with the store the run's earlier process left;
+``explore``: MegaGuards' adaptive exploration; and the fixed devices, i.e. always-CPU and
+always-GPU) is reported as its time over the oracle's, with the geometric mean and the
+worst case per size.  ``--rerun`` files (another run, after a change) add their policies
+as extra columns marked as measured in a separate run: the same machine, not the same run.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+ORACLE = ("megaguards-seq", "megaguards-cpu", "megaguards-gpu")
+POLICIES = ("megaguards-auto-fresh", "megaguards-auto", "megaguards-explore", "megaguards-cpu",
+            "megaguards-seq", "megaguards-gpu")
+NAMES = {"megaguards-auto-fresh": "auto, empty store", "megaguards-auto": "auto, warm store",
+         "megaguards-explore": "explore (MegaGuards)", "megaguards-cpu": "always CPU",
+         "megaguards-seq": "always one thread", "megaguards-gpu": "always GPU"}
+
+
+def medians(paths: list[Path]) -> dict:
+    """program -> system -> median seconds, over the parts of one size."""
+    found: dict = {}
+    for path in paths:
+        for program, result in json.loads(path.read_text())["programs"].items():
+            for system, timing in result["systems"].items():
+                if timing.get("status") == "ok" and system.startswith("megaguards-"):
+                    found.setdefault(program, {})[system] = timing["median"]
+    return found
+
+
+def table(size: str, measured: dict, rerun: dict) -> tuple[list[str], dict]:
+    policies = [p for p in POLICIES if any(p in systems for systems in measured.values())]
+    extra = [p for p in POLICIES if any(p in systems for systems in rerun.values())]
+    header = ["program", "oracle"] + [NAMES[p] for p in policies] + [f"{NAMES[p]} (re-run)‡" for p in extra]
+    lines = [f"### {size}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    ratios: dict = {column: [] for column in header[2:]}
+    for program in sorted(measured):
+        systems = measured[program]
+        candidates = {s: systems[s] for s in ORACLE if s in systems}
+        if not candidates:
+            continue
+        best = min(candidates, key=candidates.get)
+        cells = [program, f"{best.split('-', 1)[1]} {candidates[best] * 1e3:.4g} ms"]
+        for column, (policy, source) in zip(header[2:], [(p, systems) for p in policies] +
+                                             [(p, rerun.get(program, {})) for p in extra]):
+            if policy in source:
+                ratio = source[policy] / candidates[best]
+                ratios[column].append(ratio)
+                cells.append(f"{ratio:.2f}x")
+            else:
+                cells.append("-")
+        lines.append("| " + " | ".join(cells) + " |")
+    summary = {column: (geomean(values), max(values)) for column, values in ratios.items() if values}
+    lines.append("| **geomean** | | " + " | ".join(
+        f"**{summary[c][0]:.2f}x**" if c in summary else "-" for c in header[2:]) + " |")
+    lines.append("| **worst** | | " + " | ".join(
+        f"{summary[c][1]:.2f}x" if c in summary else "-" for c in header[2:]) + " |")
+    return lines + [""], summary
+
+
+def geomean(values: list[float]) -> float:
+    return math.exp(sum(map(math.log, values)) / len(values))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size", nargs="+", action="append", required=True, metavar=("SIZE", "JSON"),
+                        help="a size and the runner JSON files (parts) measured at it")
+    parser.add_argument("--rerun", nargs="+", action="append", default=[], metavar=("SIZE", "JSON"),
+                        help="a size and JSON files of a separate run whose policies are added as columns")
+    parser.add_argument("--out", type=Path)
+    options = parser.parse_args(argv)
+    reruns = {group[0]: medians([Path(p) for p in group[1:]]) for group in options.rerun}
+    lines = ["Time over the oracle (the fastest of seq, cpu and gpu in the same run; 1.00x is the oracle).", ""]
+    for group in options.size:
+        size, paths = group[0], [Path(p) for p in group[1:]]
+        rerun = reruns.get(size, {})
+        section, _ = table(size, medians(paths), rerun)
+        lines += section
+    if reruns:
+        lines += ["‡ measured in a separate run on the same machine after a change; its ratio divides by the "
+                  "oracle of the main run.", ""]
+    text = "\n".join(lines)
+    print(text)
+    if options.out:
+        options.out.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

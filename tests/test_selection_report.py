@@ -1,0 +1,50 @@
+"""benchmarks/selection_report.py: policies over the oracle of the same run, re-runs apart."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import selection_report  # noqa: E402
+
+
+def write_run(path: Path, programs: dict) -> Path:
+    path.write_text(json.dumps({"programs": {
+        program: {"systems": {system: {"status": "ok", "median": seconds} for system, seconds in systems.items()}}
+        for program, systems in programs.items()}}))
+    return path
+
+
+def test_ratios_geomean_and_worst_against_the_same_runs_oracle(tmp_path):
+    run = write_run(tmp_path / "a.json", {
+        "mm": {"megaguards-seq": 4.0, "megaguards-cpu": 1.0, "megaguards-gpu": 2.0, "megaguards-auto-fresh": 4.0},
+        "nn": {"megaguards-seq": 1.0, "megaguards-cpu": 2.0, "megaguards-auto-fresh": 1.0}})
+    lines, summary = selection_report.table("small", selection_report.medians([run]), {})
+    text = "\n".join(lines)
+    assert "| mm | cpu 1000 ms | 4.00x |" in text and "| nn | seq 1000 ms | 1.00x |" in text
+    geomean, worst = summary["auto, empty store"]
+    assert geomean == pytest.approx(2.0) and worst == pytest.approx(4.0)
+    assert summary["always GPU"] == (pytest.approx(2.0), pytest.approx(2.0))   # only where it ran
+
+
+def test_a_rerun_divides_by_the_main_runs_oracle_and_is_marked(tmp_path, capsys):
+    main = write_run(tmp_path / "a.json", {"mm": {"megaguards-cpu": 2.0, "megaguards-auto-fresh": 6.0}})
+    rerun = write_run(tmp_path / "b.json", {"mm": {"megaguards-auto-fresh": 3.0}})
+    out = tmp_path / "r.md"
+    assert selection_report.main(["--size", "large", str(main), "--rerun", "large", str(rerun),
+                                  "--out", str(out)]) == 0
+    text = out.read_text()
+    assert "auto, empty store (re-run)‡" in text and "| mm | cpu 2000 ms | 3.00x | 1.00x | 1.50x |" in text
+    assert "separate run" in text
+
+
+def test_failed_runs_and_other_systems_are_left_out(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps({"programs": {"mm": {"systems": {
+        "cpython": {"status": "ok", "median": 9.0},
+        "megaguards-cpu": {"status": "ok", "median": 1.0},
+        "megaguards-gpu": {"status": "checksum mismatch", "median": 0.1}}}}}))
+    assert selection_report.medians([path]) == {"mm": {"megaguards-cpu": 1.0}}
