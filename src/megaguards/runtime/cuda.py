@@ -8,7 +8,6 @@ flag is read back; only then are written arrays copied back and committed.
 """
 from __future__ import annotations
 
-import ctypes
 import functools
 import hashlib
 import logging
@@ -145,20 +144,8 @@ class GpuSpecialization:
 
     def prologue(self, binding):
         """The hoisted checks (CPU kernel, mode 1): (fast, loop ranges) for these live-ins."""
-        cpu, layout = self.cpu, self.cpu.layout
-        ints = cpu.ints_type()
-        floats = cpu.floats_type()
-        for name, value in zip(layout.arrays, binding.arrays):
-            shape = list_shape(value, cpu.typed.arrays[name].rank) if type(value) is list else value.shape
-            for d, size in enumerate(shape):
-                ints[layout.dims[name] + d] = size
-        for path, value in zip(cpu.scalar_paths, binding.scalars):
-            bank, slot = layout.scalars[path]
-            (floats if bank == "floats" else ints)[slot] = float(value) if bank == "floats" else int(value)
-        ints[layout.mode_slot] = 1
-        pointers = (ctypes.c_void_p * max(1, len(layout.arrays) + len(layout.shadows)))()
-        cpu.kernel(pointers, ints, floats)
-        return bool(ints[layout.intervals_slot]), ints, floats
+        ints, floats, _ = self.cpu.prologue(binding)
+        return bool(ints[self.cpu.layout.intervals_slot]), ints, floats
 
     @property
     def timings(self) -> dict:

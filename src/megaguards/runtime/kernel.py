@@ -17,7 +17,7 @@ from ..analysis.typeinfer import TypedLoop
 from ..codegen.layout import BOX_TAGS, Layout
 from ..guards.signature import Binding
 from ..ir.types import Scalar
-from .marshal import GUARD_FAILED, LIST_KIND, PYTHON_ERROR, GuardFailure
+from .marshal import GUARD_FAILED, LIST_KIND, PYTHON_ERROR, GuardFailure, list_shape
 
 FLAG_REASONS = {1: "index out of range", 2: "integer overflow beyond int64 (or the NumPy type's range)",
                 3: "division or modulo by zero", 4: "a value CPython rejects (math domain, NaN to int, "
@@ -150,6 +150,27 @@ class Specialization:
             outputs.append(box((floats if bank == "floats" else ints)[slot]))
         self.seconds[2] += time.perf_counter() - started
         return tuple(outputs)
+
+    def prologue(self, binding: Binding) -> tuple:
+        """Run the kernel's prologue only (mode 1) on these live-ins: (ints, floats, shapes).
+        The banks hold the arrays' shapes, the scalars, whether the hoisted checks passed
+        (``ints[layout.intervals_slot]``) and every hoisted loop's range, computed whether or
+        not the checks pass; ``shapes`` are the arrays' shapes in layout order."""
+        layout = self.layout
+        ints, floats = self.ints_type(), self.floats_type()
+        shapes = []
+        for name, value in zip(layout.arrays, binding.arrays):
+            shape = list_shape(value, self.typed.arrays[name].rank) if type(value) is list else value.shape
+            shapes.append(shape)
+            for d, size in enumerate(shape):
+                ints[layout.dims[name] + d] = size
+        for path, value in zip(self.scalar_paths, binding.scalars):
+            bank, slot = layout.scalars[path]
+            (floats if bank == "floats" else ints)[slot] = float(value) if bank == "floats" else int(value)
+        ints[layout.mode_slot] = 1
+        pointers = (ctypes.c_void_p * max(1, len(layout.arrays) + len(layout.shadows)))()
+        self.kernel(pointers, ints, floats)
+        return ints, floats, shapes
 
     def shadows_for(self, arrays: tuple) -> list:
         """(array, shadow or None) per NumPy array name: the kernel writes in place when it

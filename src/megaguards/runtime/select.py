@@ -34,7 +34,6 @@ from ..analysis import features as feature_analysis
 from . import costmodel, selector, warmup
 from .decisions import DecisionStore, bucket
 from .kernel import Specialization
-from .marshal import list_shape
 
 log = logging.getLogger("megaguards")
 RECHECK_EVERY = 64     # entries of one size in a process between re-tries of another device
@@ -104,14 +103,10 @@ class DeviceChoice:
 
     def features(self, binding) -> feature_analysis.Features:
         cpu, layout = self.cpu, self.cpu.layout
-        ints, floats = cpu.ints_type(), cpu.floats_type()
+        ints, _, shapes = cpu.prologue(binding)   # every hoisted loop's range
         bytes_moved = list_elements = 0
         seen: set[int] = set()
-        for name, value, written in zip(layout.arrays, binding.arrays, cpu.written):
-            rank = cpu.typed.arrays[name].rank
-            shape = list_shape(value, rank) if type(value) is list else value.shape
-            for d, size in enumerate(shape):
-                ints[layout.dims[name] + d] = size
+        for value, shape, written in zip(binding.arrays, shapes, cpu.written):
             if id(value) in seen:
                 continue
             seen.add(id(value))
@@ -122,12 +117,6 @@ class DeviceChoice:
                 bytes_moved += 8 * elements * trips
             elif type(value) is numpy.ndarray:
                 bytes_moved += value.nbytes * trips
-        for path, value in zip(cpu.scalar_paths, binding.scalars):
-            bank, slot = layout.scalars[path]
-            (floats if bank == "floats" else ints)[slot] = float(value) if bank == "floats" else int(value)
-        ints[layout.mode_slot] = 1
-        pointers = (ctypes.c_void_p * max(1, len(layout.arrays) + len(layout.shadows)))()
-        cpu.kernel(pointers, ints, floats)   # mode 1: the prologue only, every hoisted loop's range
         # The loops' ranges are computed whether or not the hoisted checks then pass.
         trips, slot = {}, layout.intervals_slot + 2
         for k, loop in enumerate(self.hoisted_loops):
