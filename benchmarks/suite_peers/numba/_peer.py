@@ -58,6 +58,13 @@ def suite_program(name: str):
     return _load(f"suite_program_{name}", SUITE / f"{name}.py")
 
 
+def peer(name: str):
+    """The peer benchmarks/suite_peers/numba/<name>.py as a module (its run not started),
+    for a peer that reuses another's kernels.  By path, under the name the tests give it:
+    its file name is a suite program's, and benchmarks/suite is on PYTHONPATH."""
+    return _load(f"numba_peer_{name}", PEERS / f"{name}.py")
+
+
 class kernel:
     """Decorator of a peer's top-level kernel: compiled sequentially or in parallel, as
     the command line chose (``kernel.parallel``), at its first call.

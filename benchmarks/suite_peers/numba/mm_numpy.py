@@ -1,29 +1,10 @@
 """numba peer of benchmarks/suite/mm_numpy.py: the same triple loop as the program, the rows
-of c under prange; each dot product runs in k order, as in the program."""
-import numba
-import numpy
-
+of c under prange: the mm peer's kernel (the program's inputs are the same arrays)."""
 import _peer
 
-
-@_peer.kernel
-def multiply(a, b, c, n):
-    for i in numba.prange(n):
-        for j in range(n):
-            total = 0.0
-            for k in range(n):
-                total += a[i, k] * b[k, j]
-            c[i, j] = total
-
-
-def compute(inputs):
-    n = inputs["n"]
-    c = numpy.zeros((n, n))
-    multiply(inputs["a"], inputs["b"], c, n)
-    return c.tolist()
-
-
-checksum = _peer.fsum_nested
+mm = _peer.peer("mm")
+compute = mm.compute
+checksum = mm.checksum
 
 
 if __name__ == "__main__":
