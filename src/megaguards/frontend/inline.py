@@ -17,6 +17,8 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import linecache
+import re
 import textwrap
 import types
 
@@ -31,10 +33,7 @@ MAX_STATEMENTS = 2000     # of one inlined body after return structuring
 def definition(code: types.CodeType) -> ast.FunctionDef | ast.Lambda:
     """The ``def`` (or ``lambda``) of a code object, parsed from its source file, with
     the file's line numbers.  ``Unsupported`` when the source is not available."""
-    try:
-        lines, first = inspect.getsourcelines(code)
-    except (OSError, TypeError):
-        raise Unsupported(f"the source of function '{code.co_name}' is not available") from None
+    lines, first = source_lines(code)
     source = textwrap.dedent("".join(lines))
     try:
         tree = ast.parse(source)
@@ -50,6 +49,28 @@ def definition(code: types.CodeType) -> ast.FunctionDef | ast.Lambda:
         if isinstance(node, ast.Lambda) and code.co_name == "<lambda>" and node.lineno == code.co_firstlineno:
             return node
     raise Unsupported(f"the definition of function '{code.co_name}' was not found in its source")
+
+
+# What inspect.findsource accepts as the first line of a code object's definition.
+_DEFINITION_LINE = re.compile(r"^(\s*def\s)|(\s*async\s+def\s)|(.*(?<!\w)lambda(:|\s))|^(\s*@)")
+
+
+def source_lines(code: types.CodeType) -> tuple[list[str], int]:
+    """The lines of a code object's definition and its first line number.  Read through
+    linecache directly: inspect.getsourcelines first maps the file back to its module by
+    scanning sys.modules, about 0.1 s in a process that imported NumPy."""
+    linecache.checkcache(code.co_filename)   # as inspect does: a file edited since is read again
+    lines = linecache.getlines(code.co_filename)
+    first = code.co_firstlineno
+    if lines and 0 < first <= len(lines) and _DEFINITION_LINE.match(lines[first - 1]):
+        try:
+            return inspect.getblock(lines[first - 1:]), first
+        except (IndentationError, SyntaxError, IndexError):
+            pass
+    try:  # sources only a module's loader knows (zip imports, ...)
+        return inspect.getsourcelines(code)
+    except (OSError, TypeError):
+        raise Unsupported(f"the source of function '{code.co_name}' is not available") from None
 
 
 def check_callable(function: object, name: str) -> ast.FunctionDef | ast.Lambda:
