@@ -454,3 +454,23 @@ def test_a_closure_reading_a_variable_the_loop_assigns_stays_in_cpython():
 
     fast = assert_same_as_cpython(accumulate, [1.0, 2.0, 3.0], compiled=False)
     assert any("this loop assigns" in r for site in site_for(fast) for r in site["reasons"])
+
+
+def test_callee_source_comes_from_linecache_with_inspects_answer(tmp_path):
+    import importlib.util
+    import inspect
+
+    from megaguards.errors import Unsupported
+    from megaguards.frontend.inline import source_lines
+
+    path = tmp_path / "helpers_for_source.py"
+    path.write_text("X = 1\n\n\ndef twice(v):\n    return 2 * v\n\n\nhalf = lambda v: v / 2\n")
+    spec = importlib.util.spec_from_file_location("helpers_for_source", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for function in (module.twice, module.half):
+        assert source_lines(function.__code__) == inspect.getsourcelines(function.__code__)
+    namespace: dict = {}
+    exec(compile("def hidden(v):\n    return v\n", "<no file>", "exec"), namespace)
+    with pytest.raises(Unsupported, match="source of function 'hidden' is not available"):
+        source_lines(namespace["hidden"].__code__)
