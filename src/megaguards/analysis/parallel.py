@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ir import nodes as ir
-from ..ir.types import Scalar
 from .bounds import HoistFacts
 from .dependence import Access, carries_dependence
 from .typeinfer import TypedLoop

@@ -11,7 +11,7 @@ import itertools
 from ..errors import Unsupported
 from ..ir import nodes as ir
 from . import desugar
-from .lower_calls import NO_RETURN_VALUE, CallLowering, Resolver
+from .lower_calls import NO_RETURN_VALUE, CallLowering, Resolver, _Callee
 from .syntax import _unsupported, _where, dotted_path, int_literal
 
 BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
