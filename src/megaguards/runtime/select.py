@@ -170,7 +170,7 @@ class DeviceChoice:
             # Verify now and then: another device runs this entry, then the next entry decides
             # again from every measurement of this size.
             del self.decided[size_key]
-            others = [d for d in available if d != known and (d != "cuda" or self.gpu is not None or gpu_started())]
+            others = [d for d in available if d != known and (d != "cuda" or self.gpu_up())]
             return others[(count // RECHECK_EVERY - 1) % len(others)] if others else known
         found = self.features(binding)
         predicted = costmodel.current().predict(found)
@@ -179,7 +179,7 @@ class DeviceChoice:
         if self.store is None:
             self.store = DecisionStore(self.key)
         measured, medians = self.store.best(size)
-        visits = self.store.visit(size)
+        visits = self.store.visits.get(size, 0) if rent_paid else self.store.visit(size)  # once per process
         device, why = self.predict(method, found, predicted, available)
         # What ran before at this size decides.  Every EXPLORE_EVERY-th process that meets
         # this size tries the device predicted fastest among those never measured at it.
@@ -190,7 +190,7 @@ class DeviceChoice:
                 why = f"not yet measured at this size (tried every {EXPLORE_EVERY}th process), cost model"
             else:
                 device, why = measured, f"measured before at this size ({format_times(medians)})"
-        if device == "cuda" and self.gpu is None and not gpu_started():
+        if device == "cuda" and not self.gpu_up():
             cpu_times = {d: medians.get(d, predicted.get(d)) for d in available if d != "cuda"}
             cpu_times = {d: t for d, t in cpu_times.items() if t is not None}
             if cpu_times and min(cpu_times.values()) < GPU_STARTUP_SECONDS:
@@ -209,6 +209,10 @@ class DeviceChoice:
             self.seen.pop(next(iter(self.seen)))
         self.last = {"features": found, "predicted": predicted, "device": device, "why": why, "bucket": size}
         return device
+
+    def gpu_up(self) -> bool:
+        """Is choosing the GPU now free of CUDA's per-process start-up?"""
+        return self.gpu is not None or gpu_started()
 
     @staticmethod
     def predict(method: str, found, predicted: dict, available: tuple) -> tuple[str, str]:
