@@ -38,24 +38,18 @@ class DecisionStore:
     def __init__(self, key: str) -> None:
         self.key = key
         self.path = config.current().cache_dir / "decisions" / f"{key}.json"
-        self.times: dict = self._read(self.path)
-        self.visits: dict = self._read_visits(self.path)
+        self.times, self.visits = self._read(self.path)
 
     @staticmethod
-    def _read(path: Path) -> dict:
+    def _read(path: Path) -> tuple[dict, dict]:
+        """(times per bucket and device, processes that met each bucket); empty if unreadable."""
         try:
             data = json.loads(path.read_text())
-            return {size: {device: [float(t) for t in times][-KEEP:] for device, times in devices.items()}
-                    for size, devices in data["buckets"].items()}
+            times = {size: {device: [float(t) for t in values][-KEEP:] for device, values in devices.items()}
+                     for size, devices in data["buckets"].items()}
+            return times, {size: int(count) for size, count in data.get("visits", {}).items()}
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            return {}
-
-    @staticmethod
-    def _read_visits(path: Path) -> dict:
-        try:
-            return {size: int(count) for size, count in json.loads(path.read_text()).get("visits", {}).items()}
-        except (OSError, ValueError, TypeError, AttributeError):
-            return {}
+            return {}, {}
 
     def visit(self, size: str) -> int:
         """Counts the processes that met this size (once per process and size, from select)."""
