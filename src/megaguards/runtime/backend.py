@@ -32,7 +32,8 @@ log = logging.getLogger("megaguards")
 
 
 def compiler() -> tuple[str, str] | None:
-    found = find_compiler(config.current().compiler)
+    options = config.current()
+    found = find_compiler(options.compiler, options.cache_dir)
     if found is None:
         from .site import warn_once
 

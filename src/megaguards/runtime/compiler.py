@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import hashlib
+import json
 import logging
 import os
 import shutil
@@ -29,22 +30,66 @@ KERNEL_FLAGS = ("-O3", "-std=gnu11", "-fPIC", "-shared", "-ffp-contract=off", "-
 # into -(double)k, which is -0.0 for k == 0.
 _lock = threading.Lock()
 _loaded: dict[Path, ctypes.CDLL] = {}
+COMPILERS_FILE = "compilers.json"   # in the cache dir: compiler identity -> version line
 
 
 @functools.lru_cache(maxsize=None)
-def find_compiler(preferred: str | None) -> tuple[str, str] | None:
-    """(path, version line) of a working C compiler, or None if there is none."""
+def find_compiler(preferred: str | None, cache_dir: Path | None = None) -> tuple[str, str] | None:
+    """(path, version line) of a working C compiler, or None if there is none.
+
+    With ``cache_dir`` the version line is remembered there per compiler file (path, size,
+    modification time): running ``cc --version`` costs 2-3 ms in every process."""
     for candidate in ([preferred] if preferred else []) + ["cc", "gcc", "clang"]:
         path = shutil.which(candidate.split()[0]) if candidate else None
         if not path:
             continue
-        try:
-            version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
-        except (OSError, subprocess.SubprocessError):
-            continue
-        if version.returncode == 0:
-            return path, (version.stdout.splitlines() or [""])[0]
+        version = _remembered_version(path, cache_dir) if cache_dir is not None else None
+        if version is None:
+            version = _version(path)
+            if version is not None and cache_dir is not None:
+                _remember_version(path, version, cache_dir)
+        if version is not None:
+            return path, version
     return None
+
+
+def _version(path: str) -> str | None:
+    try:
+        result = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (result.stdout.splitlines() or [""])[0] if result.returncode == 0 else None
+
+
+def _identity(path: str) -> str:
+    """What changes when the compiler is replaced: the file a link leads to, its size and time."""
+    real = os.path.realpath(path)
+    status = os.stat(real)
+    return f"{path}\0{real}\0{status.st_size}\0{status.st_mtime_ns}"
+
+
+def _remembered_version(path: str, cache_dir: Path) -> str | None:
+    try:
+        return json.loads((cache_dir / COMPILERS_FILE).read_text()).get(_identity(path))
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _remember_version(path: str, version: str, cache_dir: Path) -> None:
+    target = cache_dir / COMPILERS_FILE
+    try:
+        known = json.loads(target.read_text())
+    except (OSError, ValueError):
+        known = {}
+    try:
+        known = known if isinstance(known, dict) else {}
+        known[_identity(path)] = version
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(json.dumps(known))
+        os.replace(partial, target)
+    except (OSError, ValueError):
+        pass   # the next process asks the compiler again
 
 
 def cache_key(source: str, compiler: tuple[str, str], flags: tuple[str, ...]) -> str:

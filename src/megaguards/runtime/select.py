@@ -23,6 +23,7 @@ import ctypes
 import ctypes.util
 import json
 import logging
+import math
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -110,7 +111,7 @@ class DeviceChoice:
             if id(value) in seen:
                 continue
             seen.add(id(value))
-            elements = int(numpy.prod(shape)) if shape else 1
+            elements = math.prod(shape)
             trips = 2 if written else 1
             if type(value) is list:
                 list_elements += elements * trips
@@ -129,16 +130,16 @@ class DeviceChoice:
         """(threads of one launch, launches) of the GPU variant at this entry."""
         if self.gpu_shape is not None:
             bands, steps_loop = self.gpu_shape
-            threads = max(int(numpy.prod([trips.get(loop, 0) for loop in band])) for band in bands)
+            threads = max(math.prod(trips.get(loop, 0) for loop in band) for band in bands)
             return threads, (trips.get(steps_loop, 0) * len(bands) if steps_loop is not None else 1)
         if self.gpu is None:
             return 0, 0
         parts = getattr(self.gpu, "parts", None)
         if parts is None:
-            return int(numpy.prod([t for _, _, t in self.gpu.band(ints)])), 1
+            return math.prod(t for _, _, t in self.gpu.band(ints)), 1
         bands = [part.band(ints) for part in parts]
         steps = bands[0][0][2]
-        return max(int(numpy.prod([t for _, _, t in b[1:]])) for b in bands), steps * len(parts)
+        return max(math.prod(t for _, _, t in b[1:]) for b in bands), steps * len(parts)
 
     # -- the choice ---------------------------------------------------------------------
 

@@ -45,7 +45,6 @@ def inputs(features, predicted: dict) -> tuple:
     return tuple(features.vector()) + (ratio("seq", "cpu"), ratio("cpu", "cuda"))
 
 
-@lru_cache(maxsize=2)
 @lru_cache(maxsize=4)
 def load(path: str = str(MODEL)) -> Tree | None:
     try:
