@@ -40,6 +40,8 @@ def shapes():
         ("stream", loops.stream, lambda n: (*vectors(n), 1.5, n), one_d),
         ("polynomial 8", loops.polynomial, lambda n: (*vectors(n), n, 8), one_d),
         ("polynomial 64", loops.polynomial, lambda n: (*vectors(n), n, 64), one_d[:-1]),
+        # few parallel iterations, each long: what too few threads cost (GPU and cores)
+        ("few threads", loops.polynomial, lambda n: (*vectors(n), n, (1 << 22) // n), [4, 16, 64, 256, 1024, 4096]),
         ("transcendental", loops.transcendental, lambda n: (*vectors(n), n), one_d),
         ("integer", loops.integer_mix, lambda n: (numpy.zeros(n, dtype=numpy.int64), n, 16), one_d[:-1]),
         ("list stencil", loops.list_stencil,

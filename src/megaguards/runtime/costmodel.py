@@ -1,10 +1,14 @@
 """The calibrated cost model (Leung et al.'s form, extended), one linear model per device:
 
     t_seq = a·work + u·list_elements + e
-    t_cpu = b·work/threads + fork·parallel_entries + u'·list_elements + e'
-    t_gpu = c·work·(2 - coalesced) + copy·bytes + launch·launches + u''·list_elements + e''
+    t_cpu = b·work·⌈trips/threads⌉/trips + fork·parallel_entries + u'·list_elements + e'
+    t_gpu = c·work·(2 - coalesced) + d·work/band_threads + copy·bytes + launch·launches
+            + u''·list_elements + e''
 
-``work`` and the other terms are ``analysis.features.Features`` evaluated at the entry.
+``work`` and the other terms are ``analysis.features.Features`` evaluated at the entry;
+``trips`` is the parallel loop's trip count (a loop of 8 iterations keeps 8 of 16 cores
+busy) and ``work/band_threads`` the work of one GPU thread, which bounds the GPU's time
+when the band has too few threads to fill it (Leung's model has only the first term).
 The constants are fitted by non-negative least squares from the microbenchmarks that
 ``megaguards calibrate`` runs (``runtime/calibrate.py``) and stored with the hardware
 they were measured on in ``<cache dir>/calibration.json``.  Until a machine is
@@ -14,6 +18,7 @@ calibrated, the constants measured on the H100 machine ship as the default
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 from dataclasses import dataclass
@@ -28,7 +33,7 @@ DEVICES = ("seq", "cpu", "cuda")
 TERMS = {
     "seq": ("work", "list_elements", "entry"),
     "cpu": ("work_per_thread", "parallel_entries", "list_elements", "entry"),
-    "cuda": ("strided_work", "bytes", "launches", "list_elements", "entry"),
+    "cuda": ("strided_work", "thread_work", "bytes", "launches", "list_elements", "entry"),
 }
 DEFAULT = Path(__file__).resolve().parent.parent / "data" / "calibration_default.json"
 CALIBRATION_FILE = "calibration.json"
@@ -42,9 +47,12 @@ def threads() -> int:
 
 
 def terms(features, device: str, thread_count: int) -> list[float]:
-    values = {"work": features.work, "work_per_thread": features.work / max(1, thread_count),
+    trips = features.parallel_trips if features.parallel_trips >= 1 else thread_count
+    busiest_thread = math.ceil(trips / max(1, thread_count)) / trips   # share of the work, static schedule
+    values = {"work": features.work, "work_per_thread": features.work * busiest_thread,
               "parallel_entries": features.parallel_entries, "list_elements": features.list_elements,
               "entry": 1.0, "strided_work": features.work * (2.0 - features.coalesced),
+              "thread_work": features.work / max(1, features.band_trips),
               "bytes": features.bytes, "launches": max(1, features.launches)}
     return [float(values[name]) for name in TERMS[device]]
 
