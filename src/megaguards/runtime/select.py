@@ -34,6 +34,7 @@ from .. import config
 from ..analysis import features as feature_analysis
 from . import costmodel, selector, warmup
 from .decisions import DecisionStore, bucket
+from .compiler import openmp_environment
 from .kernel import Specialization
 
 log = logging.getLogger("megaguards")
@@ -61,7 +62,8 @@ def openmp():
         name = name or ctypes.util.find_library("gomp")
         if name:
             try:
-                library = ctypes.CDLL(name)
+                with openmp_environment():
+                    library = ctypes.CDLL(name)
                 library.omp_get_max_threads.restype = ctypes.c_int
                 return library
             except OSError:
