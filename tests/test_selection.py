@@ -295,3 +295,65 @@ def test_started_openmp_goes_to_all_cores_at_once(auto, monkeypatch):
     function(numpy.ones((16, 16)), numpy.zeros((16, 16)), 16, 16)
     [choice] = choices_of(function)
     assert choice.last_device == "cpu"
+
+
+class FakeGpu:
+    """Stands in for a GPU specialization on machines without one: runs the CPU kernel."""
+
+    def __init__(self, choice):
+        self.choice, self.runs = choice, 0
+
+    def run(self, binding):
+        self.runs += 1
+        return self.choice.cpu.run(binding)
+
+
+def gpu_choice(auto, monkeypatch, cpu_entry: float):
+    """A DeviceChoice whose GPU the model predicts free and its CPUs at cpu_entry seconds,
+    CUDA not up; warmup's thread replaced by a flag the test sets."""
+    (auto / costmodel.CALIBRATION_FILE).write_text(json.dumps({
+        "date": "2026-11-22", "hardware": {"cpu": "test", "threads": 4},
+        "constants": {"seq": {"entry": 2 * cpu_entry}, "cpu": {"entry": cpu_entry}, "cuda": {"entry": 0.0}}}))
+    costmodel._load.cache_clear()
+    warm = {"started": False, "done": False}
+    monkeypatch.setattr(select, "_gpu_rent", {"lost": 0.0})
+    monkeypatch.setattr(select.warmup, "start", lambda: warm.update(started=True))
+    monkeypatch.setattr(select.warmup, "in_progress", lambda: warm["started"])
+    monkeypatch.setattr(select.warmup, "done", lambda: warm["done"])
+    monkeypatch.setattr(select.warmup, "note_gpu_used", lambda: None)
+    function = megaguards.jit(scale_rows)
+    a, b = numpy.ones((16, 16)), numpy.zeros((16, 16))
+    function(a, b, 16, 16)
+    [choice] = choices_of(function)
+    fake = FakeGpu(choice)
+    choice.gpu_factory = lambda: fake
+    choice.decided.clear()
+    choice.store.times.clear()   # the entry before the GPU was attached measured the CPU only
+    return (lambda: function(a, b, 16, 16)), choice, fake, warm
+
+
+def test_the_cpu_runs_until_it_has_lost_cuda_start_up_then_cuda_starts_in_the_background(auto, monkeypatch):
+    monkeypatch.setattr(select, "GPU_STARTUP_SECONDS", 0.05)
+    call, choice, fake, warm = gpu_choice(auto, monkeypatch, cpu_entry=0.01)   # 10 ms lost per entry
+    for entry in range(4):
+        call()
+        assert choice.last_device == "cpu" and not warm["started"], entry
+        assert "on the CPU (cpu 10 ms, seq 20 ms) until the CPU has lost CUDA's start-up time" in choice.last["why"]
+    assert select._gpu_rent["lost"] == pytest.approx(0.04)
+    call()   # 50 ms lost: CUDA starts in the background, this entry still on the CPU
+    assert warm["started"] and choice.last_device == "cpu"
+    call()
+    assert choice.last_device == "cpu" and fake.runs == 0
+    warm["done"] = True
+    call()   # CUDA is up: the size is decided again, and the GPU predicted fastest runs it
+    assert choice.last_device == "cuda" and fake.runs == 1
+    assert choice.last["why"].startswith("cost model")
+    call()
+    assert choice.last_device == "cuda" and fake.runs == 2
+
+
+def test_an_entry_losing_more_than_cuda_start_up_waits_for_cuda(auto, monkeypatch):
+    monkeypatch.setattr(select, "GPU_STARTUP_SECONDS", 0.05)
+    call, choice, fake, warm = gpu_choice(auto, monkeypatch, cpu_entry=0.2)
+    call()
+    assert choice.last_device == "cuda" and fake.runs == 1 and not warm["started"]

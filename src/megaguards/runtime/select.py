@@ -41,9 +41,13 @@ log = logging.getLogger("megaguards")
 RECHECK_EVERY = 64     # entries of one size in a process between re-tries of another device
 EXPLORE_EVERY = 8      # processes meeting one size between tries of a device never measured at it
 # The first GPU use in a process imports CuPy, creates the CUDA context and compiles the
-# kernels (about 0.7 s on the H100 machine), a cost no per-entry time shows: while the GPU
-# is not up yet, it is chosen only for an entry whose best CPU time exceeds this.
+# kernels (about 0.7 s on the H100 machine), a cost no per-entry time shows.  While CUDA is
+# not up, an entry the choice sends to the GPU runs on the CPU instead and what that is
+# expected to lose (CPU time minus GPU time) is added up: once the sum reaches this, CUDA
+# starts in the background (warmup.py) while the CPU keeps running, and the GPU takes over
+# when it is up.  A single entry expected to lose this much waits for CUDA at once.
 GPU_STARTUP_SECONDS = 0.5
+_gpu_rent = {"lost": 0.0}
 # Likewise OpenMP's first parallel region in a process starts its thread team (2-3 ms on
 # the H100 machine, 16 cores).  Until then a kernel the choice sends to all cores runs on
 # one thread instead when the one-thread time spent so far plus this entry's expected
@@ -87,6 +91,7 @@ class DeviceChoice:
     decided: dict = field(default_factory=dict)  # size key -> device chosen for it
     seen: dict = field(default_factory=dict)     # size key -> entries of that size
     renting: set = field(default_factory=set)    # size keys on one thread until OpenMP pays off
+    awaiting_gpu: dict = field(default_factory=dict)  # size key -> seconds lost per entry on the CPU
     store: DecisionStore | None = None
     gpu_factory: object = None     # builds ``gpu`` when auto first picks the GPU (None: built)
     gpu_shape: tuple | None = None  # (loop ids of each band's threads, time-step loop id or None)
@@ -167,6 +172,14 @@ class DeviceChoice:
             self.renting.discard(size_key)   # all cores pay off now: decide this size again
             self.decided.pop(size_key, None)
             known = None
+        redecide = rent_paid   # decide again, the predicted device first: its start-up is paid
+        if size_key in self.awaiting_gpu:    # on the CPU until CUDA is up
+            if self.gpu_up():
+                del self.awaiting_gpu[size_key]
+                self.decided.pop(size_key, None)
+                known, redecide = None, True
+            elif known is not None:
+                rent_gpu(self.awaiting_gpu[size_key])
         if known is not None:
             if count % RECHECK_EVERY or len(available) < 2:
                 return known
@@ -182,11 +195,11 @@ class DeviceChoice:
         if self.store is None:
             self.store = DecisionStore(self.key)
         measured, medians = self.store.best(size)
-        visits = self.store.visits.get(size, 0) if rent_paid else self.store.visit(size)  # once per process
+        visits = self.store.visits.get(size, 0) if redecide else self.store.visit(size)  # once per process
         device, why = self.predict(method, found, predicted, available)
         # What ran before at this size decides.  Every EXPLORE_EVERY-th process that meets
         # this size tries the device predicted fastest among those never measured at it.
-        if measured in available and not (rent_paid and device not in medians):
+        if measured in available and not (redecide and device not in medians):
             untried = {d: t for d, t in predicted.items() if d not in medians}
             if untried and visits % EXPLORE_EVERY == 0:
                 device = min(untried, key=untried.get)
@@ -194,12 +207,9 @@ class DeviceChoice:
             else:
                 device, why = measured, f"measured before at this size ({format_times(medians)})"
         if device == "cuda" and not self.gpu_up():
-            cpu_times = {d: medians.get(d, predicted.get(d)) for d in available if d != "cuda"}
-            cpu_times = {d: t for d, t in cpu_times.items() if t is not None}
-            if cpu_times and min(cpu_times.values()) < GPU_STARTUP_SECONDS:
-                device = min(cpu_times, key=cpu_times.get)
-                why = (f"the GPU's start-up in this process (about {GPU_STARTUP_SECONDS} s) exceeds the CPU's "
-                       f"time ({format_times(cpu_times)})")
+            device, why, lost = self.rent_cpu(why, available, medians, predicted)
+            if device != "cuda":
+                self.awaiting_gpu[size_key] = lost
         if device == "cpu" and "seq" in available and not _openmp["started"]:
             one_thread = medians.get("seq", predicted.get("seq"))   # this entry's expected time
             if one_thread is not None and _openmp["seq_seconds"] + one_thread <= OPENMP_STARTUP_SECONDS:
@@ -216,6 +226,24 @@ class DeviceChoice:
     def gpu_up(self) -> bool:
         """Is choosing the GPU now free of CUDA's per-process start-up?"""
         return self.gpu is not None or gpu_started()
+
+    @staticmethod
+    def rent_cpu(why: str, available: tuple, medians: dict, predicted: dict) -> tuple[str, str, float]:
+        """The GPU is chosen but CUDA is not up: the device for this entry, why, and the
+        seconds the CPU is expected to lose on it (see GPU_STARTUP_SECONDS)."""
+        cpu_times = {d: medians.get(d, predicted.get(d)) for d in available if d != "cuda"}
+        cpu_times = {d: t for d, t in cpu_times.items() if t is not None}
+        if not cpu_times:
+            return "cuda", why, 0.0
+        device = min(cpu_times, key=cpu_times.get)
+        lost = max(0.0, cpu_times[device] - medians.get("cuda", predicted.get("cuda", 0.0)))
+        if lost >= GPU_STARTUP_SECONDS:
+            return "cuda", f"{why}; the CPU would lose more than CUDA's start-up in this process", 0.0
+        rent_gpu(lost)
+        waiting = "while CUDA starts in the background" if warmup.in_progress() else (
+            f"until the CPU has lost CUDA's start-up time ({GPU_STARTUP_SECONDS} s; "
+            f"{_gpu_rent['lost'] * 1e3:.3g} ms so far)")
+        return device, f"{why}, but on the CPU ({format_times(cpu_times)}) {waiting}", lost
 
     @staticmethod
     def predict(method: str, found, predicted: dict, available: tuple) -> tuple[str, str]:
@@ -299,12 +327,18 @@ class DeviceChoice:
                 f"  features: {shown}"]
 
 
+def rent_gpu(lost: float) -> None:
+    """Add what an entry lost on the CPU for want of CUDA; start CUDA once it adds up."""
+    _gpu_rent["lost"] += lost
+    if _gpu_rent["lost"] >= GPU_STARTUP_SECONDS:
+        warmup.start()
+
+
 def gpu_started() -> bool:
-    """Is CUDA up or coming up in this process (a GPU kernel built, CuPy imported by the
-    program, or the warm-up thread started)?"""
+    """Is CUDA up in this process (the warm-up thread done, or CuPy imported by the program)?"""
     import sys
 
-    return "cupy" in sys.modules or warmup.in_progress()
+    return warmup.done() if warmup.in_progress() else "cupy" in sys.modules
 
 
 def format_times(times: dict) -> str:

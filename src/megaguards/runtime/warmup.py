@@ -106,6 +106,11 @@ def in_progress() -> bool:
     return _thread is not None
 
 
+def done() -> bool:
+    """Has the warm-up finished (CUDA up, or found unusable)?"""
+    return _thread is not None and not _thread.is_alive()
+
+
 def note_gpu_used() -> None:
     """Under auto, the first GPU use marks the script: its next process warms CUDA up."""
     global _used
