@@ -116,6 +116,7 @@ def main() -> int:
              "|---|---|---|---|---|---|"]
     totals = collections.Counter()
     tree_ratios, model_ratios = [], []
+    tested = [r for r in rows if r["program"] != "calibration"]
     for program in [p for p in programs if p != "calibration"]:  # the generated shapes always train
         train_rows = [r for r in rows if r["program"] != program]
         test_rows = [r for r in rows if r["program"] == program]
@@ -137,7 +138,9 @@ def main() -> int:
     lines += ["", f"Overall: tree {totals['right']}/{totals['examples']} right "
               f"({totals['right'] / max(1, totals['examples']):.0%}), geometric-mean time {geomean(tree_ratios):.2f}x "
               f"the oracle's; cost model alone {totals['model_right']}/{totals['examples']} "
-              f"({totals['model_right'] / max(1, totals['examples']):.0%}), {geomean(model_ratios):.2f}x."]
+              f"({totals['model_right'] / max(1, totals['examples']):.0%}), {geomean(model_ratios):.2f}x.", "",
+              "Fixed devices on the same examples (a device a kernel cannot use counts as its slowest): " +
+              ", ".join(f"always {device} {geomean([lost(r, device) for r in tested]):.2f}x" for device in DEVICES)]
     report = "\n".join(lines) + "\n"
     print(report)
     if options.report:
