@@ -7,6 +7,7 @@ of such helpers in the loop body is reported as ``checks_in_loop``.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -42,9 +43,13 @@ def zero_of(scalar: Scalar) -> str:
     return "mg_cmake(0.0, 0.0)" if scalar.is_complex else "0"
 
 
+@functools.lru_cache(maxsize=4096)   # called for every name the renderer writes
 def mangle(name: str) -> str:
     """A C identifier for a Python name or attribute path, one-to-one (θ, self.grid)."""
-    return re.sub(r"[^0-9A-Za-z]", lambda m: f"_{ord(m.group()):x}_", name)
+    return _NOT_ALPHANUMERIC.sub(lambda m: f"_{ord(m.group()):x}_", name)
+
+
+_NOT_ALPHANUMERIC = re.compile(r"[^0-9A-Za-z]")
 
 
 def c_name(name: str) -> str:
