@@ -3,6 +3,7 @@ type inference, layout, rendering (C dialect), compiling (cached), loading."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import logging
 import time
@@ -81,34 +82,29 @@ def specialize(site, binding) -> Specialization:
         for reason in plan.reasons:
             site.note(reason)
     clock.lap("parallel plan")
-    rendered = Renderer(typed, layout, C, facts, plan, options.threads, options.parallel_work).render()
+    # Under auto the loop is first rendered and compiled without OpenMP: a one-core choice
+    # (most small entries) then skips the parallel kernel's rendering, about twice as long.
+    lazy_parallel = options.device == "auto" and plan is not None and bool(plan.loops)
+    rendered = Renderer(typed, layout, C, facts, None if lazy_parallel else plan, options.threads,
+                        options.parallel_work).render()
     clock.lap("render")
     site.stats.analysis += time.perf_counter() - started
     log.debug("loop %s: specialized for %s: %s; parallel depth %d", short_location(info),
               describe_signature(scalar_types, arrays), clock, plan.depth if plan and rendered.parallel else 0)
-    started = time.perf_counter()
-    cache_dir = config.current().cache_dir
-    try:
-        flags = KERNEL_FLAGS + (("-fopenmp",) if rendered.parallel else ())
-        path, cached = build_shared_object(rendered.source, cache_dir, found, flags)
-    except CompilerError as error:
-        log.error("%s", error)
-        raise Unsupported(f"generated C did not compile (a megaguards bug): {str(error)[:200]}") from None
-    kernel = load(path).mg_kernel
-    enter = helper(cache_dir, found).mg_enter
-    site.stats.compile += time.perf_counter() - started
-    dump(site, rendered.source)
-    log.debug("loop %s: compile %s in %.1f ms (%s)", short_location(info), "cached" if cached else "fresh",
-              1e3 * (time.perf_counter() - started), path.name)
+    kernel = compile_kernel(site, rendered, found)
     specialization = Specialization(
         typed, layout, kernel, rendered.checks_in_loop, rendered.preconditions,
         parallel_depth=plan.depth if plan is not None and rendered.parallel else 0,
         written=tuple(use.written for use in loop.arrays),
         is_list=tuple(arrays[use.name].is_list for use in loop.arrays),
-        scalar_paths=site.binder.scalar_paths, live_outs=info.live_outs, enter=enter,
+        scalar_paths=site.binder.scalar_paths, live_outs=info.live_outs,
+        enter=helper(options.cache_dir, found).mg_enter,
         explanation=Explanation(signature=describe_signature(scalar_types, arrays),
-                                parallel=describe_plan(typed, plan, rendered.parallel),
+                                parallel=describe_plan(typed, plan, rendered.parallel or lazy_parallel),
                                 source=kernel_source(rendered.source)))
+    if lazy_parallel:
+        specialization.parallel_factory = functools.partial(parallel_variant, site, specialization, facts, plan,
+                                                            found)
     if options.device in ("gpu", "auto") and facts is not None and plan is not None:
         chosen = gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop, live_outs, options)
     else:
@@ -141,6 +137,38 @@ class _StageClock:
 
     def __str__(self) -> str:
         return ", ".join(f"{stage} {1e3 * seconds:.1f} ms" for stage, seconds in self.laps)
+
+
+def compile_kernel(site, rendered, found: tuple[str, str]):
+    """The rendered kernel compiled (or found in the cache) and loaded: its entry point."""
+    started = time.perf_counter()
+    try:
+        flags = KERNEL_FLAGS + (("-fopenmp",) if rendered.parallel else ())
+        path, cached = build_shared_object(rendered.source, config.current().cache_dir, found, flags)
+    except CompilerError as error:
+        log.error("%s", error)
+        raise Unsupported(f"generated C did not compile (a megaguards bug): {str(error)[:200]}") from None
+    kernel = load(path).mg_kernel
+    site.stats.compile += time.perf_counter() - started
+    dump(site, rendered.source)
+    log.debug("loop %s: compile %s in %.1f ms (%s)", short_location(site.info), "cached" if cached else "fresh",
+              1e3 * (time.perf_counter() - started), path.name)
+    return kernel
+
+
+def parallel_variant(site, sequential: Specialization, facts, plan, found) -> Specialization:
+    """auto's all-cores kernel, rendered and compiled when the choice first sends the loop
+    there (select.DeviceChoice.parallel_variant); Unsupported if it does not compile."""
+    started = time.perf_counter()
+    options = config.current()
+    rendered = Renderer(sequential.typed, sequential.layout, C, facts, plan, options.threads,
+                        options.parallel_work).render()
+    site.stats.analysis += time.perf_counter() - started
+    kernel = compile_kernel(site, rendered, found)
+    return dataclasses.replace(
+        sequential, kernel=kernel, checks_in_loop=rendered.checks_in_loop, preconditions=rendered.preconditions,
+        parallel_depth=plan.depth if rendered.parallel else 0, seconds=sequential.seconds, parallel_factory=None,
+        explanation=dataclasses.replace(sequential.explanation, source=kernel_source(rendered.source)))
 
 
 def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop, live_outs, options):
@@ -231,7 +259,8 @@ def parallel_nest(typed, plan) -> tuple:
 def choose_device(specialization, gpu, facts, plan, band, options, gpu_factory=None, gpu_shape=None):
     """With ``device=auto`` (or a GPU variant), a DeviceChoice that picks seq, cpu or cuda at
     each entry (runtime/select.py); a CPU-only kernel without parallel loops is run as is."""
-    if gpu is None and gpu_factory is None and (options.device != "auto" or not specialization.parallel_depth):
+    parallel = specialization.parallel_depth or specialization.parallel_factory is not None
+    if gpu is None and gpu_factory is None and (options.device != "auto" or not parallel):
         return specialization
     if options.device == "auto":
         start_in_background()   # once per machine, when it has no calibration yet

@@ -65,6 +65,7 @@ class Specialization:
     explanation: Explanation
     seconds: object = field(default_factory=lambda: (ctypes.c_double * 3)())
     failed_precondition: str | None = None  # of the last run: the hoisted check that failed
+    parallel_factory: object = None  # under auto, a kernel compiled without OpenMP: builds its parallel twin
 
     def __post_init__(self) -> None:
         layout, typed = self.layout, self.typed

@@ -1,6 +1,7 @@
 """Choosing the device of a compiled loop at each entry, before running it.
 
-Devices: ``seq`` (the CPU kernel on one thread), ``cpu`` (all cores), ``cuda``.  With
+Devices: ``seq`` (one core: the loop compiled without OpenMP), ``cpu`` (all cores, OpenMP; its
+kernel is rendered and compiled when first chosen), ``cuda``.  With
 ``device=auto`` the choice is, in this order:
 
 1. **measured**: the times this kernel took on each device at this size, in this process
@@ -19,14 +20,11 @@ tries the GPU first.
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import json
 import logging
 import math
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy
 
@@ -34,7 +32,7 @@ from .. import config
 from ..analysis import features as feature_analysis
 from . import costmodel, selector, warmup
 from .decisions import DecisionStore, bucket
-from .compiler import openmp_environment
+from ..errors import Unsupported
 from .kernel import Specialization
 
 log = logging.getLogger("megaguards")
@@ -58,23 +56,6 @@ OBSERVER = None         # calibration: called with (choice, device, seconds) aft
 LOGGED_ENTRIES = 50     # per size: entries written to MEGAGUARDS_FEATURES_LOG
 
 
-@lru_cache(maxsize=1)
-def openmp():
-    """libgomp, whose omp_set_num_threads makes the parallel kernel run on one thread."""
-    # The soname first: find_library runs ldconfig in a subprocess (milliseconds).
-    for name in ("libgomp.so.1", None):
-        name = name or ctypes.util.find_library("gomp")
-        if name:
-            try:
-                with openmp_environment():
-                    library = ctypes.CDLL(name)
-                library.omp_get_max_threads.restype = ctypes.c_int
-                return library
-            except OSError:
-                continue
-    return None
-
-
 @dataclass
 class DeviceChoice:
     cpu: Specialization
@@ -92,6 +73,7 @@ class DeviceChoice:
     seen: dict = field(default_factory=dict)     # size key -> entries of that size
     renting: set = field(default_factory=set)    # size keys on one thread until OpenMP pays off
     awaiting_gpu: dict = field(default_factory=dict)  # size key -> seconds lost per entry on the CPU
+    sequential: Specialization | None = None   # the one-core kernel, once cpu is the parallel one
     store: DecisionStore | None = None
     gpu_factory: object = None     # builds ``gpu`` when auto first picks the GPU (None: built)
     gpu_shape: tuple | None = None  # (loop ids of each band's threads, time-step loop id or None)
@@ -101,7 +83,7 @@ class DeviceChoice:
 
     def devices(self) -> tuple[str, ...]:
         available = ["cpu"]
-        if self.cpu.parallel_depth and openmp() is not None and not config.current().threads:
+        if (self.sequential is not None or self.cpu.parallel_factory is not None) and not config.current().threads:
             available.insert(0, "seq")
         if self.gpu is not None or self.gpu_factory is not None:
             available.append("cuda")
@@ -297,14 +279,25 @@ class DeviceChoice:
 
     def run_cpu(self, binding, one_thread: bool):
         if not one_thread:
+            return self.parallel_variant().run(binding)
+        if self.sequential is None:   # the parallel kernel is not built: cpu is the one-core kernel
             return self.cpu.run(binding)
-        library = openmp()
-        before = library.omp_get_max_threads()
-        library.omp_set_num_threads(1)
         try:
-            return self.cpu.run(binding)
+            return self.sequential.run(binding)
         finally:
-            library.omp_set_num_threads(before)
+            self.cpu.failed_precondition = self.sequential.failed_precondition   # the site reports it
+
+    def parallel_variant(self) -> Specialization:
+        """The all-cores specialization, built at the first entry sent there: until then
+        ``cpu`` is the kernel compiled without OpenMP (backend.parallel_variant)."""
+        factory = self.cpu.parallel_factory
+        if factory is not None:
+            self.cpu.parallel_factory = None
+            try:
+                self.sequential, self.cpu = self.cpu, factory()
+            except Unsupported as error:   # a megaguards bug, logged: one core only
+                self.cpu.explanation.parallel.append(f"the parallel kernel failed: {error}")
+        return self.cpu
 
     def remember(self, device: str, seconds: float) -> None:
         self.times[device].append(seconds)
