@@ -320,6 +320,7 @@ def gpu_choice(auto, monkeypatch, cpu_entry: float):
     monkeypatch.setattr(select.warmup, "start", lambda: warm.update(started=True))
     monkeypatch.setattr(select.warmup, "in_progress", lambda: warm["started"])
     monkeypatch.setattr(select.warmup, "done", lambda: warm["done"])
+    monkeypatch.setattr(select, "gpu_started", lambda: warm["done"])   # CuPy may be imported by other tests
     monkeypatch.setattr(select.warmup, "note_gpu_used", lambda: None)
     function = megaguards.jit(scale_rows)
     a, b = numpy.ones((16, 16)), numpy.zeros((16, 16))
