@@ -139,7 +139,7 @@ class _StageClock:
         return ", ".join(f"{stage} {1e3 * seconds:.1f} ms" for stage, seconds in self.laps)
 
 
-def compile_kernel(site, rendered, found: tuple[str, str]):
+def compile_kernel(site, rendered, found: tuple[str, str], what: str = "compile"):
     """The rendered kernel compiled (or found in the cache) and loaded: its entry point."""
     started = time.perf_counter()
     try:
@@ -151,7 +151,7 @@ def compile_kernel(site, rendered, found: tuple[str, str]):
     kernel = load(path).mg_kernel
     site.stats.compile += time.perf_counter() - started
     dump(site, rendered.source)
-    log.debug("loop %s: compile %s in %.1f ms (%s)", short_location(site.info), "cached" if cached else "fresh",
+    log.debug("loop %s: %s %s in %.1f ms (%s)", short_location(site.info), what, "cached" if cached else "fresh",
               1e3 * (time.perf_counter() - started), path.name)
     return kernel
 
@@ -164,7 +164,8 @@ def parallel_variant(site, sequential: Specialization, facts, plan, found) -> Sp
     rendered = Renderer(sequential.typed, sequential.layout, C, facts, plan, options.threads,
                         options.parallel_work).render()
     site.stats.analysis += time.perf_counter() - started
-    kernel = compile_kernel(site, rendered, found)
+    rendering = f"all cores: rendered in {1e3 * (time.perf_counter() - started):.1f} ms, compile"
+    kernel = compile_kernel(site, rendered, found, rendering)
     return dataclasses.replace(
         sequential, kernel=kernel, checks_in_loop=rendered.checks_in_loop, preconditions=rendered.preconditions,
         parallel_depth=plan.depth if rendered.parallel else 0, seconds=sequential.seconds, parallel_factory=None,
