@@ -358,3 +358,47 @@ def test_an_entry_losing_more_than_cuda_start_up_waits_for_cuda(auto, monkeypatc
     call, choice, fake, warm = gpu_choice(auto, monkeypatch, cpu_entry=0.2)
     call()
     assert choice.last_device == "cuda" and fake.runs == 1 and not warm["started"]
+
+
+def test_one_core_kernel_first_and_the_all_cores_kernel_when_first_chosen(auto):
+    """Under auto a parallel loop is compiled without OpenMP first; its parallel twin is
+    rendered and compiled at the first entry sent to all cores, and one core keeps the first."""
+    function = megaguards.jit(scale_rows)
+    a = numpy.arange(256.0).reshape(16, 16)
+    config.configure(select="seq")
+    b = numpy.zeros((16, 16))
+    function(a, b, 16, 16)
+    [choice] = choices_of(function)
+    assert numpy.array_equal(b, 2 * a + 1) and choice.last_device == "seq"
+    assert choice.cpu.parallel_depth == 0 and choice.sequential is None
+    assert choice.cpu.parallel_factory is not None and "omp" not in choice.explanation.source
+    config.configure(select="cpu")
+    b = numpy.zeros((16, 16))
+    function(a, b, 16, 16)
+    assert numpy.array_equal(b, 2 * a + 1) and choice.last_device == "cpu"
+    assert choice.cpu.parallel_depth == 1 and choice.sequential.parallel_depth == 0
+    assert "omp" in choice.explanation.source and choice.cpu.seconds is choice.sequential.seconds
+    config.configure(select="seq")
+    b = numpy.zeros((16, 16))
+    function(a, b, 16, 16)
+    assert numpy.array_equal(b, 2 * a + 1) and choice.last_device == "seq"
+
+
+def test_an_all_cores_kernel_that_fails_leaves_one_core(auto, monkeypatch):
+    from megaguards.errors import Unsupported
+
+    function = megaguards.jit(scale_rows)
+    a, b = numpy.ones((16, 16)), numpy.zeros((16, 16))
+    config.configure(select="seq")
+    function(a, b, 16, 16)
+    [choice] = choices_of(function)
+
+    def broken():
+        raise Unsupported("generated C did not compile (a megaguards bug): test")
+
+    choice.cpu.parallel_factory = broken
+    config.configure(select="cpu")
+    function(a, b, 16, 16)
+    assert numpy.array_equal(b, 2 * a + 1) and choice.cpu.parallel_depth == 0
+    assert "seq" not in choice.devices()
+    assert any("parallel kernel failed" in line for line in choice.explanation.parallel)
