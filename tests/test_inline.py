@@ -474,3 +474,66 @@ def test_callee_source_comes_from_linecache_with_inspects_answer(tmp_path):
     exec(compile("def hidden(v):\n    return v\n", "<no file>", "exec"), namespace)
     with pytest.raises(Unsupported, match="source of function 'hidden' is not available"):
         source_lines(namespace["hidden"].__code__)
+
+
+def test_callee_blocks_by_indentation_and_inspects_block_when_cut_short(tmp_path):
+    """A def is delimited by indentation (no tokenizer); a column-0 line inside a string
+    or brackets cuts it short, and the definition is then read with inspect's block."""
+    import importlib.util
+    import inspect
+
+    from megaguards.frontend.inline import definition, source_lines
+
+    path = tmp_path / "helpers_for_blocks.py"
+    path.write_text(
+        "import functools\n\n\n"
+        "@functools.lru_cache(maxsize=None)\n"
+        "def decorated(v,\n"
+        "):\n"
+        "    # a comment\n"
+        "    return v + 1\n"
+        "    # trailing comment\n\n\n"
+        "def documented(v):\n"
+        '    """A docstring with a line at column 0:\n'
+        "that line.\"\"\"\n"
+        "    total = (v +\n"
+        "1)\n"
+        "    return total\n\n\n"
+        "def one_liner(v): return v * 3\n"
+        "AFTER = 1\n")
+    spec = importlib.util.spec_from_file_location("helpers_for_blocks", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    decorated = module.decorated.__wrapped__
+    assert source_lines(decorated.__code__) == inspect.getsourcelines(decorated.__code__)
+    cut, _ = source_lines(module.documented.__code__)
+    exact, _ = source_lines(module.documented.__code__, exact=True)
+    assert len(cut) < len(exact) and exact == inspect.getsourcelines(module.documented.__code__)[0]
+    for function in (decorated, module.documented, module.one_liner):
+        node = definition(function.__code__)
+        assert node.name == function.__name__ and node.lineno == function.__code__.co_firstlineno + (
+            1 if function is decorated else 0)
+    assert [type(s).__name__ for s in definition(module.documented.__code__).body] == ["Expr", "Assign", "Return"]
+
+
+def test_a_callee_with_a_column_0_string_line_is_inlined_and_matches_cpython(tmp_path):
+    script = tmp_path / "column0.py"
+    script.write_text(
+        "def scaled(v):\n"
+        '    """Scale:\n'
+        'by three."""\n'
+        "    return 3.0 * v\n\n\n"
+        "values = [float(k) for k in range(50)]\n"
+        "out = [0.0] * 50\n"
+        "for i in range(50):\n"
+        "    out[i] = scaled(values[i])\n"
+        "print(sum(out))\n")
+    from conftest import run_megaguards, run_python
+
+    expected = run_python(script)
+    report = tmp_path / "report.json"
+    result = run_megaguards("run", "--report-json", report, script)
+    assert result.returncode == 0 and result.stdout == expected.stdout
+    import json
+    loops = json.loads(report.read_text())["loops"]
+    assert any(loop["compiled_runs"] > 0 for loop in loops), loops

@@ -34,19 +34,32 @@ def definition(code: types.CodeType) -> ast.FunctionDef | ast.Lambda:
     """The ``def`` (or ``lambda``) of a code object, parsed from its source file, with
     the file's line numbers.  ``Unsupported`` when the source is not available."""
     lines, first = source_lines(code)
+    if code.co_name != "<lambda>":
+        try:
+            return _parsed(code, lines, first)
+        except Unsupported:   # cut short by its indentation (a string or brackets): inspect's block
+            return _parsed(code, *source_lines(code, exact=True))
     source = textwrap.dedent("".join(lines))
     try:
         tree = ast.parse(source)
     except SyntaxError:  # a lambda inside a larger expression: parse its line's lambda
-        tree = ast.parse("(\n" + source + "\n)") if code.co_name == "<lambda>" else None
-        if tree is None:
-            raise Unsupported(f"the source of function '{code.co_name}' could not be parsed") from None
+        tree = ast.parse("(\n" + source + "\n)")
         first -= 1
     ast.increment_lineno(tree, first - 1)
     for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef) and node.name == code.co_name:
+        if isinstance(node, ast.Lambda) and node.lineno == code.co_firstlineno:
             return node
-        if isinstance(node, ast.Lambda) and code.co_name == "<lambda>" and node.lineno == code.co_firstlineno:
+    raise Unsupported(f"the definition of function '{code.co_name}' was not found in its source")
+
+
+def _parsed(code: types.CodeType, lines: list[str], first: int) -> ast.FunctionDef:
+    try:
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except SyntaxError:
+        raise Unsupported(f"the source of function '{code.co_name}' could not be parsed") from None
+    ast.increment_lineno(tree, first - 1)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == code.co_name:
             return node
     raise Unsupported(f"the definition of function '{code.co_name}' was not found in its source")
 
@@ -55,14 +68,19 @@ def definition(code: types.CodeType) -> ast.FunctionDef | ast.Lambda:
 _DEFINITION_LINE = re.compile(r"^(\s*def\s)|(\s*async\s+def\s)|(.*(?<!\w)lambda(:|\s))|^(\s*@)")
 
 
-def source_lines(code: types.CodeType) -> tuple[list[str], int]:
+def source_lines(code: types.CodeType, exact: bool = False) -> tuple[list[str], int]:
     """The lines of a code object's definition and its first line number.  Read through
     linecache directly: inspect.getsourcelines first maps the file back to its module by
-    scanning sys.modules, about 0.1 s in a process that imported NumPy."""
+    scanning sys.modules, about 0.1 s in a process that imported NumPy.  A ``def`` is
+    delimited by indentation unless ``exact``: inspect's tokenizer first compiles its
+    regular expressions, about 10 ms per process (a block cut short inside a string or
+    brackets does not parse, and ``definition`` then asks again with ``exact``)."""
     linecache.checkcache(code.co_filename)   # as inspect does: a file edited since is read again
     lines = linecache.getlines(code.co_filename)
     first = code.co_firstlineno
     if lines and 0 < first <= len(lines) and _DEFINITION_LINE.match(lines[first - 1]):
+        if not exact and code.co_name != "<lambda>":
+            return _indented_block(lines[first - 1:]), first
         try:
             return inspect.getblock(lines[first - 1:]), first
         except (IndentationError, SyntaxError, IndexError):
@@ -117,6 +135,28 @@ def bind_arguments(node, name: str, positional_args: list, keyword_args: dict) -
                 raise Unsupported(f"'{name}' called without its argument '{parameter}'")
             bound[parameter] = None
     return bound
+
+
+def _indented_block(lines: list[str]) -> list[str]:
+    """A ``def`` (after its decorators) up to the first code line indented no deeper than
+    it once its body has begun; trailing blank lines and comments outside it left out."""
+    def indentation(line: str) -> int:
+        return len(line) - len(line.lstrip())
+
+    level = indentation(lines[0])
+    end, body_begun = len(lines), False
+    for number, line in enumerate(lines[1:], 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if indentation(line) > level:
+            body_begun = True
+        elif body_begun:
+            end = number
+            break
+    while end > 1 and (not lines[end - 1].strip() or
+                       (lines[end - 1].lstrip().startswith("#") and indentation(lines[end - 1]) <= level)):
+        end -= 1
+    return lines[:end]
 
 
 def body_statements(node: ast.FunctionDef | ast.Lambda) -> list[ast.stmt]:
