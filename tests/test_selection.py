@@ -184,6 +184,23 @@ def test_fit_recovers_known_constants():
     assert error < 1e-3
 
 
+def test_model_terms_count_the_busiest_core_and_one_gpu_thread():
+    """A parallel loop of 8 iterations keeps 8 of 16 cores busy and one of 17 leaves one
+    core two iterations; a GPU band of 4 threads runs a quarter of the work per thread."""
+    def features(parallel_trips, band_trips):
+        return Features(1600.0, dict.fromkeys(KINDS, 0.0), parallel_trips, 1, band_trips, 1, 1.0, 0, 0, 1.0)
+
+    def term(found, device, name):
+        return dict(zip(costmodel.TERMS[device], costmodel.terms(found, device, 16)))[name]
+
+    assert term(features(8, 0), "cpu", "work_per_thread") == pytest.approx(1600.0 / 8)
+    assert term(features(16, 0), "cpu", "work_per_thread") == pytest.approx(1600.0 / 16)
+    assert term(features(17, 0), "cpu", "work_per_thread") == pytest.approx(1600.0 * 2 / 17)
+    assert term(features(0, 0), "cpu", "work_per_thread") == pytest.approx(1600.0 / 16)   # unknown trips
+    assert term(features(64, 4), "cuda", "thread_work") == pytest.approx(1600.0 / 4)
+    assert term(features(64, 1 << 20), "cuda", "thread_work") == pytest.approx(1600.0 / (1 << 20))
+
+
 def test_tree_is_walked_without_scikit_learn(tmp_path):
     path = tmp_path / "tree.json"
     path.write_text(json.dumps({"feature": [0, -1, -1], "threshold": [10.0, 0, 0], "left": [1, -1, -1],
