@@ -208,3 +208,30 @@ def test_error_in_a_parallel_iteration_gives_cpython_behaviour():
             out[i] = a[i] // b[i]
     assert_same_as_cpython(divide, [5, 6, 7, 8], [1, 2, 0, 3], [0] * 4, compiled=False)
     assert_same_as_cpython(divide, numpy.arange(8), numpy.arange(1, 9), numpy.zeros(8, dtype=numpy.int64))
+
+
+def test_few_long_iterations_go_parallel_by_their_inner_trip_counts_at_entry():
+    """The work threshold counts an inner loop by its trip count at entry (hoisted range),
+    not as 16.  Observed through a reassociated float sum on two threads: 1e16 + 1 rounds
+    to 1e16, so splitting [1e16, 1, -1e16, 1] in halves gives 0.0 where the sequential
+    order gives 1.0."""
+    def settle(a, n, steps):
+        total = 0.0
+        for i in range(n):
+            value = a[i]
+            for k in range(steps):
+                value = value * 1.0
+            total += value
+        return total
+
+    values = [1e16, 1.0, -1e16, 1.0]
+    assert settle(values, 4, 3) == 1.0
+    saved = config.current()
+    try:
+        config.configure(strict=False, parallel_work=20000, threads=2)
+        fast = megaguards.jit(settle)
+        assert fast(values, 4, 3) == 1.0            # 4 short iterations: one thread, Python's order
+        assert fast(values, 4, 100000) == 0.0       # 4 long ones: two threads (the documented exception)
+        assert site_for(fast)[-1]["compiled_runs"] == 2
+    finally:
+        config.configure(strict=saved.strict, parallel_work=saved.parallel_work, threads=saved.threads)

@@ -20,6 +20,29 @@ IDENTITY = {"+": ("0", "-0.0"), "*": ("1", "1.0"), "&": ("-1", None), "|": ("0",
             "max": ("INT64_MIN", "-INFINITY"), "min": ("INT64_MAX", "INFINITY")}
 
 
+def runtime_weight(statements, facts, hoisted: dict | None = None) -> str:
+    """The loop body's weight as a C expression: the static weight (``parallel._weight``:
+    one per IR node, inner loops times 16) with each inner loop whose range the prologue
+    hoisted counted by its trip count at this entry instead, so that a few long
+    iterations (4 rows of a million steps) are worth threads and many short ones are not."""
+    if hoisted is None:
+        hoisted = {loop.loop: (k, abs(loop.step)) for k, loop in enumerate(facts.loops)}
+    constant, parts = 0, []
+    for statement in statements:
+        if isinstance(statement, (ir.For, ir.While)):
+            inner = runtime_weight(statement.body, facts, hoisted)
+            k, step = hoisted.get(id(statement), (None, 1))
+            trips = "16.0" if k is None else f"(mg_L{k}_empty ? 0.0 : (double)((mg_L{k}_hi - mg_L{k}_lo) / {step} + 1))"
+            parts.append(f"{trips} * ({inner})")
+        elif isinstance(statement, ir.If):
+            constant += 1
+            parts += [w for w in (runtime_weight(statement.body, facts, hoisted),
+                                  runtime_weight(statement.orelse, facts, hoisted)) if w != "0.0"]
+        else:
+            constant += sum(1 for _ in ir.walk(statement))
+    return " + ".join(([f"{constant}.0"] if constant or not parts else []) + parts)
+
+
 def _identity(kind: str, scalar: Scalar) -> str:
     integer, floating = IDENTITY[kind]
     if scalar.is_float:
@@ -55,7 +78,8 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
     count = f"{threads}" if threads else "omp_get_max_threads()"
     # Too little work for threads (or more iterations than int64 counts): the loop as it
     # is, sequential; float reductions then keep Python's order exactly.
-    work = f"{label}_all_trips <= INT64_MAX && (double){label}_all_trips * {plan.weight}.0 >= {work_threshold}.0"
+    weight = runtime_weight(node.body, renderer.facts) if renderer.facts is not None else f"{plan.weight}.0"
+    work = f"{label}_all_trips <= INT64_MAX && (double){label}_all_trips * ({weight}) >= {work_threshold}.0"
     emit(inner, f"if (!({work}) || {count} < 2) {{")
     renderer.range_loop(node, inner + 1, allow_parallel=False)
     emit(inner, "} else {")
