@@ -159,27 +159,7 @@ def _indented_block(lines: list[str]) -> list[str]:
     return lines[:end]
 
 
-def _per_definition(function):
-    """Remember ``function(node)`` per parsed definition: ``definition`` returns the same
-    node for a function every time (nodes are never changed in place), and each call site
-    of the function asks again; walking the whole body each time cost milliseconds."""
-    results: dict[int, tuple] = {}
-
-    @functools.wraps(function)
-    def remembered(node):
-        known = results.get(id(node))
-        if known is not None and known[0] is node:
-            return known[1]
-        if len(results) > 1024:
-            results.clear()
-        result = function(node)
-        results[id(node)] = (node, result)   # the node kept alive: its id is not reused
-        return result
-
-    return remembered
-
-
-@_per_definition
+@functools.lru_cache(maxsize=1024)   # per parsed definition: each call site asks again
 def body_statements(node: ast.FunctionDef | ast.Lambda) -> list[ast.stmt]:
     if isinstance(node, ast.Lambda):
         return [ast.Return(value=node.body, lineno=node.lineno, col_offset=node.col_offset)]
@@ -191,7 +171,7 @@ def body_statements(node: ast.FunctionDef | ast.Lambda) -> list[ast.stmt]:
     return node.body
 
 
-@_per_definition
+@functools.lru_cache(maxsize=1024)   # per parsed definition: each call site asks again
 def array_parameters(node: ast.FunctionDef | ast.Lambda) -> frozenset[str]:
     """Parameters the body uses as arrays (subscripted, ``len()``, ``.shape``): an
     argument ``A[i]`` for one of them is a row of ``A``, not an element."""
@@ -214,7 +194,7 @@ def array_parameters(node: ast.FunctionDef | ast.Lambda) -> frozenset[str]:
     return frozenset(used & (set(positional) | set(keyword_only)))
 
 
-@_per_definition
+@functools.lru_cache(maxsize=1024)   # per parsed definition: each call site asks again
 def assigned_in(node: ast.FunctionDef | ast.Lambda) -> frozenset[str]:
     assigned = set()
     for statement in body_statements(node):
