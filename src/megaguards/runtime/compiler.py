@@ -21,6 +21,7 @@ import threading
 from pathlib import Path
 
 from ..errors import CompilerError
+from .cachefile import write_json
 
 log = logging.getLogger("megaguards")
 
@@ -85,10 +86,7 @@ def _remember_version(path: str, version: str, cache_dir: Path) -> None:
     try:
         known = known if isinstance(known, dict) else {}
         known[_identity(path)] = version
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        partial = target.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_text(json.dumps(known))
-        os.replace(partial, target)
+        write_json(target, known)
     except (OSError, ValueError):
         pass   # the next process asks the compiler again
 

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy
 
 from .. import config
+from .cachefile import write_json
 
 DEVICES = ("seq", "cpu", "cuda")
 TERMS = {
@@ -129,11 +130,8 @@ def current() -> Calibration:
 
 def save(calibration: Calibration, fit_errors: dict, samples: int) -> Path:
     target = config.current().cache_dir / CALIBRATION_FILE
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_suffix(f".tmp{os.getpid()}")
-    temporary.write_text(json.dumps({"date": calibration.date, "hardware": calibration.hardware,
-                                     "constants": calibration.constants, "fit_median_relative_error": fit_errors,
-                                     "samples": samples}, indent=1) + "\n")
-    os.replace(temporary, target)
+    write_json(target, {"date": calibration.date, "hardware": calibration.hardware,
+                        "constants": calibration.constants, "fit_median_relative_error": fit_errors,
+                        "samples": samples}, indent=1)
     _load.cache_clear()
     return target

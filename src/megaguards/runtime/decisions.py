@@ -14,11 +14,11 @@ from __future__ import annotations
 import atexit
 import json
 import math
-import os
 import statistics
 from pathlib import Path
 
 from .. import config
+from .cachefile import write_json
 
 KEEP = 5   # newest times kept per bucket and device
 _unsaved: set = set()   # stores with times not yet written
@@ -72,9 +72,6 @@ class DecisionStore:
     def save(self) -> None:
         _unsaved.discard(self)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = self.path.with_suffix(f".tmp{os.getpid()}")
-            temporary.write_text(json.dumps({"buckets": self.times, "visits": self.visits}))
-            os.replace(temporary, self.path)
+            write_json(self.path, {"buckets": self.times, "visits": self.visits})
         except OSError:  # a read-only cache: decisions then last for this process only
             pass

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 
 from .. import __version__, config
 from ..analysis.parallel import ISLPY_MISSING, ParallelLoop, ParallelPlan, Reduction, plan_parallel
 from ..ir import nodes as ir
+from .cachefile import write_json
 
 
 def _key(typed, groups: dict, strict: bool) -> str:
@@ -39,10 +39,7 @@ def cached_plan(typed, facts, groups: dict, strict: bool) -> ParallelPlan:
     record = {"loops": [[position[key], list(d.private), [[r.var, r.kind, r.conditional] for r in d.reductions],
                          d.weight] for key, d in plan.loops.items()], "reasons": list(plan.reasons)}
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(f".tmp{os.getpid()}")
-        temporary.write_text(json.dumps(record))
-        os.replace(temporary, path)
+        write_json(path, record)
     except OSError:
         pass
     return plan
