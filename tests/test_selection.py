@@ -347,6 +347,10 @@ def gpu_choice(auto, monkeypatch, cpu_entry: float):
     choice.gpu_factory = lambda: fake
     choice.decided.clear()
     choice.store.times.clear()   # the entry before the GPU was attached measured the CPU only
+    # With a real GPU here the first entry could already choose CUDA and rent the CPU: start afresh
+    choice.awaiting_gpu.clear()
+    select._gpu_rent["lost"] = 0.0
+    warm.update(started=False)
     return (lambda: function(a, b, 16, 16)), choice, fake, warm
 
 
