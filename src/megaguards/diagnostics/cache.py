@@ -1,8 +1,10 @@
 """``megaguards cache show|clear`` and the calibration status ``info`` prints.
 
 The cache folder holds ``kernels/mg_<key>.so`` (C kernels and the marshalling helper),
-``cuda/<key>.ok`` (CUDA sources NVRTC accepted) and ``calibration.json`` (written by
-``megaguards calibrate``).  Walks never follow symbolic links: a link inside the folder
+``cuda/<key>.ok`` (CUDA sources NVRTC accepted), ``calibration.json`` (written by
+``megaguards calibrate``), ``compilers.json`` (the C compilers' versions), and the JSON
+files of ``renders/`` (kernel sources), ``plans/`` (parallel plans) and ``decisions/``
+(measured device times).  Walks never follow symbolic links: a link inside the folder
 is counted and removed as a link, whatever it points to."""
 from __future__ import annotations
 
@@ -17,6 +19,9 @@ from typing import Callable
 CALIBRATION_FILE = "calibration.json"
 KINDS = {".so": "C kernels (.so)", ".ptx": "CUDA kernels (.ptx/.cubin)", ".cubin": "CUDA kernels (.ptx/.cubin)",
          ".ok": "NVRTC checks (.ok)", ".json": "calibration (.json)"}
+FOLDERS = {"renders": "rendered kernel sources (.json)", "plans": "parallel plans (.json)",
+           "decisions": "measured device times"}   # a file's kind by its folder, before its suffix
+FILES = {"compilers.json": "compiler versions (.json)"}
 KERNEL_SUFFIXES = (".so", ".ptx", ".cubin")
 
 
@@ -35,7 +40,9 @@ class Contents:
     def add(self, path: str) -> None:
         status = os.lstat(path)
         suffix = os.path.splitext(path)[1]
-        kind = "symbolic links" if os.path.islink(path) else KINDS.get(suffix, "other")
+        folder = os.path.basename(os.path.dirname(path))
+        kind = "symbolic links" if os.path.islink(path) else (
+            FOLDERS.get(folder) or FILES.get(os.path.basename(path)) or KINDS.get(suffix, "other"))
         counts = self.by_kind.setdefault(kind, [0, 0])
         counts[0] += 1
         counts[1] += status.st_size

@@ -236,10 +236,16 @@ def describe_name(name: str) -> str:
 
 
 def walk(node):
-    """Every node below ``node`` (inclusive), expressions and statements alike."""
-    yield node
-    for value in node.__dict__.values():
-        children = value if isinstance(value, tuple) else (value,)
-        for child in children:
-            if isinstance(child, Node):
-                yield from walk(child)
+    """Every node below ``node`` (inclusive), expressions and statements alike, in preorder.
+    A stack, not recursive generators: those cost a frame switch per level for every node."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        yield node
+        children = []
+        for value in node.__dict__.values():
+            if isinstance(value, tuple):
+                children.extend(child for child in value if isinstance(child, Node))
+            elif isinstance(value, Node):
+                children.append(value)
+        stack.extend(reversed(children))

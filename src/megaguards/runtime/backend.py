@@ -14,11 +14,12 @@ from .. import config
 from ..analysis.bounds import hoist_checks
 from ..analysis.features import loop_template
 from ..analysis.parallel import ISLPY_MISSING
-from .plans import cached_plan
-from ..analysis.typeinfer import ArrayInfo, infer_types
 from ..codegen.dialects.c import C
+from .loopkey import LoopKey
+from .plans import cached_plan
+from .renders import cached_render
+from ..analysis.typeinfer import ArrayInfo, infer_types
 from ..codegen.layout import plan_layout
-from ..codegen.renderer import Renderer
 from ..diagnostics.caret import short_location
 from ..errors import CompilerError, Unsupported
 from .compiler import KERNEL_FLAGS, build_shared_object, find_compiler, load
@@ -72,9 +73,9 @@ def specialize(site, binding) -> Specialization:
     facts = hoist_checks(typed) if options.hoist else None
     layout = plan_layout(typed, tuple(scalar_types), live_outs, len(facts.loops) if facts else 0)
     clock.lap("bounds and layout")
-    plan = None
+    plan, key = None, LoopKey.of(typed)
     if options.parallel and facts is not None:
-        plan = cached_plan(typed, facts, alias_groups(loop, binding), options.strict)
+        plan = cached_plan(typed, facts, alias_groups(loop, binding), options.strict, key)
         if ISLPY_MISSING in plan.reasons:
             from .site import warn_once
 
@@ -85,8 +86,8 @@ def specialize(site, binding) -> Specialization:
     # Under auto the loop is first rendered and compiled without OpenMP: a one-core choice
     # (most small entries) then skips the parallel kernel's rendering, about twice as long.
     lazy_parallel = options.device == "auto" and plan is not None and bool(plan.loops)
-    rendered = Renderer(typed, layout, C, facts, None if lazy_parallel else plan, options.threads,
-                        options.parallel_work).render()
+    rendered = cached_render(typed, layout, facts, None if lazy_parallel else plan, options.threads,
+                             options.parallel_work, key)
     clock.lap("render")
     site.stats.analysis += time.perf_counter() - started
     log.debug("loop %s: specialized for %s: %s; parallel depth %d", short_location(info),
@@ -100,11 +101,11 @@ def specialize(site, binding) -> Specialization:
         scalar_paths=site.binder.scalar_paths, live_outs=info.live_outs,
         enter=helper(options.cache_dir, found).mg_enter,
         explanation=Explanation(signature=describe_signature(scalar_types, arrays),
-                                parallel=describe_plan(typed, plan, rendered.parallel or lazy_parallel),
+                                parallel=describe_plan(key, plan, rendered.parallel or lazy_parallel),
                                 source=kernel_source(rendered.source)))
     if lazy_parallel:
         specialization.parallel_factory = functools.partial(parallel_variant, site, specialization, facts, plan,
-                                                            found)
+                                                            found, key)
     if options.device in ("gpu", "auto") and facts is not None and plan is not None:
         chosen = gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop, live_outs, options)
     else:
@@ -156,13 +157,13 @@ def compile_kernel(site, rendered, found: tuple[str, str], what: str = "compile"
     return kernel
 
 
-def parallel_variant(site, sequential: Specialization, facts, plan, found) -> Specialization:
+def parallel_variant(site, sequential: Specialization, facts, plan, found, key: LoopKey) -> Specialization:
     """auto's all-cores kernel, rendered and compiled when the choice first sends the loop
     there (select.DeviceChoice.parallel_variant); Unsupported if it does not compile."""
     started = time.perf_counter()
     options = config.current()
-    rendered = Renderer(sequential.typed, sequential.layout, C, facts, plan, options.threads,
-                        options.parallel_work).render()
+    rendered = cached_render(sequential.typed, sequential.layout, facts, plan, options.threads,
+                             options.parallel_work, key)
     site.stats.analysis += time.perf_counter() - started
     rendering = f"all cores: rendered in {1e3 * (time.perf_counter() - started):.1f} ms, compile"
     kernel = compile_kernel(site, rendered, found, rendering)
@@ -279,11 +280,11 @@ def describe_signature(scalars: dict, arrays: dict) -> str:
     return ", ".join(parts)
 
 
-def describe_plan(typed, plan, parallel: bool) -> list[str]:
+def describe_plan(key: LoopKey, plan, parallel: bool) -> list[str]:
     if plan is None or not parallel:
         return []
     lines = []
-    for node in ir.walk(typed.body):
+    for node in key.loops:
         decision = plan.loops.get(id(node))
         if decision is None:
             continue

@@ -1,0 +1,59 @@
+"""A typed loop's identity across processes, for the caches that skip analysis steps
+(``plans.py``: the parallel plan; ``renders.py``: the rendered kernel).
+
+Ids do not survive a process, so loops are named by their position in the IR walk, and
+the key hashes everything those steps read: the typed IR (every node with its type and
+source line), the scalar and array types, the functions, the live-ins, and megaguards'
+own code (each module's size and modification time: an edited analysis or renderer in a
+development checkout must not meet results of the old one)."""
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import __version__
+from ..ir import nodes as ir
+
+
+@functools.lru_cache(maxsize=1)
+def code_stamp() -> str:
+    stamps = [__version__]
+    folders = [Path(__file__).resolve().parents[1]]
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for entry in sorted(entries, key=lambda e: e.name):
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(entry.path)
+                elif entry.name.endswith(".py"):
+                    status = entry.stat()
+                    stamps.append(f"{entry.path}:{status.st_size}:{status.st_mtime_ns}")
+    return hashlib.sha256("\n".join(stamps).encode()).hexdigest()[:16]
+
+
+def digest(*parts) -> str:
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class LoopKey:
+    typed_digest: str          # the typed loop and megaguards' code
+    body: ir.For
+
+    @classmethod
+    def of(cls, typed) -> LoopKey:
+        text = (code_stamp(), typed.body, sorted(typed.variables.items()),
+                sorted((name, sorted(map(repr, types))) for name, types in typed.assigned_types.items()),
+                sorted(typed.arrays.items()), sorted(typed.functions.items()), sorted(typed.live_ins))
+        return cls(digest(*text), typed.body)
+
+    @functools.cached_property
+    def loops(self) -> tuple:
+        """The ir.For nodes in walk order: position -> loop (walked only when a plan needs it)."""
+        return tuple(node for node in ir.walk(self.body) if isinstance(node, ir.For))
+
+    def positions(self) -> dict:
+        """id() of each loop -> its position."""
+        return {id(loop): position for position, loop in enumerate(self.loops)}

@@ -1,0 +1,94 @@
+"""Rendered kernels are kept on disk (runtime/renders.py): a process meeting a loop and
+signature met before reads the kernel's source instead of rendering it.  The key must be
+the same in every process (string hashing differs between processes) and must change with
+anything the renderer reads, megaguards' own code included."""
+import json
+import textwrap
+
+import numpy
+
+import megaguards
+from megaguards import config
+from megaguards.ir import nodes as ir
+from megaguards.runtime import loopkey
+
+from conftest import run_megaguards
+
+SCRIPT = textwrap.dedent("""
+    def smooth(a, b, n):
+        for i in range(1, n - 1):
+            b[i] = (a[i - 1] + a[i] + a[i + 1]) / 3.0
+
+    a = [float(k % 7) for k in range(200)]
+    b = [0.0] * 200
+    smooth(a, b, 200)
+    print(repr(sum(b)), b[1], b[198])
+""")
+
+
+def smooth(a, b, n):
+    for i in range(1, n - 1):
+        b[i] = (a[i - 1] + a[i] + a[i + 1]) / 3.0
+
+
+def renders_in(cache) -> set:
+    return {path.name for path in (cache / "renders").glob("*.json")}
+
+
+def test_a_second_process_reads_the_kernel_instead_of_rendering_it(tmp_path):
+    script = tmp_path / "smooth.py"
+    script.write_text(SCRIPT)
+    cache = tmp_path / "cache"
+    expected = run_megaguards("run", "--device", "off", script).stdout
+    outputs, seen = [], []
+    for seed in ("1", "2"):   # another string-hash seed: the key must not depend on it
+        done = run_megaguards("run", "--device", "seq", "--report-json", tmp_path / f"{seed}.json", script,
+                              env={"MEGAGUARDS_CACHE_DIR": str(cache), "PYTHONHASHSEED": seed,
+                                   "MEGAGUARDS_LOG": "debug"})
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+        seen.append(renders_in(cache))
+        loops = json.loads((tmp_path / f"{seed}.json").read_text())["loops"]
+        [loop] = [record for record in loops if record["function"] == "smooth"]
+        assert loop["compiled_runs"] == 1
+    assert outputs == [expected, expected]
+    assert seen[0] and seen[1] == seen[0]
+
+
+def in_cache(folder, kernel_cache, run) -> set:
+    """The render files written by run() with the cache in folder."""
+    config.configure(cache_dir=folder)
+    try:
+        run()
+    finally:
+        config.configure(cache_dir=kernel_cache)
+    return renders_in(folder)
+
+
+def test_the_key_changes_with_megaguards_code(monkeypatch, tmp_path, kernel_cache):
+    a, first, second = [1.0, 2.0, 4.0, 8.0], [0.0] * 4, [0.0] * 4
+    before = in_cache(tmp_path, kernel_cache, lambda: megaguards.jit(smooth)(a, first, 4))
+    monkeypatch.setattr(loopkey, "code_stamp", lambda: "an edited renderer")
+    after = in_cache(tmp_path, kernel_cache, lambda: megaguards.jit(smooth)(a, second, 4))
+    assert second == first == [0.0, 7 / 3, 14 / 3, 0.0]
+    assert before and len(after - before) == len(before)
+
+
+def test_an_unreadable_render_file_is_rendered_again(tmp_path, kernel_cache):
+    a, b, again = numpy.arange(6.0), numpy.zeros(6), numpy.zeros(6)
+    names = in_cache(tmp_path, kernel_cache, lambda: megaguards.jit(smooth)(a, b, 6))
+    sources = {name: (tmp_path / "renders" / name).read_text() for name in names}
+    for name in names:
+        (tmp_path / "renders" / name).write_text('{"source": 1')
+    assert in_cache(tmp_path, kernel_cache, lambda: megaguards.jit(smooth)(a, again, 6)) == names
+    assert numpy.array_equal(again, b) and list(b) == [0.0, 1.0, 2.0, 3.0, 4.0, 0.0]
+    assert {name: (tmp_path / "renders" / name).read_text() for name in names} == sources
+
+
+def test_loop_positions_follow_the_walk_in_preorder():
+    inner = ir.For("j", ir.Const(0), ir.Name("n"), ir.Const(1), (ir.Pass(),))
+    second = ir.For("k", ir.Const(0), ir.Name("n"), ir.Const(1), (ir.Pass(),))
+    outer = ir.For("i", ir.Const(0), ir.Name("n"), ir.Const(1), (inner, second))
+    key = loopkey.LoopKey("digest", outer)
+    assert key.loops == (outer, inner, second)
+    assert key.positions() == {id(outer): 0, id(inner): 1, id(second): 2}
