@@ -209,9 +209,38 @@ def test_tree_is_walked_without_scikit_learn(tmp_path):
     tree = selector.load(str(path))
     assert tree.choose([3.0]) == "seq" and tree.choose([30.0]) == "cuda"
     found = Features(1e6, dict.fromkeys(KINDS, 1.0), 10, 1, 0, 0, 1.0, 0, 0, 0.0)
-    values = selector.inputs(found, {"seq": 2.0, "cpu": 1.0, "cuda": 4.0})
-    assert values[-2] == pytest.approx(1.0) and values[-1] == pytest.approx(-2.0)
-    assert values[0] == pytest.approx(math.log2(1e6 + 1))
+    values = selector.inputs(found)
+    assert values == tuple(found.vector()) and values[0] == pytest.approx(math.log2(1e6 + 1))
+    assert len(values) == len(selector.load().inputs)   # the shipped tree reads these inputs
+
+
+def test_the_cost_model_gates_the_trees_cuda():
+    """The tree's cuda stands only where the model predicts the GPU CUDA_MARGIN times
+    faster than the better CPU device; otherwise that device runs."""
+    margin = selector.CUDA_MARGIN
+    assert selector.gate("cuda", {"seq": 8.0, "cpu": 2.0 * margin, "cuda": 2.0}) == "cuda"
+    assert selector.gate("cuda", {"seq": 8.0, "cpu": 1.9 * margin, "cuda": 2.0}) == "cpu"
+    assert selector.gate("cuda", {"seq": 3.0, "cpu": 5.0, "cuda": 2.0}) == "seq"
+    assert selector.gate("seq", {"seq": 3.0, "cpu": 5.0, "cuda": 0.001}) == "seq"   # only cuda is gated
+    assert selector.gate("cuda", {"cuda": 1.0}) == "cuda"   # nothing to compare with
+
+
+def test_a_gated_cuda_says_why(auto, monkeypatch):
+    """The tree says cuda, the model predicts the GPU slower: the CPU runs, and why says so."""
+    class AlwaysCuda:
+        trained_on = "a test tree"
+
+        def choose(self, values):
+            return "cuda"
+
+    monkeypatch.setattr(selector, "load", lambda: AlwaysCuda())
+    found = Features(1e6, dict.fromkeys(KINDS, 1.0), 10, 1, 0, 0, 1.0, 0, 0, 0.0)
+    device, why = select.DeviceChoice.predict("tree", found, {"seq": 2.0, "cpu": 1.0, "cuda": 0.9},
+                                              ("seq", "cpu", "cuda"))
+    assert device == "cpu" and "chose cuda, but the cost model predicts it less than 2x faster than cpu" in why
+    device, why = select.DeviceChoice.predict("tree", found, {"seq": 2.0, "cpu": 1.0, "cuda": 0.1},
+                                              ("seq", "cpu", "cuda"))
+    assert device == "cuda" and why == "decision tree (a test tree)"
 
 
 def test_shipped_tree_and_calibration_load():
@@ -376,9 +405,23 @@ def test_the_cpu_runs_until_it_has_lost_cuda_start_up_then_cuda_starts_in_the_ba
 
 def test_an_entry_losing_more_than_cuda_start_up_waits_for_cuda(auto, monkeypatch):
     monkeypatch.setattr(select, "GPU_STARTUP_SECONDS", 0.05)
+    monkeypatch.setattr(select, "GPU_WAIT_SECONDS", 0.15)
     call, choice, fake, warm = gpu_choice(auto, monkeypatch, cpu_entry=0.2)
     call()
     assert choice.last_device == "cuda" and fake.runs == 1 and not warm["started"]
+
+
+def test_an_entry_losing_less_than_cuda_start_up_runs_on_the_cpu_while_cuda_starts(auto, monkeypatch):
+    """Between the background trigger and the whole start-up: this entry on the CPU, CUDA
+    starting behind it; the GPU takes the next entry once it is up."""
+    monkeypatch.setattr(select, "GPU_STARTUP_SECONDS", 0.05)
+    monkeypatch.setattr(select, "GPU_WAIT_SECONDS", 0.5)
+    call, choice, fake, warm = gpu_choice(auto, monkeypatch, cpu_entry=0.2)
+    call()
+    assert choice.last_device == "cpu" and fake.runs == 0 and warm["started"]
+    warm["done"] = True
+    call()
+    assert choice.last_device == "cuda" and fake.runs == 1
 
 
 def test_one_core_kernel_first_and_the_all_cores_kernel_when_first_chosen(auto):

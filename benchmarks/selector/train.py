@@ -5,14 +5,16 @@
 
 ``DIR`` holds what ``collect.py`` wrote on the target machine (``<program>-<size>-<device>.jsonl``)
 and ``calibration.json`` what ``megaguards calibrate`` stored there.  Each kernel and size
-bucket seen on at least two devices is one example: its features, the calibrated cost
-model's predicted ratios (recomputed with the calibration given, so the tree learns
-what the model gets wrong) and, as label, the device with the lowest median time.  The
-cost of a wrong choice is the sample weight: log2 of the chosen device's time over the
-best one's, so close calls matter little.
+bucket seen on at least two devices is one example: its features and, as label, the
+device with the lowest median time.  The cost of a wrong choice is the sample weight:
+log2 of the chosen device's time over the best one's, so close calls matter little.  The
+calibrated cost model's predictions (recomputed with the calibration given) are not
+inputs: they are the GPU gate that the runtime applies after the tree
+(``selector.gate``), and the evaluation applies it too.
 
 Reports leave-one-program-out accuracy (the tree trained without a program, tested on
-it) and the time lost against the oracle, then writes the tree trained on everything.
+it, then gated) and the time lost against the oracle, then writes the tree trained on
+everything.
 """
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ from megaguards.analysis.features import FEATURE_NAMES, Features, KINDS  # noqa:
 from megaguards.runtime import costmodel, selector  # noqa: E402
 
 DEVICES = ("seq", "cpu", "cuda")
-INPUTS = FEATURE_NAMES + ("predicted_log_seq_over_cpu", "predicted_log_cpu_over_gpu")
+INPUTS = FEATURE_NAMES
 
 
 def features_of(record: dict) -> Features:
@@ -64,7 +66,7 @@ def examples(directories: list[Path], calibration: costmodel.Calibration, thread
         features = features_of(found[key])
         predicted = calibration.predict(features, threads)
         best = min(medians, key=medians.get)
-        result.append({"program": key[0], "size": key[1], "inputs": selector.inputs(features, predicted),
+        result.append({"program": key[0], "size": key[1], "inputs": selector.inputs(features),
                        "label": best, "medians": medians, "predicted": predicted})
     return result
 
@@ -111,7 +113,9 @@ def main() -> int:
     lines = [f"# Learned device selector: leave-one-program-out evaluation", "",
              f"- data: {', '.join(str(d) for d in options.data)}; {len(rows)} examples (kernel x size) from "
              f"{len(programs)} programs; {options.machine}",
-             f"- decision tree, depth {options.depth}, weighted by the time a wrong choice loses", "",
+             f"- decision tree over the features, depth {options.depth}, weighted by the time a wrong choice "
+             f"loses; its cuda gated by the cost model (at least {selector.CUDA_MARGIN:g}x faster than the better CPU "
+             f"device predicted)", "",
              "| left-out program | examples | tree right | model right | tree time / oracle | model time / oracle |",
              "|---|---|---|---|---|---|"]
     totals = collections.Counter()
@@ -125,6 +129,7 @@ def main() -> int:
         ratio, model_ratio = [], []
         for row in test_rows:
             choice = tree.predict([row["inputs"]])[0] if tree is not None else train_rows[0]["label"]
+            choice = selector.gate(str(choice), row["predicted"])
             modelled = min(row["predicted"], key=row["predicted"].get) if row["predicted"] else "cpu"
             right += choice == row["label"]
             model_right += modelled == row["label"]

@@ -43,8 +43,11 @@ EXPLORE_EVERY = 8      # processes meeting one size between tries of a device ne
 # not up, an entry the choice sends to the GPU runs on the CPU instead and what that is
 # expected to lose (CPU time minus GPU time) is added up: once the sum reaches this, CUDA
 # starts in the background (warmup.py) while the CPU keeps running, and the GPU takes over
-# when it is up.  A single entry expected to lose this much waits for CUDA at once.
+# when it is up.  A single entry waits for CUDA at once only if it is expected to lose more
+# than the whole start-up (GPU_WAIT_SECONDS): otherwise the CPU runs it while CUDA starts.
+# (stencil_numpy, large: one entry, 0.31 s on 16 cores, 0.99 s for a process on the GPU.)
 GPU_STARTUP_SECONDS = 0.5
+GPU_WAIT_SECONDS = 1.0
 _gpu_rent = {"lost": 0.0}
 # Likewise OpenMP's first parallel region in a process starts its thread team (2-3 ms on
 # the H100 machine, 16 cores).  Until then a kernel the choice sends to all cores runs on
@@ -212,14 +215,14 @@ class DeviceChoice:
     @staticmethod
     def rent_cpu(why: str, available: tuple, medians: dict, predicted: dict) -> tuple[str, str, float]:
         """The GPU is chosen but CUDA is not up: the device for this entry, why, and the
-        seconds the CPU is expected to lose on it (see GPU_STARTUP_SECONDS)."""
+        seconds the CPU is expected to lose on it (see GPU_STARTUP_SECONDS, GPU_WAIT_SECONDS)."""
         cpu_times = {d: medians.get(d, predicted.get(d)) for d in available if d != "cuda"}
         cpu_times = {d: t for d, t in cpu_times.items() if t is not None}
         if not cpu_times:
             return "cuda", why, 0.0
         device = min(cpu_times, key=cpu_times.get)
         lost = max(0.0, cpu_times[device] - medians.get("cuda", predicted.get("cuda", 0.0)))
-        if lost >= GPU_STARTUP_SECONDS:
+        if lost >= GPU_WAIT_SECONDS:
             return "cuda", f"{why}; the CPU would lose more than CUDA's start-up in this process", 0.0
         rent_gpu(lost)
         waiting = "while CUDA starts in the background" if warmup.in_progress() else (
@@ -230,8 +233,12 @@ class DeviceChoice:
     @staticmethod
     def predict(method: str, found, predicted: dict, available: tuple) -> tuple[str, str]:
         tree = selector.load() if method == "tree" else None
-        choice = tree.choose(selector.inputs(found, predicted)) if tree is not None else None
+        choice = tree.choose(selector.inputs(found)) if tree is not None else None
         if choice in available:
+            gated = selector.gate(choice, predicted)
+            if gated != choice:
+                return gated, (f"decision tree ({tree.trained_on}) chose cuda, but the cost model predicts it less "
+                               f"than {selector.CUDA_MARGIN:g}x faster than {gated} ({format_times(predicted)})")
             return choice, f"decision tree ({tree.trained_on})"
         if predicted:
             return min(predicted, key=predicted.get), f"cost model ({costmodel.current().source} calibration)"
