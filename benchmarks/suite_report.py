@@ -68,7 +68,8 @@ def markdown(report: dict) -> str:
              f"- date: {report['date']}",
              f"- machine: {machine['cpu_model']}, {machine['cpus_usable']} usable CPUs, Python {machine['python']}",
              f"- megaguards: {machine['megaguards_source']}",
-             f"- runs: {report['repeat']} per program and system, each in its own process; median of the "
+             f"- runs: {report['repeat']} per program and system, each in its own process, the systems in turn "
+             "(every system's k-th run before any system's next); median of the "
              "kernel region's time (`time=`). megaguards systems: one cold run first (a fresh kernel cache: it "
              f"compiles; `cold_time` in the JSON), then {report['repeat']} warm run(s)."]
     if report.get("derive_from"):

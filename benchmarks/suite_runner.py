@@ -5,6 +5,8 @@ each run in its own process, checksums compared with CPython's.
                              [--size small|medium|large] [--repeat N] [--out DIR]
                              [--derive-from SIZE [--derive-systems cpython,pypy]] [--stages] [--ref REF]
 
+The systems take turns: every system's k-th run of a program before any system's next.
+
 Systems:
   cpython            the baseline: every speed-up is CPython's median time over the system's.
   pypy               Debian's pypy3 (skipped with a note when absent).
@@ -317,43 +319,59 @@ def stage_milliseconds(report_path: Path, region: Region | None = None) -> dict:
     return totals
 
 
-def measure_system(job: Job, repeat: int, stages: bool, progress) -> dict:
-    if job.skipped:
-        return {"status": "skipped", "note": job.skipped}
-    count = job.runs(repeat)
-    times, checksums, breakdown = [], set(), {}
-    with tempfile.TemporaryDirectory(prefix="megaguards-report-") as reports:
-        for attempt in range(count):
-            phase = ("cold" if attempt == 0 else "warm") if job.cold_first else None
-            progress(job, attempt, count, phase)
-            keep_report = stages and job.cold_first and attempt < 2
-            report_path = Path(reports) / f"{attempt}.json" if keep_report else None
-            outcome = run_once(job, report_path)
-            if "error" in outcome:
-                return {"status": "error", "note": outcome["error"], "size": job.size}
-            times.append(outcome["time"])
-            checksums.add(outcome["checksum"])
-            if keep_report and report_path.exists():
-                breakdown[phase] = stage_milliseconds(report_path, timed_region(job.program))
-    if len(checksums) != 1:
-        return {"status": "error", "note": f"checksums differ between runs: {sorted(checksums)}"}
-    entry = {"status": "ok", "checksum": checksums.pop(), "size": job.size}
-    if job.cold_first:
-        entry["cold_time"], times = times[0], times[1:]
-    entry.update(times=times, median=statistics.median(times), min=min(times), max=max(times),
-                 median_over="warm runs (after one cold run)" if job.cold_first else "all runs")
-    if job.tolerance is not None:
-        entry["tolerance"] = job.tolerance
-    if stages and job.cold_first:
-        entry["stages_ms"] = breakdown
-    if job.derived_from:
-        scaled = [t * job.work_ratio for t in times]
-        entry.update(derived_from=job.derived_from, work_ratio=job.work_ratio, measured_times=times,
-                     measured_checksum=entry.pop("checksum"), times=scaled, median=statistics.median(scaled),
-                     min=min(scaled), max=max(scaled))
-        if "cold_time" in entry:
-            entry["cold_time"] *= job.work_ratio
-    return entry
+class Runs:
+    """One system's runs of one program, made one at a time (``measure`` interleaves systems)."""
+
+    def __init__(self, job: Job, repeat: int, stages: bool, reports: Path) -> None:
+        self.job, self.stages, self.reports = job, stages, reports
+        self.count = job.runs(repeat)
+        self.times: list[float] = []
+        self.checksums: set = set()
+        self.breakdown: dict = {}
+        self.error: str | None = None
+
+    def run(self, attempt: int, progress) -> None:
+        job = self.job
+        if attempt >= self.count or self.error is not None:
+            return
+        phase = ("cold" if attempt == 0 else "warm") if job.cold_first else None
+        progress(job, attempt, self.count, phase)
+        keep_report = self.stages and job.cold_first and attempt < 2
+        report_path = self.reports / f"{job.system}-{attempt}.json" if keep_report else None
+        outcome = run_once(job, report_path)
+        if "error" in outcome:
+            self.error = outcome["error"]
+            return
+        self.times.append(outcome["time"])
+        self.checksums.add(outcome["checksum"])
+        if keep_report and report_path.exists():
+            self.breakdown[phase] = stage_milliseconds(report_path, timed_region(job.program))
+
+    def result(self) -> dict:
+        job, times = self.job, self.times
+        if job.skipped:
+            return {"status": "skipped", "note": job.skipped}
+        if self.error is not None:
+            return {"status": "error", "note": self.error, "size": job.size}
+        if len(self.checksums) != 1:
+            return {"status": "error", "note": f"checksums differ between runs: {sorted(self.checksums)}"}
+        entry = {"status": "ok", "checksum": next(iter(self.checksums)), "size": job.size}
+        if job.cold_first:
+            entry["cold_time"], times = times[0], times[1:]
+        entry.update(times=times, median=statistics.median(times), min=min(times), max=max(times),
+                     median_over="warm runs (after one cold run)" if job.cold_first else "all runs")
+        if job.tolerance is not None:
+            entry["tolerance"] = job.tolerance
+        if self.stages and job.cold_first:
+            entry["stages_ms"] = self.breakdown
+        if job.derived_from:
+            scaled = [t * job.work_ratio for t in times]
+            entry.update(derived_from=job.derived_from, work_ratio=job.work_ratio, measured_times=times,
+                         measured_checksum=entry.pop("checksum"), times=scaled, median=statistics.median(scaled),
+                         min=min(scaled), max=max(scaled))
+            if "cold_time" in entry:
+                entry["cold_time"] *= job.work_ratio
+        return entry
 
 
 # ----------------------------------------------------------------------------- one program
@@ -393,7 +411,15 @@ def compare_checksums(results: dict) -> str | None:
 
 
 def measure(jobs: list[Job], repeat: int, stages: bool, progress) -> dict:
-    results = {job.system: measure_system(job, repeat, stages, progress) for job in jobs}
+    """Every system's k-th run before any system's (k+1)-th: the machine's drift over a
+    program's runs (clock, other tenants, page cache) then falls on every system alike
+    instead of on one system's block of runs, which matters for ratios of a few ms."""
+    with tempfile.TemporaryDirectory(prefix="megaguards-report-") as reports:
+        runs = [Runs(job, repeat, stages, Path(reports)) for job in jobs]
+        for attempt in range(max((r.count for r in runs), default=0)):
+            for system_runs in runs:
+                system_runs.run(attempt, progress)
+        results = {r.job.system: r.result() for r in runs}
     reference = compare_checksums(results)
     return {"tolerance": read_tolerance(jobs[0].program), "checksum_reference": reference, "systems": results}
 
