@@ -376,7 +376,9 @@ def gpu_choice(auto, monkeypatch, cpu_entry: float):
     choice.gpu_factory = lambda: fake
     choice.decided.clear()
     choice.store.times.clear()   # the entry before the GPU was attached measured the CPU only
-    # With a real GPU here the first entry could already choose CUDA and rent the CPU: start afresh
+    # With a real GPU here the first entry could already choose CUDA (and build it) or rent the
+    # CPU: start afresh, with the stand-in as the only GPU
+    choice.gpu = None
     choice.awaiting_gpu.clear()
     select._gpu_rent["lost"] = 0.0
     warm.update(started=False)
