@@ -73,7 +73,9 @@ def specialize(site, binding) -> Specialization:
     facts = hoist_checks(typed) if options.hoist else None
     layout = plan_layout(typed, tuple(scalar_types), live_outs, len(facts.loops) if facts else 0)
     clock.lap("bounds and layout")
-    plan, key = None, LoopKey.of(typed)
+    key = LoopKey.of(typed)   # names the cached plan and rendered source
+    clock.lap("cache key")
+    plan = None
     if options.parallel and facts is not None:
         plan = cached_plan(typed, facts, alias_groups(loop, binding), options.strict, key)
         if ISLPY_MISSING in plan.reasons:
