@@ -110,7 +110,7 @@ def main() -> int:
     threads = data.get("hardware", {}).get("threads", 16)
     rows = examples(options.data, calibration, threads)
     programs = sorted({r["program"] for r in rows})
-    lines = [f"# Learned device selector: leave-one-program-out evaluation", "",
+    lines = ["# Learned device selector: leave-one-program-out evaluation", "",
              f"- data: {', '.join(str(d) for d in options.data)}; {len(rows)} examples (kernel x size) from "
              f"{len(programs)} programs; {options.machine}",
              f"- decision tree over the features, depth {options.depth}, weighted by the time a wrong choice "
