@@ -225,6 +225,20 @@ def test_the_cost_model_gates_the_trees_cuda():
     assert selector.gate("cuda", {"cuda": 1.0}) == "cuda"   # nothing to compare with
 
 
+def test_a_device_the_kernel_lacks_falls_to_the_cost_model():
+    """The tree's cuda for a kernel without a GPU variant: the model's fastest available
+    device runs (the training report evaluates the tree the same way)."""
+    class AlwaysCuda:
+        def choose(self, values):
+            return "cuda"
+
+    predicted = {"seq": 3.0, "cpu": 1.0}
+    assert selector.decide(AlwaysCuda(), (), predicted, ("seq", "cpu")) == ("cpu", "model")
+    assert selector.decide(AlwaysCuda(), (), {"seq": 3.0, "cpu": 1.0, "cuda": 0.1},
+                           ("seq", "cpu", "cuda")) == ("cuda", "tree")
+    assert selector.decide(None, (), {}, ("seq", "cpu")) == ("cpu", "widest")
+
+
 def test_a_gated_cuda_says_why(auto, monkeypatch):
     """The tree says cuda, the model predicts the GPU slower: the CPU runs, and why says so."""
     class AlwaysCuda:

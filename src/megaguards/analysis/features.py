@@ -8,6 +8,14 @@ which computes every hoisted loop's range from the live-ins alone) and array siz
 the numbers the cost model and the learned selector read.  A loop whose range is not
 known before the loop (a ``while``, or a range the prologue does not compute) counts
 ``UNKNOWN_TRIPS`` iterations.
+
+The prologue's range of a loop is the hull of its variable's values over every
+iteration of the loops around it: for ``range(i, n)`` inside ``for i in range(n)`` that
+is ``n`` values, while one entry runs ``n - i`` of them, ``n / 2`` on average.  A loop
+whose bounds are affine in enclosing loop variables therefore counts its average trips:
+with ``start = a + p*i`` and ``stop = b + q*i``, the hull is wider than the average
+range by ``(|p| + |q|) * W / 2``, ``W`` being the span of ``i`` (a triangle halves, a
+sliding window ``range(i - 1, i + 2)`` keeps its 3).
 """
 from __future__ import annotations
 
@@ -35,6 +43,8 @@ class LoopCost:
     parent: int | None        # the enclosing loop's id (None: the site's outermost loop)
     counts: tuple             # count per KINDS entry
     parallel: bool            # planned parallel (OpenMP)
+    step: int = 1             # |step| of the range (1 if not constant)
+    narrowing: tuple = ()     # (enclosing loop id, |p| + |q|, its |step|): see the module doc
 
 
 @dataclass(frozen=True)
@@ -81,6 +91,51 @@ def _statement_counts(statements, functions: dict, counts: dict, nested: list) -
                     _expression_counts(child, functions, counts)
 
 
+def _constant(node: ir.Expr) -> int | None:
+    if isinstance(node, ir.Const) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ir.UnaryOp) and node.op == "-":
+        value = _constant(node.operand)
+        return None if value is None else -value
+    return None
+
+
+def coefficient(expression: ir.Expr, var: str) -> int | None:
+    """The integer coefficient of ``var`` in ``expression``; None where it is not affine in it."""
+    if isinstance(expression, ir.Name):
+        return int(expression.id == var)
+    if not any(isinstance(node, ir.Name) and node.id == var for node in ir.walk(expression)):
+        return 0
+    if isinstance(expression, ir.UnaryOp) and expression.op in ("-", "+"):
+        inner = coefficient(expression.operand, var)
+        return None if inner is None else (-inner if expression.op == "-" else inner)
+    if isinstance(expression, ir.BinOp) and expression.op in ("+", "-"):
+        left, right = coefficient(expression.left, var), coefficient(expression.right, var)
+        if left is None or right is None:
+            return None
+        return left + right if expression.op == "+" else left - right
+    if isinstance(expression, ir.BinOp) and expression.op == "*":
+        for factor, other in ((expression.left, expression.right), (expression.right, expression.left)):
+            value, inner = _constant(factor), coefficient(other, var)
+            if value is not None and inner is not None:
+                return value * inner
+    return None
+
+
+def _narrowing(loop, enclosing: tuple) -> tuple[int, tuple]:
+    """(|step|, narrowing) of a ``for`` loop inside the ``enclosing`` ir.For nodes."""
+    step = _constant(loop.step) if isinstance(loop, ir.For) else None
+    if not step:
+        return 1, ()
+    found = []
+    for outer in enclosing:
+        outer_step = _constant(outer.step)
+        start, stop = coefficient(loop.start, outer.var), coefficient(loop.stop, outer.var)
+        if outer_step and start is not None and stop is not None and (start or stop):
+            found.append((id(outer), abs(start) + abs(stop), abs(outer_step)))
+    return abs(step), tuple(found)
+
+
 def loop_template(typed, plan=None, band=None) -> LoopTemplate:
     """Per-loop operation counts of a typed loop nest; ``plan`` (analysis.parallel) marks
     the parallel loops, ``band`` (analysis.mapping.GpuBand) the GPU thread mapping."""
@@ -88,7 +143,7 @@ def loop_template(typed, plan=None, band=None) -> LoopTemplate:
     loops: list[LoopCost] = []
     outer_parallel = None
 
-    def visit(node, parent):
+    def visit(node, parent, enclosing):
         nonlocal outer_parallel
         counts = dict.fromkeys(KINDS, 0)
         nested: list = []
@@ -96,11 +151,13 @@ def loop_template(typed, plan=None, band=None) -> LoopTemplate:
         is_parallel = id(node) in parallel
         if is_parallel and outer_parallel is None:
             outer_parallel = id(node)
-        loops.append(LoopCost(id(node), parent, tuple(counts[k] for k in KINDS), is_parallel))
+        step, narrowing = _narrowing(node, enclosing)
+        loops.append(LoopCost(id(node), parent, tuple(counts[k] for k in KINDS), is_parallel, step, narrowing))
+        inside = enclosing + ((node,) if isinstance(node, ir.For) else ())
         for child in nested:
-            visit(child, id(node))
+            visit(child, id(node), inside)
 
-    visit(typed.body, None)
+    visit(typed.body, None, ())
     return LoopTemplate(tuple(loops), outer_parallel, _coalesced_share(band))
 
 
@@ -154,8 +211,10 @@ class Features:
 
 def evaluate(template: LoopTemplate, trips: dict, band_trips: int = 0, launches: int = 0,
              bytes_moved: int = 0, list_elements: int = 0) -> Features:
-    """``trips``: id() of a loop -> its iterations at this entry (missing: unknown)."""
+    """``trips``: id() of a loop -> its iterations at this entry (missing: unknown), the
+    hull of its range over the loops around it (see the module doc)."""
     by_id = {loop.loop: loop for loop in template.loops}
+    trips = average_trips(template, trips)
     iterations: dict[int, float] = {}   # id -> executions of its body over the whole entry
     counts = dict.fromkeys(KINDS, 0.0)
     for loop in template.loops:  # outer before inner: parents are known first
@@ -167,7 +226,7 @@ def evaluate(template: LoopTemplate, trips: dict, band_trips: int = 0, launches:
     parallel_trips = parallel_entries = 0
     inner = 0.0
     if template.outer_parallel is not None:
-        parallel_trips = trips.get(template.outer_parallel, UNKNOWN_TRIPS)
+        parallel_trips = int(round(trips.get(template.outer_parallel, UNKNOWN_TRIPS)))
         parent = by_id[template.outer_parallel].parent
         parallel_entries = int(iterations.get(parent, 1.0)) if parent is not None else 1
         below = [loop for loop in template.loops if _inside(loop, template.outer_parallel, by_id)]
@@ -175,6 +234,20 @@ def evaluate(template: LoopTemplate, trips: dict, band_trips: int = 0, launches:
                      for loop in below), default=1.0)
     return Features(work, counts, parallel_trips, parallel_entries, band_trips, launches, inner,
                     bytes_moved, list_elements, template.coalesced)
+
+
+def average_trips(template: LoopTemplate, trips: dict) -> dict:
+    """``trips`` with each loop whose bounds move with an enclosing loop's variable
+    narrowed from its hull to its average range (never below one trip of a non-empty hull)."""
+    averaged = dict(trips)
+    for loop in template.loops:
+        hull = trips.get(loop.loop)
+        if not loop.narrowing or not hull:
+            continue
+        spans = sum(weight * max(0, trips.get(outer, 1) - 1) * outer_step
+                    for outer, weight, outer_step in loop.narrowing)
+        averaged[loop.loop] = max(1.0, hull - spans / (2.0 * loop.step))
+    return averaged
 
 
 def _inside(loop: LoopCost, ancestor: int, by_id: dict) -> bool:

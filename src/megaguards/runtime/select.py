@@ -233,16 +233,15 @@ class DeviceChoice:
     @staticmethod
     def predict(method: str, found, predicted: dict, available: tuple) -> tuple[str, str]:
         tree = selector.load() if method == "tree" else None
-        choice = tree.choose(selector.inputs(found)) if tree is not None else None
-        if choice in available:
-            gated = selector.gate(choice, predicted)
-            if gated != choice:
-                return gated, (f"decision tree ({tree.trained_on}) chose cuda, but the cost model predicts it less "
-                               f"than {selector.CUDA_MARGIN:g}x faster than {gated} ({format_times(predicted)})")
-            return choice, f"decision tree ({tree.trained_on})"
-        if predicted:
-            return min(predicted, key=predicted.get), f"cost model ({costmodel.current().source} calibration)"
-        return available[-1], "no calibration and no tree: the widest device"
+        device, how = selector.decide(tree, selector.inputs(found), predicted, available)
+        if how == "gated":
+            return device, (f"decision tree ({tree.trained_on}) chose cuda, but the cost model predicts it less "
+                            f"than {selector.CUDA_MARGIN:g}x faster than {device} ({format_times(predicted)})")
+        if how == "tree":
+            return device, f"decision tree ({tree.trained_on})"
+        if how == "model":
+            return device, f"cost model ({costmodel.current().source} calibration)"
+        return device, "no calibration and no tree: the widest device"
 
     def explore(self, available) -> str:
         for device in available:

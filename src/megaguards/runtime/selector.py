@@ -7,8 +7,8 @@ The tree's inputs are ``Features.vector()``.  The calibrated cost model keeps a 
 the GPU (``gate``): the tree's cuda stands only where the model predicts the GPU at
 least ``CUDA_MARGIN`` times faster than the better CPU device.  Trees that also read the
 model's predicted ratios fitted the suite better but chose worse on programs left out of
-their training (leave-one-program-out 1.34x the oracle's time, against 1.16x for
-features and the gate: benchmarks/results/selector-h100.md).
+their training (leave-one-program-out 1.34x the oracle's time, against 1.12x for
+features and the gate at depth 5: benchmarks/results/selector-h100.md).
 """
 from __future__ import annotations
 
@@ -55,6 +55,21 @@ def gate(choice: str, predicted: dict) -> str:
         return choice
     best = min(host, key=host.get)
     return choice if predicted["cuda"] * CUDA_MARGIN <= host[best] else best
+
+
+def decide(tree: Tree | None, values, predicted: dict, available) -> tuple[str, str]:
+    """(device, how) for one entry: the tree's choice, gated; the cost model's fastest
+    device where the tree is missing or chose a device this kernel lacks (a kernel without
+    a GPU variant); else the widest device.  ``how``: "tree", "gated", "model" or "widest".
+    ``predicted`` holds the available devices only.  The runtime and the offline
+    evaluation (benchmarks/selector/train.py) both choose through here."""
+    choice = tree.choose(values) if tree is not None else None
+    if choice in available:
+        gated = gate(choice, predicted)
+        return gated, ("tree" if gated == choice else "gated")
+    if predicted:
+        return min(predicted, key=predicted.get), "model"
+    return available[-1], "widest"
 
 
 @lru_cache(maxsize=4)
