@@ -2,6 +2,7 @@
 code through megaguards and read the per-loop report."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -10,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from megaguards import config
+from megaguards.runtime import costmodel, select
+from megaguards.runtime.site import REGISTRY
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -124,3 +127,36 @@ def assert_same_as_cpython(function, *arguments, compiled=True):
         assert fell_back, (compiled, [s["reasons"] for s in sites])
         assert all(more(key, "compiled_runs") == 0 for key in fell_back), [after[k] for k in fell_back]
     return fast
+
+
+# -- device choice under auto (tests/test_selection.py, test_features.py, test_surprise.py) --
+
+@pytest.fixture
+def auto(tmp_path, monkeypatch):
+    """device=auto with the prediction on, in a private cache (no decisions carried over),
+    OpenMP's threads taken as started (the one-thread rental has tests of its own)."""
+    monkeypatch.setattr(select, "_openmp", {"started": True, "seq_seconds": 0.0})
+    saved = config.current()
+    config.configure(device="auto", select="model", cache_dir=tmp_path, parallel_work=0)
+    costmodel._load.cache_clear()
+    yield tmp_path
+    config.configure(device=saved.device, select=saved.select, cache_dir=saved.cache_dir,
+                     parallel_work=saved.parallel_work)
+    costmodel._load.cache_clear()
+
+
+def write_calibration(folder, seq_work: float, cpu_work: float, fork: float = 0.0) -> None:
+    """A calibration of one core and of all cores (4 threads) in ``folder``'s cache."""
+    (folder / costmodel.CALIBRATION_FILE).write_text(json.dumps({
+        "date": "2026-11-22", "hardware": {"cpu": "test", "threads": 4},
+        "constants": {"seq": {"work": seq_work, "list_elements": 0.0, "entry": 0.0},
+                      "cpu": {"work_per_thread": cpu_work, "parallel_entries": fork, "list_elements": 0.0,
+                              "entry": 0.0}}}))
+    costmodel._load.cache_clear()
+
+
+def choices_of(function) -> list:
+    """The DeviceChoices of the loop sites of this very jitted function."""
+    site_ids = function.__megaguards_sites__
+    return [s for site in REGISTRY.sites if site.id in site_ids
+            for s in site.compiled if isinstance(s, select.DeviceChoice)]

@@ -6,29 +6,13 @@ import numpy
 import pytest
 
 import megaguards
-from megaguards import config
+from conftest import choices_of
 from megaguards.analysis import features
 from megaguards.ir import nodes as ir
-from megaguards.runtime import costmodel, select
-from megaguards.runtime.site import REGISTRY
-
-
-@pytest.fixture
-def auto(tmp_path, monkeypatch):
-    monkeypatch.setattr(select, "_openmp", {"started": True, "seq_seconds": 0.0})
-    saved = config.current()
-    config.configure(device="auto", select="model", cache_dir=tmp_path, parallel_work=0)
-    costmodel._load.cache_clear()
-    yield tmp_path
-    config.configure(device=saved.device, select=saved.select, cache_dir=saved.cache_dir,
-                     parallel_work=saved.parallel_work)
-    costmodel._load.cache_clear()
 
 
 def last_features(function):
-    site_ids = function.__megaguards_sites__
-    [choice] = [s for site in REGISTRY.sites if site.id in site_ids
-                for s in site.compiled if isinstance(s, select.DeviceChoice)]
+    [choice] = choices_of(function)
     return choice.last["features"]
 
 

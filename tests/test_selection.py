@@ -9,40 +9,10 @@ import numpy
 import pytest
 
 import megaguards
+from conftest import choices_of, write_calibration
 from megaguards import config
 from megaguards.analysis.features import FEATURE_NAMES, Features, KINDS
 from megaguards.runtime import calibrate, costmodel, cuda, select, selector
-from megaguards.runtime.site import REGISTRY
-
-
-@pytest.fixture
-def auto(tmp_path, monkeypatch):
-    """device=auto with the prediction on, in a private cache (no decisions carried over),
-    OpenMP's threads taken as started (the one-thread rental has tests of its own)."""
-    monkeypatch.setattr(select, "_openmp", {"started": True, "seq_seconds": 0.0})
-    saved = config.current()
-    config.configure(device="auto", select="model", cache_dir=tmp_path, parallel_work=0)
-    costmodel._load.cache_clear()
-    yield tmp_path
-    config.configure(device=saved.device, select=saved.select, cache_dir=saved.cache_dir,
-                     parallel_work=saved.parallel_work)
-    costmodel._load.cache_clear()
-
-
-def write_calibration(folder, seq_work: float, cpu_work: float, fork: float = 0.0) -> None:
-    (folder / costmodel.CALIBRATION_FILE).write_text(json.dumps({
-        "date": "2026-11-22", "hardware": {"cpu": "test", "threads": 4},
-        "constants": {"seq": {"work": seq_work, "list_elements": 0.0, "entry": 0.0},
-                      "cpu": {"work_per_thread": cpu_work, "parallel_entries": fork, "list_elements": 0.0,
-                              "entry": 0.0}}}))
-    costmodel._load.cache_clear()
-
-
-def choices_of(function) -> list:
-    """The DeviceChoices of the loop sites of this very jitted function."""
-    site_ids = function.__megaguards_sites__
-    return [s for site in REGISTRY.sites if site.id in site_ids
-            for s in site.compiled if isinstance(s, select.DeviceChoice)]
 
 
 def scale_rows(a, b, n, m):

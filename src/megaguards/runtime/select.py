@@ -38,6 +38,11 @@ from .kernel import Specialization
 log = logging.getLogger("megaguards")
 RECHECK_EVERY = 64     # entries of one size in a process between re-tries of another device
 EXPLORE_EVERY = 8      # processes meeting one size between tries of a device never measured at it
+# Where the tree overrules the cost model between one core and all cores and the entry then
+# takes over SURPRISE times what the model predicted for it, the model's device runs the
+# next entry of that size once, and the entry after that goes by both measurements
+# (particlefilter, small: the tree's one core took 3.2 ms an entry, 16 cores 0.38 ms).
+SURPRISE = 2.0
 # The first GPU use in a process imports CuPy, creates the CUDA context and compiles the
 # kernels (about 0.7 s on the H100 machine), a cost no per-entry time shows.  While CUDA is
 # not up, an entry the choice sends to the GPU runs on the CPU instead and what that is
@@ -76,6 +81,8 @@ class DeviceChoice:
     seen: dict = field(default_factory=dict)     # size key -> entries of that size
     renting: set = field(default_factory=set)    # size keys on one thread until OpenMP pays off
     awaiting_gpu: dict = field(default_factory=dict)  # size key -> seconds lost per entry on the CPU
+    surprised: dict = field(default_factory=dict)     # size key -> the device its next entry tries
+    checked: set = field(default_factory=set)         # size keys whose first entry met SURPRISE's test
     sequential: Specialization | None = None   # the one-core kernel, once cpu is the parallel one
     store: DecisionStore | None = None
     gpu_factory: object = None     # builds ``gpu`` when auto first picks the GPU (None: built)
@@ -158,6 +165,9 @@ class DeviceChoice:
             self.decided.pop(size_key, None)
             known = None
         redecide = rent_paid   # decide again, the predicted device first: its start-up is paid
+        if size_key in self.surprised:   # try the model's device once; the next entry decides again
+            self.decided.pop(size_key, None)
+            return self.surprised.pop(size_key)
         if size_key in self.awaiting_gpu:    # on the CPU until CUDA is up
             if self.gpu_up():
                 del self.awaiting_gpu[size_key]
@@ -180,8 +190,10 @@ class DeviceChoice:
         if self.store is None:
             self.store = DecisionStore(self.key)
         measured, medians = self.store.best(size)
+        redecide = redecide or size_key in self.checked
         visits = self.store.visits.get(size, 0) if redecide else self.store.visit(size)  # once per process
         device, why = self.predict(method, found, predicted, available)
+        predicted_device = device
         # What ran before at this size decides.  Every EXPLORE_EVERY-th process that meets
         # this size tries the device predicted fastest among those never measured at it.
         if measured in available and not (redecide and device not in medians):
@@ -205,7 +217,8 @@ class DeviceChoice:
         if len(self.decided) > 64:
             self.decided.pop(next(iter(self.decided)))
             self.seen.pop(next(iter(self.seen)))
-        self.last = {"features": found, "predicted": predicted, "device": device, "why": why, "bucket": size}
+        self.last = {"features": found, "predicted": predicted, "device": device, "why": why, "bucket": size,
+                     "size_key": size_key if device == predicted_device and size_key not in self.renting else None}
         return device
 
     def gpu_up(self) -> bool:
@@ -311,9 +324,23 @@ class DeviceChoice:
         if self.policy == "auto" and self.last and config.current().select != "explore":
             if self.store is not None and config.current().select in ("tree", "model"):
                 self.store.record(self.last["bucket"], device, seconds)
+                self.check_surprise(device, seconds)
             if OBSERVER is not None:
                 OBSERVER(self, device, seconds)
             log_observation(self, device, seconds)
+
+    def check_surprise(self, device: str, seconds: float) -> None:
+        """After the first entry of a size that a prediction sent to ``device``: schedule the
+        cost model's device for the next entry where SURPRISE's test says so."""
+        size_key = self.last.get("size_key")
+        if size_key is None or size_key in self.checked or device != self.last["device"]:
+            return
+        self.checked.add(size_key)
+        host = {d: t for d, t in self.last["predicted"].items() if d in ("seq", "cpu")}
+        if device in host and len(host) == 2:
+            model = min(host, key=host.get)
+            if model != device and seconds > SURPRISE * host[device]:
+                self.surprised[size_key] = model
 
     def describe(self) -> list[str]:
         """For ``megaguards explain``: the last choice, the features and predictions behind it."""
