@@ -202,11 +202,35 @@ def test_a_device_the_kernel_lacks_falls_to_the_cost_model():
         def choose(self, values):
             return "cuda"
 
+    found = Features(1e6, dict.fromkeys(KINDS, 1.0), 10, 1, 0, 0, 1.0, 0, 0, 0.0)
     predicted = {"seq": 3.0, "cpu": 1.0}
-    assert selector.decide(AlwaysCuda(), (), predicted, ("seq", "cpu")) == ("cpu", "model")
-    assert selector.decide(AlwaysCuda(), (), {"seq": 3.0, "cpu": 1.0, "cuda": 0.1},
+    assert selector.decide(AlwaysCuda(), found, predicted, ("seq", "cpu")) == ("cpu", "model")
+    assert selector.decide(AlwaysCuda(), found, {"seq": 3.0, "cpu": 1.0, "cuda": 0.1},
                            ("seq", "cpu", "cuda")) == ("cuda", "tree")
-    assert selector.decide(None, (), {}, ("seq", "cpu")) == ("cpu", "widest")
+    assert selector.decide(None, found, {}, ("seq", "cpu")) == ("cpu", "widest")
+
+
+def test_the_cost_model_gates_the_trees_cpu_for_a_kernel_forking_many_regions():
+    """The tree cannot see how often a kernel forks; from FORK_GATE_REGIONS forks an entry
+    the model's one core stands against the tree's all cores."""
+    many = selector.FORK_GATE_REGIONS
+    assert selector.gate("cpu", {"seq": 1.0, "cpu": 2.0}, regions=many) == "seq"
+    assert selector.gate("cpu", {"seq": 1.0, "cpu": 2.0}, regions=many - 1) == "cpu"   # few forks: the tree
+    assert selector.gate("cpu", {"seq": 3.0, "cpu": 2.0}, regions=many) == "cpu"       # the model agrees
+    assert selector.gate("cpu", {"cpu": 2.0}, regions=many) == "cpu"                   # no one-core kernel
+
+
+def test_a_forking_kernels_gated_cpu_says_why(auto, monkeypatch):
+    class AlwaysCpu:
+        trained_on = "a test tree"
+
+        def choose(self, values):
+            return "cpu"
+
+    monkeypatch.setattr(selector, "load", lambda: AlwaysCpu())
+    found = Features(1e6, dict.fromkeys(KINDS, 1.0), 10, 256, 0, 0, 1.0, 0, 0, 0.0)
+    device, why = select.DeviceChoice.predict("tree", found, {"seq": 1.0, "cpu": 2.0}, ("seq", "cpu"))
+    assert device == "seq" and "forks 256 parallel regions an entry" in why
 
 
 def test_a_gated_cuda_says_why(auto, monkeypatch):

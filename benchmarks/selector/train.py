@@ -9,8 +9,9 @@ bucket seen on at least two devices is one example: its features and, as label, 
 device with the lowest median time.  The cost of a wrong choice is the sample weight:
 log2 of the chosen device's time over the best one's, so close calls matter little.  The
 calibrated cost model's predictions (recomputed with the calibration given) are not
-inputs: they are the GPU gate that the runtime applies after the tree
-(``selector.gate``), and the evaluation applies it too.
+inputs: they are the gates that the runtime applies after the tree (``selector.gate``:
+on cuda, and on cpu for kernels forking many parallel regions), and the evaluation
+applies them too.
 
 Reports leave-one-program-out accuracy (the tree trained without a program, tested on
 it, then gated) and the time lost against the oracle, then writes the tree trained on
@@ -70,7 +71,7 @@ def examples(directories: list[Path], calibration: costmodel.Calibration, thread
         predicted = {d: t for d, t in calibration.predict(features, threads).items() if d in available}
         best = min(medians, key=medians.get)
         result.append({"program": key[0], "size": key[1], "inputs": selector.inputs(features), "label": best,
-                       "medians": medians, "predicted": predicted, "available": available})
+                       "medians": medians, "predicted": predicted, "available": available, "features": features})
     return result
 
 
@@ -91,7 +92,7 @@ def train(rows: list[dict], depth: int):
 
 def choose(tree, row: dict) -> str:
     """What the runtime would run for this example with this (exported) tree."""
-    return selector.decide(tree, row["inputs"], row["predicted"], row["available"])[0]
+    return selector.decide(tree, row["features"], row["predicted"], row["available"])[0]
 
 
 def shipped(tree, trained_on: str = "") -> selector.Tree:
@@ -129,7 +130,8 @@ def main() -> int:
              f"{len(programs)} programs; {options.machine}",
              f"- decision tree over the features, depth {options.depth}, weighted by the time a wrong choice "
              f"loses; its cuda gated by the cost model (at least {selector.CUDA_MARGIN:g}x faster than the better CPU "
-             f"device predicted)", "",
+             f"device predicted), and its cpu where the kernel forks {selector.FORK_GATE_REGIONS} parallel regions "
+             f"an entry or more and the model predicts one core faster", "",
              "| left-out program | examples | tree right | model right | tree time / oracle | model time / oracle |",
              "|---|---|---|---|---|---|"]
     totals = collections.Counter()

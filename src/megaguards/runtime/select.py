@@ -246,7 +246,11 @@ class DeviceChoice:
     @staticmethod
     def predict(method: str, found, predicted: dict, available: tuple) -> tuple[str, str]:
         tree = selector.load() if method == "tree" else None
-        device, how = selector.decide(tree, selector.inputs(found), predicted, available)
+        device, how = selector.decide(tree, found, predicted, available)
+        if how == "gated" and device == "seq":
+            return device, (f"decision tree ({tree.trained_on}) chose cpu, but the kernel forks "
+                            f"{found.parallel_entries} parallel regions an entry and the cost model predicts one "
+                            f"core faster ({format_times(predicted)})")
         if how == "gated":
             return device, (f"decision tree ({tree.trained_on}) chose cuda, but the cost model predicts it less "
                             f"than {selector.CUDA_MARGIN:g}x faster than {device} ({format_times(predicted)})")

@@ -5,7 +5,8 @@ Evaluated here without scikit-learn: a walk from the root to a leaf.
 
 The tree's inputs are ``Features.vector()``.  The calibrated cost model keeps a veto on
 the GPU (``gate``): the tree's cuda stands only where the model predicts the GPU at
-least ``CUDA_MARGIN`` times faster than the better CPU device.  Trees that also read the
+least ``CUDA_MARGIN`` times faster than the better CPU device; and on all cores for a
+kernel that forks many parallel regions per entry, which the tree's inputs do not show.  Trees that also read the
 model's predicted ratios fitted the suite better but chose worse on programs left out of
 their training (leave-one-program-out 1.34x the oracle's time, against 1.12x for
 features and the gate at depth 5: benchmarks/results/selector-h100.md).
@@ -38,6 +39,10 @@ class Tree:
 
 
 CUDA_MARGIN = 2.0   # the GPU's predicted speed-up over the better CPU device that lets the tree's cuda stand
+# From this many parallel regions forked per entry (a parallel loop inside a sequential
+# one) the model decides between the tree's cpu and seq: the tree has no input for the
+# forks, the model a term per fork (lud, medium: 256 forks, 16 cores 2.4x slower than one).
+FORK_GATE_REGIONS = 16
 
 
 def inputs(features) -> tuple:
@@ -45,27 +50,33 @@ def inputs(features) -> tuple:
     return tuple(features.vector())
 
 
-def gate(choice: str, predicted: dict) -> str:
-    """The tree's choice, unless it is cuda and the cost model predicts the GPU less than
-    CUDA_MARGIN times faster than the better CPU device: then that CPU device.  The tree
-    learns from few GPU shapes; the model's GPU terms (launch, copies, per-thread work)
-    come from calibration and generalise further."""
+def gate(choice: str, predicted: dict, regions: int = 1) -> str:
+    """The tree's choice, unless the cost model vetoes it:
+
+    - cuda where the model predicts the GPU less than CUDA_MARGIN times faster than the
+      better CPU device: then that CPU device.  The tree learns from few GPU shapes; the
+      model's GPU terms (launch, copies, per-thread work) come from calibration.
+    - cpu for a kernel forking ``regions`` >= FORK_GATE_REGIONS parallel regions per entry
+      where the model predicts one core faster: then seq."""
     host = {device: predicted[device] for device in ("seq", "cpu") if device in predicted}
+    if choice == "cpu" and regions >= FORK_GATE_REGIONS and len(host) == 2 and host["seq"] < host["cpu"]:
+        return "seq"
     if choice != "cuda" or "cuda" not in predicted or not host:
         return choice
     best = min(host, key=host.get)
     return choice if predicted["cuda"] * CUDA_MARGIN <= host[best] else best
 
 
-def decide(tree: Tree | None, values, predicted: dict, available) -> tuple[str, str]:
-    """(device, how) for one entry: the tree's choice, gated; the cost model's fastest
-    device where the tree is missing or chose a device this kernel lacks (a kernel without
-    a GPU variant); else the widest device.  ``how``: "tree", "gated", "model" or "widest".
-    ``predicted`` holds the available devices only.  The runtime and the offline
-    evaluation (benchmarks/selector/train.py) both choose through here."""
-    choice = tree.choose(values) if tree is not None else None
+def decide(tree: Tree | None, features, predicted: dict, available) -> tuple[str, str]:
+    """(device, how) for one entry with these ``features``: the tree's choice, gated; the
+    cost model's fastest device where the tree is missing or chose a device this kernel
+    lacks (a kernel without a GPU variant); else the widest device.  ``how``: "tree",
+    "gated" (the tree's choice vetoed), "model" or "widest".  ``predicted`` holds the
+    available devices only.  The runtime and the offline evaluation
+    (benchmarks/selector/train.py) both choose through here."""
+    choice = tree.choose(inputs(features)) if tree is not None else None
     if choice in available:
-        gated = gate(choice, predicted)
+        gated = gate(choice, predicted, features.parallel_entries)
         return gated, ("tree" if gated == choice else "gated")
     if predicted:
         return min(predicted, key=predicted.get), "model"
