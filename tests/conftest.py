@@ -160,3 +160,22 @@ def choices_of(function) -> list:
     site_ids = function.__megaguards_sites__
     return [s for site in REGISTRY.sites if site.id in site_ids
             for s in site.compiled if isinstance(s, select.DeviceChoice)]
+
+
+class TreeSaying:
+    """A stand-in for the learned tree that always chooses ``device``."""
+
+    trained_on = "a test tree"
+
+    def __init__(self, device: str) -> None:
+        self.device = device
+
+    def choose(self, values):
+        return self.device
+
+
+def entry_features(parallel_entries: int = 1):
+    """The features of an entry of 10^6 work: 10 parallel trips, forked ``parallel_entries`` times."""
+    from megaguards.analysis.features import KINDS, Features
+
+    return Features(1e6, dict.fromkeys(KINDS, 1.0), 10, parallel_entries, 0, 0, 1.0, 0, 0, 0.0)

@@ -9,7 +9,7 @@ import numpy
 import pytest
 
 import megaguards
-from conftest import choices_of, write_calibration
+from conftest import TreeSaying, choices_of, entry_features, write_calibration
 from megaguards import config
 from megaguards.analysis.features import FEATURE_NAMES, Features, KINDS
 from megaguards.runtime import calibrate, costmodel, cuda, select, selector
@@ -178,7 +178,7 @@ def test_tree_is_walked_without_scikit_learn(tmp_path):
                                 "inputs": ["log_work"], "trained_on": "test"}))
     tree = selector.load(str(path))
     assert tree.choose([3.0]) == "seq" and tree.choose([30.0]) == "cuda"
-    found = Features(1e6, dict.fromkeys(KINDS, 1.0), 10, 1, 0, 0, 1.0, 0, 0, 0.0)
+    found = entry_features()
     values = selector.inputs(found)
     assert values == tuple(found.vector()) and values[0] == pytest.approx(math.log2(1e6 + 1))
     assert len(values) == len(selector.load().inputs)   # the shipped tree reads these inputs
@@ -198,14 +198,10 @@ def test_the_cost_model_gates_the_trees_cuda():
 def test_a_device_the_kernel_lacks_falls_to_the_cost_model():
     """The tree's cuda for a kernel without a GPU variant: the model's fastest available
     device runs (the training report evaluates the tree the same way)."""
-    class AlwaysCuda:
-        def choose(self, values):
-            return "cuda"
-
-    found = Features(1e6, dict.fromkeys(KINDS, 1.0), 10, 1, 0, 0, 1.0, 0, 0, 0.0)
+    found = entry_features()
     predicted = {"seq": 3.0, "cpu": 1.0}
-    assert selector.decide(AlwaysCuda(), found, predicted, ("seq", "cpu")) == ("cpu", "model")
-    assert selector.decide(AlwaysCuda(), found, {"seq": 3.0, "cpu": 1.0, "cuda": 0.1},
+    assert selector.decide(TreeSaying("cuda"), found, predicted, ("seq", "cpu")) == ("cpu", "model")
+    assert selector.decide(TreeSaying("cuda"), found, {"seq": 3.0, "cpu": 1.0, "cuda": 0.1},
                            ("seq", "cpu", "cuda")) == ("cuda", "tree")
     assert selector.decide(None, found, {}, ("seq", "cpu")) == ("cpu", "widest")
 
@@ -221,28 +217,15 @@ def test_the_cost_model_gates_the_trees_cpu_for_a_kernel_forking_many_regions():
 
 
 def test_a_forking_kernels_gated_cpu_says_why(auto, monkeypatch):
-    class AlwaysCpu:
-        trained_on = "a test tree"
-
-        def choose(self, values):
-            return "cpu"
-
-    monkeypatch.setattr(selector, "load", lambda: AlwaysCpu())
-    found = Features(1e6, dict.fromkeys(KINDS, 1.0), 10, 256, 0, 0, 1.0, 0, 0, 0.0)
-    device, why = select.DeviceChoice.predict("tree", found, {"seq": 1.0, "cpu": 2.0}, ("seq", "cpu"))
+    monkeypatch.setattr(selector, "load", lambda: TreeSaying("cpu"))
+    device, why = select.DeviceChoice.predict("tree", entry_features(parallel_entries=256), {"seq": 1.0, "cpu": 2.0}, ("seq", "cpu"))
     assert device == "seq" and "forks 256 parallel regions an entry" in why
 
 
 def test_a_gated_cuda_says_why(auto, monkeypatch):
     """The tree says cuda, the model predicts the GPU slower: the CPU runs, and why says so."""
-    class AlwaysCuda:
-        trained_on = "a test tree"
-
-        def choose(self, values):
-            return "cuda"
-
-    monkeypatch.setattr(selector, "load", lambda: AlwaysCuda())
-    found = Features(1e6, dict.fromkeys(KINDS, 1.0), 10, 1, 0, 0, 1.0, 0, 0, 0.0)
+    monkeypatch.setattr(selector, "load", lambda: TreeSaying("cuda"))
+    found = entry_features()
     device, why = select.DeviceChoice.predict("tree", found, {"seq": 2.0, "cpu": 1.0, "cuda": 0.9},
                                               ("seq", "cpu", "cuda"))
     assert device == "cpu" and "chose cuda, but the cost model predicts it less than 2x faster than cpu" in why

@@ -6,19 +6,9 @@ from __future__ import annotations
 import numpy
 
 import megaguards
-from conftest import choices_of, write_calibration
+from conftest import TreeSaying, choices_of, write_calibration
 from megaguards import config
 from megaguards.runtime import select, selector
-
-
-class TreeSaying:
-    trained_on = "a test tree"
-
-    def __init__(self, device: str) -> None:
-        self.device = device
-
-    def choose(self, values):
-        return self.device
 
 
 def scale(a, b, n):
