@@ -40,13 +40,7 @@ class _Affine:
         self.invariant = invariant
         self.params = params            # collected parameter names
 
-    def constant(self, node: ir.Expr):
-        if isinstance(node, ir.Const) and type(node.value) in (int, bool):
-            return int(node.value)
-        if isinstance(node, ir.UnaryOp) and node.op == "-":
-            value = self.constant(node.operand)
-            return None if value is None else -value
-        return None
+    constant = staticmethod(ir.int_constant)
 
     def text(self, node: ir.Expr) -> str | None:
         value = self.constant(node)

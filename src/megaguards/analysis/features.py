@@ -91,15 +91,6 @@ def _statement_counts(statements, functions: dict, counts: dict, nested: list) -
                     _expression_counts(child, functions, counts)
 
 
-def _constant(node: ir.Expr) -> int | None:
-    if isinstance(node, ir.Const) and type(node.value) is int:
-        return node.value
-    if isinstance(node, ir.UnaryOp) and node.op == "-":
-        value = _constant(node.operand)
-        return None if value is None else -value
-    return None
-
-
 def coefficient(expression: ir.Expr, var: str) -> int | None:
     """The integer coefficient of ``var`` in ``expression``; None where it is not affine in it."""
     if isinstance(expression, ir.Name):
@@ -116,7 +107,7 @@ def coefficient(expression: ir.Expr, var: str) -> int | None:
         return left + right if expression.op == "+" else left - right
     if isinstance(expression, ir.BinOp) and expression.op == "*":
         for factor, other in ((expression.left, expression.right), (expression.right, expression.left)):
-            value, inner = _constant(factor), coefficient(other, var)
+            value, inner = ir.int_constant(factor), coefficient(other, var)
             if value is not None and inner is not None:
                 return value * inner
     return None
@@ -124,12 +115,12 @@ def coefficient(expression: ir.Expr, var: str) -> int | None:
 
 def _narrowing(loop, enclosing: tuple) -> tuple[int, tuple]:
     """(|step|, narrowing) of a ``for`` loop inside the ``enclosing`` ir.For nodes."""
-    step = _constant(loop.step) if isinstance(loop, ir.For) else None
+    step = ir.int_constant(loop.step) if isinstance(loop, ir.For) else None
     if not step:
         return 1, ()
     found = []
     for outer in enclosing:
-        outer_step = _constant(outer.step)
+        outer_step = ir.int_constant(outer.step)
         start, stop = coefficient(loop.start, outer.var), coefficient(loop.stop, outer.var)
         if outer_step and start is not None and stop is not None and (start or stop):
             found.append((id(outer), abs(start) + abs(stop), abs(outer_step)))

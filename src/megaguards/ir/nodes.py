@@ -249,3 +249,13 @@ def walk(node):
             elif isinstance(value, Node):
                 children.append(value)
         stack.extend(reversed(children))
+
+
+def int_constant(node) -> int | None:
+    """The value of an integer literal, negated ones included (``-1`` is UnaryOp('-', 1)); else None."""
+    if isinstance(node, Const) and type(node.value) in (int, bool):
+        return int(node.value)
+    if isinstance(node, UnaryOp) and node.op == "-":
+        value = int_constant(node.operand)
+        return None if value is None else -value
+    return None
