@@ -6,6 +6,8 @@ each run in its own process, checksums compared with CPython's.
                              [--derive-from SIZE [--derive-systems cpython,pypy]] [--stages] [--ref REF]
 
 The systems take turns: every system's k-th run of a program before any system's next.
+After each program, what is measured so far is written to suite-<size>.partial.json (the
+final JSON's form), removed when the run completes: a run stopped by a time limit leaves it.
 
 Systems:
   cpython            the baseline: every speed-up is CPython's median time over the system's.
@@ -469,7 +471,16 @@ def main(argv: list[str] | None = None) -> int:
     if "cpython" not in systems:
         systems.insert(0, "cpython")  # the baseline every speed-up needs
     python_path = os.environ.get("PYTHONPATH")
+    report = {"size": options.size, "repeat": options.repeat, "systems": systems,
+              "derive_from": options.derive_from, "derived_systems": sorted(derived) or None,
+              "stages": options.stages,
+              "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+              "machine": {**machine_info(shutil.which(os.environ.get("CC", "gcc")), shutil.which("pypy3"),
+                                         options.ref),
+                          "numba": numba_version() if any(s.startswith("numba") for s in systems) else None},
+              "programs": {}}
     snapshot = export_source(options.ref) if options.ref else None  # puts it first on PYTHONPATH
+    partial = options.out / f"suite-{options.size}.partial.json"
     try:
         with tempfile.TemporaryDirectory(prefix="megaguards-suite-cache-") as cache_root:
             plan = {}
@@ -480,21 +491,18 @@ def main(argv: list[str] | None = None) -> int:
                     for system in systems]
             progress = Progress(sum(job.runs(options.repeat) for jobs in plan.values() for job in jobs),
                                 options.quiet)
-            measured = {name: measure(jobs, options.repeat, options.stages, progress) for name, jobs in plan.items()}
+            for name, jobs in plan.items():
+                report["programs"][name] = measure(jobs, options.repeat, options.stages, progress)
+                # What is measured so far survives a run stopped by a time limit.
+                options.out.mkdir(parents=True, exist_ok=True)
+                partial.write_text(json.dumps(report, indent=1) + "\n")
     finally:
         if snapshot is not None:
             shutil.rmtree(snapshot, ignore_errors=True)
             os.environ.pop("PYTHONPATH", None)
             if python_path is not None:
                 os.environ["PYTHONPATH"] = python_path
-    report = {"size": options.size, "repeat": options.repeat, "systems": systems,
-              "derive_from": options.derive_from, "derived_systems": sorted(derived) or None,
-              "stages": options.stages,
-              "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-              "machine": {**machine_info(shutil.which(os.environ.get("CC", "gcc")), shutil.which("pypy3"),
-                                         options.ref),
-                          "numba": numba_version() if any(s.startswith("numba") for s in systems) else None},
-              "programs": measured}
+    partial.unlink(missing_ok=True)
     return write_outputs(report, options.out)
 
 

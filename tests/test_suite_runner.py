@@ -47,6 +47,35 @@ def small_run(tmp_path_factory):
     return status, report, out, stderr.getvalue()
 
 
+def test_a_completed_run_leaves_no_partial_results(small_run):
+    _, report, out, _ = small_run
+    assert not (out / "suite-small.partial.json").exists()
+    assert list(report["programs"]) == ["mm"]
+
+
+def test_a_stopped_run_leaves_the_programs_measured_so_far(tmp_path, monkeypatch):
+    """The runner killed after its first program (a time limit): that program's results
+    are on disk in the final JSON's form."""
+    real = suite_runner.measure
+    measured = []
+
+    def measure_then_stop(jobs, *arguments):
+        if measured:
+            raise KeyboardInterrupt   # what a time limit's signal amounts to, here
+        measured.append(jobs[0].program.stem)
+        return real(jobs, *arguments)
+
+    monkeypatch.setattr(suite_runner, "measure", measure_then_stop)
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+            pytest.raises(KeyboardInterrupt):
+        suite_runner.main(["--programs", "mm,nbody", "--size", "small", "--repeat", "1", "--quiet",
+                           "--systems", "cpython", "--out", str(tmp_path)])
+    partial = json.loads((tmp_path / "suite-small.partial.json").read_text())
+    assert list(partial["programs"]) == measured == ["mm"]
+    assert partial["programs"]["mm"]["systems"]["cpython"]["status"] == "ok"
+    assert not (tmp_path / "suite-small.json").exists()
+
+
 def test_systems_checksums_and_speedups(small_run):
     status, report, _, _ = small_run
     systems = report["programs"]["mm"]["systems"]
