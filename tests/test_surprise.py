@@ -50,3 +50,17 @@ def test_no_second_try_where_the_entry_kept_to_its_prediction(auto, monkeypatch)
     write_calibration(auto, seq_work=1.0, cpu_work=0.1)   # predicts seconds: every entry is faster
     ran, _ = devices_of_entries(monkeypatch, "seq")
     assert ran == ["seq"] * 4
+
+
+def test_a_choice_measured_in_an_earlier_process_is_not_tried_again(auto, monkeypatch):
+    from megaguards.runtime import decisions
+    from megaguards.runtime.decisions import DecisionStore
+
+    write_calibration(auto, seq_work=1e-15, cpu_work=1e-16)
+    ran, choice = devices_of_entries(monkeypatch, "seq", entries=1)
+    decisions.save_all()   # this "process" ends
+    stored = DecisionStore(choice.key)
+    stored.times[choice.last["bucket"]] = {"seq": [1e-9]}   # an earlier process measured seq, and fast
+    stored.save()
+    ran, again = devices_of_entries(monkeypatch, "seq")
+    assert ran == ["seq"] * 4 and again.last["why"].startswith("measured before")

@@ -193,7 +193,7 @@ class DeviceChoice:
         redecide = redecide or size_key in self.checked
         visits = self.store.visits.get(size, 0) if redecide else self.store.visit(size)  # once per process
         device, why = self.predict(method, found, predicted, available)
-        predicted_device = device
+        surprise_test = True   # the choice is a prediction: its first entry may prove it wrong
         # What ran before at this size decides.  Every EXPLORE_EVERY-th process that meets
         # this size tries the device predicted fastest among those never measured at it.
         if measured in available and not (redecide and device not in medians):
@@ -203,8 +203,10 @@ class DeviceChoice:
                 why = f"not yet measured at this size (tried every {EXPLORE_EVERY}th process), cost model"
             else:
                 device, why = measured, f"measured before at this size ({format_times(medians)})"
+            surprise_test = False
         if device == "cuda" and not self.gpu_up():
             device, why, lost = self.rent_cpu(why, available, medians, predicted)
+            surprise_test = False
             if device != "cuda":
                 self.awaiting_gpu[size_key] = lost
         if device == "cpu" and "seq" in available and not _openmp["started"]:
@@ -213,12 +215,13 @@ class DeviceChoice:
                 device, why = "seq", (f"{why}, but on one thread while OpenMP's threads are not started "
                                       f"(until {OPENMP_STARTUP_SECONDS * 1e3:g} ms are spent on one thread)")
                 self.renting.add(size_key)
+                surprise_test = False
         self.decided[size_key] = device
         if len(self.decided) > 64:
             self.decided.pop(next(iter(self.decided)))
             self.seen.pop(next(iter(self.seen)))
         self.last = {"features": found, "predicted": predicted, "device": device, "why": why, "bucket": size,
-                     "size_key": size_key if device == predicted_device and size_key not in self.renting else None}
+                     "size_key": size_key if surprise_test else None}
         return device
 
     def gpu_up(self) -> bool:
