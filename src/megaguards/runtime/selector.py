@@ -6,10 +6,10 @@ Evaluated here without scikit-learn: a walk from the root to a leaf.
 The tree's inputs are ``Features.vector()``.  The calibrated cost model keeps a veto on
 the GPU (``gate``): the tree's cuda stands only where the model predicts the GPU at
 least ``CUDA_MARGIN`` times faster than the better CPU device; and on all cores for a
-kernel that forks many parallel regions per entry, which the tree's inputs do not show.  Trees that also read the
-model's predicted ratios fitted the suite better but chose worse on programs left out of
-their training (leave-one-program-out 1.34x the oracle's time, against 1.12x for
-features and the gate at depth 5: benchmarks/results/selector-h100.md).
+kernel that forks many parallel regions per entry, which the tree's inputs do not show.
+Trees that also read the model's predicted ratios fitted the suite better but chose worse
+on programs left out of their training (leave-one-program-out 1.34x the oracle's time,
+against 1.11x for features and the gates at depth 5: benchmarks/results/selector-h100.md).
 """
 from __future__ import annotations
 
