@@ -229,6 +229,9 @@ def test_a_gated_cuda_says_why(auto, monkeypatch):
     device, why = select.DeviceChoice.predict("tree", found, {"seq": 2.0, "cpu": 1.0, "cuda": 0.9},
                                               ("seq", "cpu", "cuda"))
     assert device == "cpu" and "chose cuda, but the cost model predicts it less than 2x faster than cpu" in why
+    device, why = select.DeviceChoice.predict("tree", entry_features(parallel_entries=256),
+                                              {"seq": 1.0, "cpu": 2.0, "cuda": 0.9}, ("seq", "cpu", "cuda"))
+    assert device == "seq" and "chose cuda, but the cost model predicts it less than 2x faster than seq" in why
     device, why = select.DeviceChoice.predict("tree", found, {"seq": 2.0, "cpu": 1.0, "cuda": 0.1},
                                               ("seq", "cpu", "cuda"))
     assert device == "cuda" and why == "decision tree (a test tree)"

@@ -250,11 +250,11 @@ class DeviceChoice:
     def predict(method: str, found, predicted: dict, available: tuple) -> tuple[str, str]:
         tree = selector.load() if method == "tree" else None
         device, how = selector.decide(tree, found, predicted, available)
-        if how == "gated" and device == "seq":
+        if how == "fork gate":
             return device, (f"decision tree ({tree.trained_on}) chose cpu, but the kernel forks "
                             f"{found.parallel_entries} parallel regions an entry and the cost model predicts one "
                             f"core faster ({format_times(predicted)})")
-        if how == "gated":
+        if how == "gpu gate":
             return device, (f"decision tree ({tree.trained_on}) chose cuda, but the cost model predicts it less "
                             f"than {selector.CUDA_MARGIN:g}x faster than {device} ({format_times(predicted)})")
         if how == "tree":

@@ -71,13 +71,15 @@ def decide(tree: Tree | None, features, predicted: dict, available) -> tuple[str
     """(device, how) for one entry with these ``features``: the tree's choice, gated; the
     cost model's fastest device where the tree is missing or chose a device this kernel
     lacks (a kernel without a GPU variant); else the widest device.  ``how``: "tree",
-    "gated" (the tree's choice vetoed), "model" or "widest".  ``predicted`` holds the
-    available devices only.  The runtime and the offline evaluation
-    (benchmarks/selector/train.py) both choose through here."""
+    "gpu gate" or "fork gate" (the tree's cuda or cpu vetoed), "model" or "widest".
+    ``predicted`` holds the available devices only.  The runtime and the offline
+    evaluation (benchmarks/selector/train.py) both choose through here."""
     choice = tree.choose(inputs(features)) if tree is not None else None
     if choice in available:
         gated = gate(choice, predicted, features.parallel_entries)
-        return gated, ("tree" if gated == choice else "gated")
+        if gated == choice:
+            return choice, "tree"
+        return gated, ("gpu gate" if choice == "cuda" else "fork gate")
     if predicted:
         return min(predicted, key=predicted.get), "model"
     return available[-1], "widest"
