@@ -481,6 +481,7 @@ def main(argv: list[str] | None = None) -> int:
               "programs": {}}
     snapshot = export_source(options.ref) if options.ref else None  # puts it first on PYTHONPATH
     partial = options.out / f"suite-{options.size}.partial.json"
+    options.out.mkdir(parents=True, exist_ok=True)
     try:
         with tempfile.TemporaryDirectory(prefix="megaguards-suite-cache-") as cache_root:
             plan = {}
@@ -494,7 +495,6 @@ def main(argv: list[str] | None = None) -> int:
             for name, jobs in plan.items():
                 report["programs"][name] = measure(jobs, options.repeat, options.stages, progress)
                 # What is measured so far survives a run stopped by a time limit.
-                options.out.mkdir(parents=True, exist_ok=True)
                 partial.write_text(json.dumps(report, indent=1) + "\n")
     finally:
         if snapshot is not None:
