@@ -1,5 +1,6 @@
 """The C compiler's version line is remembered in the cache dir per compiler file, so a
-process does not run ``cc --version`` (2-3 ms) before its first loop."""
+process does not run ``cc --version`` (2-3 ms) before its first loop; likewise Python's
+include directory per interpreter (``sysconfig`` takes 3-5 ms to set up)."""
 import json
 import os
 import subprocess
@@ -51,3 +52,21 @@ def test_an_unreadable_cache_file_is_ignored(fake_compiler, tmp_path):
     (cache / compiler.COMPILERS_FILE).write_text("[not a mapping")
     assert compiler.find_compiler(fake_compiler, cache) == (fake_compiler, "fakecc 1.0")
     assert list(json.loads((cache / compiler.COMPILERS_FILE).read_text()).values()) == ["fakecc 1.0"]
+
+
+def test_the_python_include_directory_is_remembered_per_interpreter(tmp_path, monkeypatch):
+    import sysconfig
+
+    first = compiler.python_include_flags(tmp_path)
+    assert first == ("-I", sysconfig.get_paths()["include"])
+    assert list(json.loads((tmp_path / compiler.PYTHON_FILE).read_text()).values()) == [first[1]]
+
+    def unavailable():
+        raise AssertionError("sysconfig asked again")
+
+    monkeypatch.setattr(compiler.sysconfig, "get_paths", unavailable)
+    assert compiler.python_include_flags(tmp_path) == first   # read back, sysconfig not set up
+    (tmp_path / compiler.PYTHON_FILE).write_text("[not a mapping")
+    monkeypatch.undo()
+    assert compiler.python_include_flags(tmp_path) == first   # an unreadable file is rewritten
+    assert list(json.loads((tmp_path / compiler.PYTHON_FILE).read_text()).values()) == [first[1]]

@@ -1,7 +1,11 @@
-"""The surprise re-check (runtime/select.py, SURPRISE): where the tree overrules the cost
-model between one core and all cores and the entry then overruns its prediction, the
-model's device runs the next entry once, and the entry after decides by both measurements."""
+"""The check after a prediction's first kept entry (runtime/select.py, check_first_entry):
+where another host device was already measured faster at this size, the next entry
+decides from the measurements; where the tree overruled the cost model between one core
+and all cores and the entry overran its prediction (SURPRISE), the model's device runs
+the next entry once, and the entry after decides by both measurements."""
 from __future__ import annotations
+
+import time
 
 import numpy
 
@@ -64,3 +68,49 @@ def test_a_choice_measured_in_an_earlier_process_is_not_tried_again(auto, monkey
     stored.save()
     ran, again = devices_of_entries(monkeypatch, "seq")
     assert ran == ["seq"] * 4 and again.last["why"].startswith("measured before")
+
+
+def rented_then_all_cores(monkeypatch, slow: str, entries: int = 6) -> tuple[list, object]:
+    """Entries of a kernel the model sends to all cores, in a process whose OpenMP threads
+    are not started: one thread runs the first entries (the rental), then all cores.
+    Entries on the ``slow`` device take 2 ms more."""
+    monkeypatch.setattr(select, "_openmp", {"started": False, "seq_seconds": 0.0})
+    monkeypatch.setattr(select, "OPENMP_STARTUP_SECONDS", 0.0002)
+    run_cpu = select.DeviceChoice.run_cpu
+
+    def timed(self, binding, one_thread):
+        if one_thread == (slow == "seq"):
+            time.sleep(0.002)
+        return run_cpu(self, binding, one_thread)
+
+    monkeypatch.setattr(select.DeviceChoice, "run_cpu", timed)
+    ran = []
+    monkeypatch.setattr(select, "OBSERVER", lambda choice, device, seconds: ran.append(device))
+    function = megaguards.jit(scale)
+    a = numpy.arange(64.0)
+    while "cpu" not in ran:   # the rental lasts until one thread has spent OpenMP's start-up
+        b = numpy.zeros(64)
+        function(a, b, 64)
+        assert (b == a * 2.0 + 1.0).all() and len(ran) < 10**5
+    for _ in range(entries):
+        function(a, b, 64)
+    [choice] = choices_of(function)
+    return ran, choice
+
+
+def test_all_cores_measured_slower_than_the_rented_thread_gives_way_to_it(auto, monkeypatch):
+    write_calibration(auto, seq_work=1e-12, cpu_work=1e-15)   # all cores predicted faster; one entry well under the rent
+    ran, choice = rented_then_all_cores(monkeypatch, slow="cpu")
+    first_cpu = ran.index("cpu")
+    assert first_cpu >= 1 and set(ran[:first_cpu]) == {"seq"}     # the rental
+    assert ran[first_cpu:first_cpu + 2] == ["cpu", "cpu"]          # OpenMP's start, then one kept entry
+    assert set(ran[first_cpu + 2:]) == {"seq"}                     # measured slower: one thread again
+    assert choice.last["why"].startswith("measured before")
+    assert len(choice.store.times[choice.last["bucket"]]["cpu"]) == 1   # the start-up entry is not kept
+
+
+def test_all_cores_measured_faster_than_the_rented_thread_stay(auto, monkeypatch):
+    write_calibration(auto, seq_work=1e-12, cpu_work=1e-15)
+    ran, choice = rented_then_all_cores(monkeypatch, slow="seq")
+    first_cpu = ran.index("cpu")
+    assert set(ran[:first_cpu]) == {"seq"} and set(ran[first_cpu:]) == {"cpu"}

@@ -15,6 +15,7 @@ import logging
 import os
 import shutil
 import subprocess
+import sys
 import sysconfig
 import tempfile
 import threading
@@ -33,6 +34,7 @@ KERNEL_FLAGS = ("-O3", "-std=gnu11", "-fPIC", "-shared", "-ffp-contract=off", "-
 _lock = threading.Lock()
 _loaded: dict[Path, ctypes.CDLL] = {}
 COMPILERS_FILE = "compilers.json"   # in the cache dir: compiler identity -> version line
+PYTHON_FILE = "python.json"         # in the cache dir: interpreter identity -> include directory
 
 
 @functools.lru_cache(maxsize=None)
@@ -71,24 +73,32 @@ def _identity(path: str) -> str:
 
 
 def _remembered_version(path: str, cache_dir: Path) -> str | None:
-    try:
-        return json.loads((cache_dir / COMPILERS_FILE).read_text()).get(_identity(path))
-    except (OSError, ValueError, AttributeError):
-        return None
+    return _remembered(cache_dir / COMPILERS_FILE, _identity(path))
 
 
 def _remember_version(path: str, version: str, cache_dir: Path) -> None:
-    target = cache_dir / COMPILERS_FILE
+    _remember(cache_dir / COMPILERS_FILE, _identity(path), version)
+
+
+def _remembered(target: Path, identity: str) -> str | None:
+    try:
+        value = json.loads(target.read_text()).get(identity)
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def _remember(target: Path, identity: str, value: str) -> None:
     try:
         known = json.loads(target.read_text())
     except (OSError, ValueError):
         known = {}
     try:
         known = known if isinstance(known, dict) else {}
-        known[_identity(path)] = version
+        known[identity] = value
         write_json(target, known)
     except (OSError, ValueError):
-        pass   # the next process asks the compiler again
+        pass   # the next process asks again
 
 
 def cache_key(source: str, compiler: tuple[str, str], flags: tuple[str, ...]) -> str:
@@ -154,6 +164,15 @@ def openmp_environment():
             os.environ.pop(name, None)
 
 
-def python_include_flags() -> tuple[str, ...]:
-    include = sysconfig.get_paths()["include"]
+def python_include_flags(cache_dir: Path | None = None) -> tuple[str, ...]:
+    """The C compiler's flags for Python.h.  With ``cache_dir`` the directory is remembered
+    there per interpreter (its file, version and prefixes): ``sysconfig`` takes 3-5 ms to
+    set up in every process, inside the first loop's entry."""
+    identity = "\0".join((_identity(sys.executable), sys.version, sys.prefix, sys.base_prefix)) \
+        if sys.executable else None
+    include = _remembered(cache_dir / PYTHON_FILE, identity) if cache_dir and identity else None
+    if include is None:
+        include = sysconfig.get_paths()["include"]
+        if cache_dir and identity:
+            _remember(cache_dir / PYTHON_FILE, identity, include)
     return ("-I", include)

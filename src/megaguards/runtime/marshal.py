@@ -27,7 +27,7 @@ class GuardFailure(Exception):
 @functools.lru_cache(maxsize=None)
 def helper(cache_dir: Path, compiler: tuple[str, str]) -> ctypes.PyDLL:
     source = (Path(__file__).resolve().parent / "marshal.c").read_text()
-    flags = ("-O2", "-fPIC", "-shared", "-w", *python_include_flags())
+    flags = ("-O2", "-fPIC", "-shared", "-w", *python_include_flags(cache_dir))
     path, _ = build_shared_object(source, cache_dir, compiler, flags, libraries=())
     library = load(path, python_api=True)
     library.mg_enter.argtypes = [ctypes.py_object, ctypes.py_object] + [ctypes.c_void_p] * 5

@@ -42,6 +42,10 @@ EXPLORE_EVERY = 8      # processes meeting one size between tries of a device ne
 # takes over SURPRISE times what the model predicted for it, the model's device runs the
 # next entry of that size once, and the entry after that goes by both measurements
 # (particlefilter, small: the tree's one core took 3.2 ms an entry, 16 cores 0.38 ms).
+# Before that test, a predicted device whose first kept entry is slower than another host
+# device measured at this size (the one-thread rental below measures one core) gives way:
+# the next entry decides from the measurements (pathfinder, medium: 99 entries predicted
+# for 16 cores at 1.0 ms each, 0.75 ms on one thread).
 SURPRISE = 2.0
 # The first GPU use in a process imports CuPy, creates the CUDA context and compiles the
 # kernels (about 0.7 s on the H100 machine), a cost no per-entry time shows.  While CUDA is
@@ -295,12 +299,13 @@ class DeviceChoice:
             outcome = self.run_cpu(binding, one_thread=device == "seq")
             self.last_device = device
         seconds = time.perf_counter() - started
+        starting_openmp = device == "cpu" and not _openmp["started"]
         if device == "cpu":
             _openmp["started"] = True
         elif device == "seq" and self.renting:
             _openmp["seq_seconds"] += seconds
         if not isinstance(outcome, int):
-            self.remember(device, seconds)
+            self.remember(device, seconds, starting_openmp)
         return outcome
 
     def run_cpu(self, binding, one_thread: bool):
@@ -325,26 +330,36 @@ class DeviceChoice:
                 self.cpu.explanation.parallel.append(f"the parallel kernel failed: {error}")
         return self.cpu
 
-    def remember(self, device: str, seconds: float) -> None:
+    def remember(self, device: str, seconds: float, starting_openmp: bool = False) -> None:
+        """Keep the entry's time.  The entry that started OpenMP's threads is not kept for
+        the choice: it is mostly their start-up, which no later entry pays."""
         self.times[device].append(seconds)
         del self.times[device][:-8]
         if self.policy == "auto" and self.last and config.current().select != "explore":
-            if self.store is not None and config.current().select in ("tree", "model"):
+            if self.store is not None and config.current().select in ("tree", "model") and not starting_openmp:
                 self.store.record(self.last["bucket"], device, seconds)
-                self.check_surprise(device, seconds)
+                self.check_first_entry(device, seconds)
             if OBSERVER is not None:
                 OBSERVER(self, device, seconds)
             log_observation(self, device, seconds)
 
-    def check_surprise(self, device: str, seconds: float) -> None:
-        """After the first entry of a size that a prediction sent to ``device``: schedule the
-        cost model's device for the next entry where SURPRISE's test says so."""
+    def check_first_entry(self, device: str, seconds: float) -> None:
+        """After the first kept entry of a size that a prediction sent to ``device``: where
+        another host device was measured faster at this size (the one-thread rental ran it),
+        the next entry decides from the measurements; else schedule the cost model's device
+        for the next entry where SURPRISE's test says so."""
         size_key = self.last.get("size_key")
         if size_key is None or size_key in self.checked or device != self.last["device"]:
             return
         self.checked.add(size_key)
+        if device not in ("seq", "cpu"):
+            return
+        medians = self.store.best(self.last["bucket"])[1]
+        if any(medians.get(other, math.inf) < medians[device] for other in ("seq", "cpu") if other != device):
+            self.decided.pop(size_key, None)
+            return
         host = {d: t for d, t in self.last["predicted"].items() if d in ("seq", "cpu")}
-        if device in host and len(host) == 2:
+        if len(host) == 2:
             model = min(host, key=host.get)
             if model != device and seconds > SURPRISE * host[device]:
                 self.surprised[size_key] = model
