@@ -42,8 +42,8 @@ EXPLORE_EVERY = 8      # processes meeting one size between tries of a device ne
 # takes over SURPRISE times what the model predicted for it, the model's device runs the
 # next entry of that size once, and the entry after that goes by both measurements
 # (particlefilter, small: the tree's one core took 3.2 ms an entry, 16 cores 0.38 ms).
-# Before that test, a predicted device whose first kept entry is slower than another host
-# device measured at this size (the one-thread rental below measures one core) gives way:
+# Before that test, a predicted device whose first entry (after OpenMP's start-up) is slower
+# than another host device measured at this size (the one-thread rental below measures one core) gives way:
 # the next entry decides from the measurements (pathfinder, medium: 99 entries predicted
 # for 16 cores at 1.0 ms each, 0.75 ms on one thread).
 SURPRISE = 2.0
@@ -331,23 +331,23 @@ class DeviceChoice:
         return self.cpu
 
     def remember(self, device: str, seconds: float, starting_openmp: bool = False) -> None:
-        """Keep the entry's time.  The entry that started OpenMP's threads is not kept for
-        the choice: it is mostly their start-up, which no later entry pays."""
         self.times[device].append(seconds)
         del self.times[device][:-8]
         if self.policy == "auto" and self.last and config.current().select != "explore":
-            if self.store is not None and config.current().select in ("tree", "model") and not starting_openmp:
+            if self.store is not None and config.current().select in ("tree", "model"):
                 self.store.record(self.last["bucket"], device, seconds)
-                self.check_first_entry(device, seconds)
+                if not starting_openmp:   # mostly the threads' start-up: the next entry is checked
+                    self.check_first_entry(device, seconds)
             if OBSERVER is not None:
                 OBSERVER(self, device, seconds)
             log_observation(self, device, seconds)
 
     def check_first_entry(self, device: str, seconds: float) -> None:
-        """After the first kept entry of a size that a prediction sent to ``device``: where
-        another host device was measured faster at this size (the one-thread rental ran it),
-        the next entry decides from the measurements; else schedule the cost model's device
-        for the next entry where SURPRISE's test says so."""
+        """After the first entry of a size that a prediction sent to ``device`` (not counting
+        one that started OpenMP's threads): where another host device was measured faster at
+        this size (the one-thread rental ran it), the next entry decides from the
+        measurements; else schedule the cost model's device for the next entry where
+        SURPRISE's test says so."""
         size_key = self.last.get("size_key")
         if size_key is None or size_key in self.checked or device != self.last["device"]:
             return
@@ -355,7 +355,7 @@ class DeviceChoice:
         if device not in ("seq", "cpu"):
             return
         medians = self.store.best(self.last["bucket"])[1]
-        if any(medians.get(other, math.inf) < medians[device] for other in ("seq", "cpu") if other != device):
+        if any(medians.get(other, math.inf) < seconds for other in ("seq", "cpu") if other != device):
             self.decided.pop(size_key, None)
             return
         host = {d: t for d, t in self.last["predicted"].items() if d in ("seq", "cpu")}
