@@ -134,8 +134,10 @@ def assert_same_as_cpython(function, *arguments, compiled=True):
 @pytest.fixture
 def auto(tmp_path, monkeypatch):
     """device=auto with the prediction on, in a private cache (no decisions carried over),
-    OpenMP's threads taken as started (the one-thread rental has tests of its own)."""
+    OpenMP's threads taken as started and all-cores kernels as free to load (the one-thread
+    rentals have tests of their own)."""
     monkeypatch.setattr(select, "_openmp", {"started": True, "seq_seconds": 0.0})
+    monkeypatch.setattr(select, "PARALLEL_LOAD_SECONDS", 0.0)
     saved = config.current()
     config.configure(device="auto", select="model", cache_dir=tmp_path, parallel_work=0)
     costmodel._load.cache_clear()

@@ -337,6 +337,38 @@ def test_started_openmp_goes_to_all_cores_at_once(auto, monkeypatch):
     assert choice.last_device == "cpu"
 
 
+def test_a_loop_keeps_to_one_thread_until_it_has_paid_for_loading_its_all_cores_kernel(auto, monkeypatch):
+    """Rent or buy per loop: with OpenMP's threads up, a loop chosen for all cores still runs
+    on one thread, its all-cores kernel not loaded, until it has spent PARALLEL_LOAD_SECONDS
+    there."""
+    monkeypatch.setattr(select, "PARALLEL_LOAD_SECONDS", 0.02)
+    monkeypatch.setattr(select, "RECHECK_EVERY", 10**9)
+    write_calibration(auto, seq_work=1e-9, cpu_work=1e-12)   # all cores predicted far faster; both tiny
+    function = megaguards.jit(scale_rows)
+    a, b = numpy.ones((16, 16)), numpy.zeros((16, 16))
+    function(a, b, 16, 16)
+    [choice] = choices_of(function)
+    entries = 1
+    while choice.rented < 0.02:
+        assert choice.last_device == "seq" and "loading its all-cores kernel" in choice.last["why"]
+        assert choice.cpu.parallel_factory is not None and choice.sequential is None   # not loaded
+        function(a, b, 16, 16)
+        entries += 1
+        assert entries < 10**6
+    function(a, b, 16, 16)   # paid: this size is decided again, for all cores
+    assert choice.last_device == "cpu" and choice.sequential is not None
+    assert numpy.array_equal(b, 2 * a + 1)
+
+
+def test_a_loop_expected_to_pay_for_its_all_cores_kernel_at_once_loads_it(auto, monkeypatch):
+    monkeypatch.setattr(select, "PARALLEL_LOAD_SECONDS", 0.02)
+    write_calibration(auto, seq_work=1.0, cpu_work=1e-9)   # one thread predicted to take seconds
+    function = megaguards.jit(scale_rows)
+    function(numpy.ones((16, 16)), numpy.zeros((16, 16)), 16, 16)
+    [choice] = choices_of(function)
+    assert choice.last_device == "cpu"
+
+
 class FakeGpu:
     """Stands in for a GPU specialization on machines without one: runs the CPU kernel."""
 

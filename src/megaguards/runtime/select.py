@@ -64,6 +64,11 @@ _gpu_rent = {"lost": 0.0}
 # one-thread time stays below this: a rent-or-buy rule, about twice the better at worst.
 OPENMP_STARTUP_SECONDS = 0.003
 _openmp = {"started": False, "seq_seconds": 0.0}
+# The same rule per loop for loading its all-cores kernel (reading the rendered source from
+# the cache, loading the shared object: 0.3-0.7 ms a loop on the development machine): a
+# loop whose entries take microseconds keeps to one thread unless it runs long enough to
+# pay for it (particlefilter, small: five loops of 15-80 us an entry, five entries each).
+PARALLEL_LOAD_SECONDS = 0.0005
 OBSERVER = None         # calibration: called with (choice, device, seconds) after each entry
 LOGGED_ENTRIES = 50     # per size: entries written to MEGAGUARDS_FEATURES_LOG
 
@@ -83,7 +88,8 @@ class DeviceChoice:
     last: dict = field(default_factory=dict)   # features, predictions, choice of the last entry
     decided: dict = field(default_factory=dict)  # size key -> device chosen for it
     seen: dict = field(default_factory=dict)     # size key -> entries of that size
-    renting: set = field(default_factory=set)    # size keys on one thread until OpenMP pays off
+    renting: set = field(default_factory=set)    # size keys on one thread until all cores pay off
+    rented: float = 0.0                          # seconds this loop ran on one thread while renting
     awaiting_gpu: dict = field(default_factory=dict)  # size key -> seconds lost per entry on the CPU
     surprised: dict = field(default_factory=dict)     # size key -> the device its next entry tries
     checked: set = field(default_factory=set)         # size keys whose first entry met SURPRISE's test
@@ -162,8 +168,7 @@ class DeviceChoice:
                     tuple(v for v in binding.scalars if type(v) is int))
         count = self.seen[size_key] = self.seen.get(size_key, 0) + 1
         known = self.decided.get(size_key)
-        rent_paid = size_key in self.renting and (_openmp["started"] or
-                                                  _openmp["seq_seconds"] >= OPENMP_STARTUP_SECONDS)
+        rent_paid = size_key in self.renting and self.rent_due(0.0) is None
         if rent_paid:
             self.renting.discard(size_key)   # all cores pay off now: decide this size again
             self.decided.pop(size_key, None)
@@ -213,11 +218,11 @@ class DeviceChoice:
             surprise_test = False
             if device != "cuda":
                 self.awaiting_gpu[size_key] = lost
-        if device == "cpu" and "seq" in available and not _openmp["started"]:
+        if device == "cpu" and "seq" in available:
             one_thread = medians.get("seq", predicted.get("seq"))   # this entry's expected time
-            if one_thread is not None and _openmp["seq_seconds"] + one_thread <= OPENMP_STARTUP_SECONDS:
-                device, why = "seq", (f"{why}, but on one thread while OpenMP's threads are not started "
-                                      f"(until {OPENMP_STARTUP_SECONDS * 1e3:g} ms are spent on one thread)")
+            rent = self.rent_due(one_thread) if one_thread is not None else None
+            if rent is not None:
+                device, why = "seq", f"{why}, but on one thread {rent}"
                 self.renting.add(size_key)
                 surprise_test = False
         self.decided[size_key] = device
@@ -227,6 +232,17 @@ class DeviceChoice:
         self.last = {"features": found, "predicted": predicted, "device": device, "why": why, "bucket": size,
                      "size_key": size_key if surprise_test else None}
         return device
+
+    def rent_due(self, one_thread: float) -> str | None:
+        """Why an entry expected to take ``one_thread`` seconds on one thread runs there
+        rather than on all cores, whose start-up is not paid yet; None once it is."""
+        if self.cpu.parallel_factory is not None and self.rented + one_thread <= PARALLEL_LOAD_SECONDS:
+            return (f"until it has spent {PARALLEL_LOAD_SECONDS * 1e3:g} ms there, about what loading "
+                    f"its all-cores kernel costs")
+        if not _openmp["started"] and _openmp["seq_seconds"] + one_thread <= OPENMP_STARTUP_SECONDS:
+            return (f"while OpenMP's threads are not started (until {OPENMP_STARTUP_SECONDS * 1e3:g} ms "
+                    f"are spent on one thread)")
+        return None
 
     def gpu_up(self) -> bool:
         """Is choosing the GPU now free of CUDA's per-process start-up?"""
@@ -282,6 +298,8 @@ class DeviceChoice:
         device = "cuda" if self.policy == "gpu" else self.pick(binding)
         if device == "cuda" and self.gpu is None and self.gpu_factory is not None:
             self.gpu, self.gpu_factory = self.gpu_factory(), None   # not part of the entry's time
+        elif device == "cpu":
+            self.parallel_variant()   # likewise: its first entry measured 1.5-2.6 ms for a 50 us loop
         started = time.perf_counter()
         outcome = None
         if device == "cuda" and self.gpu is not None:
@@ -304,6 +322,7 @@ class DeviceChoice:
             _openmp["started"] = True
         elif device == "seq" and self.renting:
             _openmp["seq_seconds"] += seconds
+            self.rented += seconds
         if not isinstance(outcome, int):
             self.remember(device, seconds, starting_openmp)
         return outcome
