@@ -235,3 +235,26 @@ def test_few_long_iterations_go_parallel_by_their_inner_trip_counts_at_entry():
         assert site_for(fast)[-1]["compiled_runs"] == 2
     finally:
         config.configure(strict=saved.strict, parallel_work=saved.parallel_work, threads=saved.threads)
+
+
+def test_body_weight_counts_nodes_and_inner_loops_by_their_trips():
+    """One weight walk, two folds: the plan's static weight takes 16 trips per inner loop;
+    the OpenMP kernel's C expression the hoisted loops' trips at the entry."""
+    from types import SimpleNamespace
+
+    from megaguards.analysis.parallel import INNER_LOOP_TRIPS, BodyWeight
+    from megaguards.codegen.openmp import runtime_weight
+    from megaguards.ir import nodes as ir
+
+    i, k = ir.Name("i"), ir.Name("k")
+    store = ir.Store("b", (i,), ir.BinOp("+", ir.Load("a", (i,)), ir.Const(1.0)))   # 6 nodes
+    inner = ir.For("k", ir.Const(0), ir.Name("n"), ir.Const(1), (ir.Assign("t", k),))   # body: 2 nodes
+    branch = ir.If(ir.Compare(i, ("<",), (k,)), (inner,), (store,))   # 1 + the else's 6, and the loop
+    weight = BodyWeight.of((store, branch))
+    assert (weight.nodes, [loop for loop, _ in weight.loops]) == (6 + 1 + 6, [inner])
+    assert weight.static() == 13 + INNER_LOOP_TRIPS * 2 == 45   # as the nested walk counted it
+    hoisted = SimpleNamespace(loops=(SimpleNamespace(loop=id(inner), step=1),))
+    assert runtime_weight((store, branch), hoisted) == \
+        "13.0 + (mg_L0_empty ? 0.0 : (double)((mg_L0_hi - mg_L0_lo) / 1 + 1)) * (2.0)"
+    assert runtime_weight((store, branch), SimpleNamespace(loops=())) == f"13.0 + {INNER_LOOP_TRIPS}.0 * (2.0)"
+    assert BodyWeight.of(()).static() == 0 and runtime_weight((), hoisted) == "0.0"

@@ -220,7 +220,7 @@ class _Planner:
             if scalar.is_float and kind in "&|^" or scalar.is_bool or scalar.is_complex:
                 return f"scalar {ir.describe_name(name)} carries a value from one iteration to the next"
             reductions.append(Reduction(name, kind, conditional))
-        return ParallelLoop(id(loop), tuple(private), tuple(reductions), _weight(loop.body))
+        return ParallelLoop(id(loop), tuple(private), tuple(reductions), BodyWeight.of(loop.body).static())
 
 
 def _level_statements(statements):
@@ -255,16 +255,35 @@ def _loads(expression, loops, groups):
             yield Access(node, groups.get(node.array, node.array), False, loops)
 
 
-def _weight(statements, factor: int = 1) -> int:
-    total = 0
-    for statement in statements:
-        if isinstance(statement, (ir.For, ir.While)):
-            total += _weight(statement.body, factor * 16)
-        elif isinstance(statement, ir.If):
-            total += factor + _weight(statement.body, factor) + _weight(statement.orelse, factor)
-        else:
-            total += factor * sum(1 for _ in ir.walk(statement))
-    return total
+INNER_LOOP_TRIPS = 16   # what the static weight assumes an inner loop's trip count to be
+
+
+@dataclass(frozen=True)
+class BodyWeight:
+    """The cost of one iteration of a loop body: one per IR node at its own level (an
+    ``if``'s branches included) plus, per inner loop, that loop's body weight times its
+    trips.  Folded two ways: ``static()`` takes INNER_LOOP_TRIPS trips (the plan's weight)
+    and ``codegen.openmp.runtime_weight`` the trips the prologue computed at the entry."""
+
+    nodes: int
+    loops: tuple    # (ir.For or ir.While, BodyWeight) per inner loop
+
+    @classmethod
+    def of(cls, statements) -> BodyWeight:
+        nodes, loops = 0, []
+        for statement in statements:
+            if isinstance(statement, (ir.For, ir.While)):
+                loops.append((statement, cls.of(statement.body)))
+            elif isinstance(statement, ir.If):
+                branches = (cls.of(statement.body), cls.of(statement.orelse))
+                nodes += 1 + sum(branch.nodes for branch in branches)
+                loops += [loop for branch in branches for loop in branch.loops]
+            else:
+                nodes += sum(1 for _ in ir.walk(statement))
+        return cls(nodes, tuple(loops))
+
+    def static(self) -> int:
+        return self.nodes + sum(INNER_LOOP_TRIPS * inner.static() for _, inner in self.loops)
 
 
 ISLPY_MISSING = "islpy is not installed: loops stay sequential"

@@ -11,7 +11,7 @@ An error in any iteration stops the others and discards the results.
 """
 from __future__ import annotations
 
-from ..analysis.parallel import ParallelLoop
+from ..analysis.parallel import INNER_LOOP_TRIPS, BodyWeight, ParallelLoop
 from ..ir import nodes as ir
 from ..ir.types import Scalar
 
@@ -20,27 +20,23 @@ IDENTITY = {"+": ("0", "-0.0"), "*": ("1", "1.0"), "&": ("-1", None), "|": ("0",
             "max": ("INT64_MIN", "-INFINITY"), "min": ("INT64_MAX", "INFINITY")}
 
 
-def runtime_weight(statements, facts, hoisted: dict | None = None) -> str:
-    """The loop body's weight as a C expression: the static weight (``parallel._weight``:
-    one per IR node, inner loops times 16) with each inner loop whose range the prologue
-    hoisted counted by its trip count at this entry instead, so that a few long
-    iterations (4 rows of a million steps) are worth threads and many short ones are not."""
-    if hoisted is None:
-        hoisted = {loop.loop: (k, abs(loop.step)) for k, loop in enumerate(facts.loops)}
-    constant, parts = 0, []
-    for statement in statements:
-        if isinstance(statement, (ir.For, ir.While)):
-            inner = runtime_weight(statement.body, facts, hoisted)
-            k, step = hoisted.get(id(statement), (None, 1))
-            trips = "16.0" if k is None else f"(mg_L{k}_empty ? 0.0 : (double)((mg_L{k}_hi - mg_L{k}_lo) / {step} + 1))"
-            parts.append(f"{trips} * ({inner})")
-        elif isinstance(statement, ir.If):
-            constant += 1
-            parts += [w for w in (runtime_weight(statement.body, facts, hoisted),
-                                  runtime_weight(statement.orelse, facts, hoisted)) if w != "0.0"]
-        else:
-            constant += sum(1 for _ in ir.walk(statement))
-    return " + ".join(([f"{constant}.0"] if constant or not parts else []) + parts)
+def runtime_weight(statements, facts) -> str:
+    """The loop body's weight (``parallel.BodyWeight``) as a C expression: each inner loop
+    whose range the prologue hoisted counted by its trip count at this entry, the others
+    by INNER_LOOP_TRIPS, so that a few long iterations (4 rows of a million steps) are
+    worth threads and many short ones are not."""
+    hoisted = {loop.loop: (k, abs(loop.step)) for k, loop in enumerate(facts.loops)}
+
+    def render(weight: BodyWeight) -> str:
+        parts = [f"{weight.nodes}.0"] if weight.nodes or not weight.loops else []
+        for loop, inner in weight.loops:
+            k, step = hoisted.get(id(loop), (None, 1))
+            trips = (f"{INNER_LOOP_TRIPS}.0" if k is None
+                     else f"(mg_L{k}_empty ? 0.0 : (double)((mg_L{k}_hi - mg_L{k}_lo) / {step} + 1))")
+            parts.append(f"{trips} * ({render(inner)})")
+        return " + ".join(parts)
+
+    return render(BodyWeight.of(statements))
 
 
 def _identity(kind: str, scalar: Scalar) -> str:
