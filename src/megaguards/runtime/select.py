@@ -42,10 +42,10 @@ EXPLORE_EVERY = 8      # processes meeting one size between tries of a device ne
 # takes over SURPRISE times what the model predicted for it, the model's device runs the
 # next entry of that size once, and the entry after that goes by both measurements
 # (particlefilter, small: the tree's one core took 3.2 ms an entry, 16 cores 0.38 ms).
-# Before that test, a predicted device whose first entry (after OpenMP's start-up) is slower
-# than another host device measured at this size (the one-thread rental below measures one core) gives way:
-# the next entry decides from the measurements (pathfinder, medium: 99 entries predicted
-# for 16 cores at 1.0 ms each, 0.75 ms on one thread).
+# Before that test, a predicted device whose first entry (after OpenMP's start-up) is
+# slower than another host device measured at this size (the one-thread rentals below
+# measure one core) gives way: the next entry decides from the measurements (pathfinder,
+# medium: 99 entries predicted for 16 cores at 1.0 ms each, 0.75 ms on one thread).
 SURPRISE = 2.0
 # The first GPU use in a process imports CuPy, creates the CUDA context and compiles the
 # kernels (about 0.7 s on the H100 machine), a cost no per-entry time shows.  While CUDA is
