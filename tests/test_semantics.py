@@ -254,6 +254,7 @@ def test_variable_reset_each_row_then_accumulating_numpy_values():
     assert_same_as_cpython(row_sums, a, numpy.zeros(3), 0)  # s stays a Python float
 
 
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")   # NumPy's own, as under CPython
 def test_numpy_writes_when_a_flag_can_be_raised_go_through_shadows():
     def divide(a, b):
         for i in range(len(a)):
