@@ -167,16 +167,25 @@ class DeviceChoice:
         size_key = (tuple(len(a) if type(a) is list else getattr(a, "shape", ()) for a in binding.arrays),
                     tuple(v for v in binding.scalars if type(v) is int))
         count = self.seen[size_key] = self.seen.get(size_key, 0) + 1
+        device, redecide = self.follow_up(size_key, count, available)
+        if device is not None:
+            return device
+        return self.decide(binding, method, available, size_key, redecide)
+
+    def follow_up(self, size_key: tuple, count: int, available: tuple) -> tuple[str | None, bool]:
+        """For the ``count``-th entry of a size: the device its earlier entries settled on,
+        or None to decide afresh; and whether a start-up was just paid off (then the
+        predicted device goes first)."""
         known = self.decided.get(size_key)
         rent_paid = size_key in self.renting and self.rent_due(0.0) is None
         if rent_paid:
             self.renting.discard(size_key)   # all cores pay off now: decide this size again
             self.decided.pop(size_key, None)
             known = None
-        redecide = rent_paid   # decide again, the predicted device first: its start-up is paid
+        redecide = rent_paid
         if size_key in self.surprised:   # try the model's device once; the next entry decides again
             self.decided.pop(size_key, None)
-            return self.surprised.pop(size_key)
+            return self.surprised.pop(size_key), redecide
         if size_key in self.awaiting_gpu:    # on the CPU until CUDA is up
             if self.gpu_up():
                 del self.awaiting_gpu[size_key]
@@ -184,14 +193,17 @@ class DeviceChoice:
                 known, redecide = None, True
             elif known is not None:
                 rent_gpu(self.awaiting_gpu[size_key])
-        if known is not None:
-            if count % RECHECK_EVERY or len(available) < 2:
-                return known
-            # Verify now and then: another device runs this entry, then the next entry decides
-            # again from every measurement of this size.
-            del self.decided[size_key]
-            others = [d for d in available if d != known and (d != "cuda" or self.gpu_up())]
-            return others[(count // RECHECK_EVERY - 1) % len(others)] if others else known
+        if known is None or count % RECHECK_EVERY or len(available) < 2:
+            return known, redecide
+        # Verify now and then: another device runs this entry, then the next entry decides
+        # again from every measurement of this size.
+        del self.decided[size_key]
+        others = [d for d in available if d != known and (d != "cuda" or self.gpu_up())]
+        return (others[(count // RECHECK_EVERY - 1) % len(others)] if others else known), redecide
+
+    def decide(self, binding, method: str, available: tuple, size_key: tuple, redecide: bool) -> str:
+        """A size's device from the entry's features: measured times where there are, else
+        the prediction, then the rentals of start-up costs."""
         found = self.features(binding)
         predicted = costmodel.current().predict(found)
         predicted = {d: t for d, t in predicted.items() if d in available}
