@@ -47,11 +47,11 @@ def find_compiler(preferred: str | None, cache_dir: Path | None = None) -> tuple
         path = shutil.which(candidate.split()[0]) if candidate else None
         if not path:
             continue
-        version = _remembered_version(path, cache_dir) if cache_dir is not None else None
+        version = _remembered(cache_dir / COMPILERS_FILE, _identity(path)) if cache_dir is not None else None
         if version is None:
             version = _version(path)
             if version is not None and cache_dir is not None:
-                _remember_version(path, version, cache_dir)
+                _remember(cache_dir / COMPILERS_FILE, _identity(path), version)
         if version is not None:
             return path, version
     return None
@@ -72,15 +72,8 @@ def _identity(path: str) -> str:
     return f"{path}\0{real}\0{status.st_size}\0{status.st_mtime_ns}"
 
 
-def _remembered_version(path: str, cache_dir: Path) -> str | None:
-    return _remembered(cache_dir / COMPILERS_FILE, _identity(path))
-
-
-def _remember_version(path: str, version: str, cache_dir: Path) -> None:
-    _remember(cache_dir / COMPILERS_FILE, _identity(path), version)
-
-
 def _remembered(target: Path, identity: str) -> str | None:
+    """What an earlier process stored for ``identity`` in the JSON map ``target``, or None."""
     try:
         value = json.loads(target.read_text()).get(identity)
     except (OSError, ValueError, AttributeError):
