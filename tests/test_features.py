@@ -2,6 +2,8 @@
 variable counts its average trips, not the hull of its range that the prologue checks."""
 from __future__ import annotations
 
+import math
+
 import numpy
 import pytest
 
@@ -9,6 +11,7 @@ import megaguards
 from conftest import choices_of
 from megaguards.analysis import features
 from megaguards.ir import nodes as ir
+from megaguards.runtime import backend, plans
 
 
 def last_features(function):
@@ -87,3 +90,39 @@ def test_coefficients_of_affine_bounds():
     assert features.coefficient(ir.UnaryOp("-", i), "i") == -1
     assert features.coefficient(ir.BinOp("*", i, i), "i") is None
     assert features.coefficient(ir.BinOp("//", i, two), "i") is None
+
+
+def mixed(a, b, n):
+    for i in range(1, n):
+        if a[i] > 0.5:
+            for j in range(i, n):
+                b[i, j] = math.sqrt(a[j]) + a[i]
+        else:
+            k = 0
+            while k < 3:
+                b[i, k] = -a[k]
+                k += 1
+
+
+def test_a_second_process_reads_the_template_with_the_plan(auto, monkeypatch):
+    """The template is stored with the parallel plan (runtime/plans.py), by loop position:
+    read back into a loop lowered afresh, it gives the same features, with no walk."""
+    n = 24
+    a = numpy.linspace(0.0, 1.0, n)
+    runs = []
+    for _ in range(2):   # a fresh jit lowers the loop afresh: new nodes, new ids
+        b = numpy.zeros((n, n))
+        function = megaguards.jit(mixed)
+        function(a, b, n)
+        runs.append((b, last_features(function)))
+        monkeypatch.setattr(backend, "loop_template", refuse)
+        monkeypatch.setattr(plans, "loop_template", refuse)
+    expected = numpy.zeros((n, n))
+    mixed(a, expected, n)
+    assert all((b == expected).all() for b, _ in runs)
+    (_, computed), (_, read) = runs
+    assert read == computed and computed.counts["transcendental"] > 0 and computed.parallel_trips == n - 1
+
+
+def refuse(*args):
+    raise AssertionError("the template was computed, not read from the plan's cache")

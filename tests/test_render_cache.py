@@ -92,3 +92,19 @@ def test_loop_positions_follow_the_walk_in_preorder():
     key = loopkey.LoopKey("digest", outer)
     assert key.loops == (outer, inner, second)
     assert key.positions() == {id(outer): 0, id(inner): 1, id(second): 2}
+
+
+def test_every_loop_follows_the_full_walk_through_ifs_and_whiles():
+    def loop(var, *body):
+        return ir.For(var, ir.Const(0), ir.Name("n"), ir.Const(1), body)
+
+    spin = ir.While(ir.Compare(ir.Name("x"), ("<",), (ir.Const(3),)), (loop("w"),))
+    branch = ir.If(ir.Name("c"), (loop("a"), spin), (loop("b", loop("c")),))
+    outer = loop("i", loop("j"), branch, loop("k"))
+    key = loopkey.LoopKey("digest", outer)
+    walked = [node for node in ir.walk(outer) if isinstance(node, (ir.For, ir.While))]
+    assert [node.var if isinstance(node, ir.For) else "while" for node in key.every_loop] == \
+        ["i", "j", "a", "while", "w", "b", "c", "k"]
+    assert list(key.every_loop) == walked and all(a is b for a, b in zip(key.every_loop, walked))
+    assert key.loops == tuple(node for node in walked if isinstance(node, ir.For))
+

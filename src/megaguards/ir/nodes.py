@@ -251,6 +251,21 @@ def walk(node):
         stack.extend(reversed(children))
 
 
+def loops_in(node) -> list:
+    """The ``for`` and ``while`` loops at and below statement ``node``, in walk's preorder:
+    statements only (expressions hold none), several times faster than ``walk``."""
+    found, stack = [], [node]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (For, While)):
+            found.append(node)
+            stack.extend(reversed(node.body))
+        elif isinstance(node, If):
+            stack.extend(reversed(node.orelse))
+            stack.extend(reversed(node.body))
+    return found
+
+
 def int_constant(node) -> int | None:
     """The value of an integer literal, negated ones included (``-1`` is UnaryOp('-', 1)); else None."""
     if isinstance(node, Const) and type(node.value) in (int, bool):

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 from .. import config
 from ..analysis.bounds import hoist_checks
-from ..analysis.features import loop_template
+from ..analysis.features import LoopTemplate, loop_template
 from ..analysis.parallel import ISLPY_MISSING
 from ..codegen.dialects.c import C
 from .loopkey import LoopKey
@@ -75,9 +75,9 @@ def specialize(site, binding) -> Specialization:
     clock.lap("bounds and layout")
     key = LoopKey.of(typed)   # names the cached plan and rendered source
     clock.lap("cache key")
-    plan = None
+    plan = template = None
     if options.parallel and facts is not None:
-        plan = cached_plan(typed, facts, alias_groups(loop, binding), options.strict, key)
+        plan, template = cached_plan(typed, facts, alias_groups(loop, binding), options.strict, key)
         if ISLPY_MISSING in plan.reasons:
             from .site import warn_once
 
@@ -105,15 +105,33 @@ def specialize(site, binding) -> Specialization:
         explanation=Explanation(signature=describe_signature(scalar_types, arrays),
                                 parallel=describe_plan(key, plan, rendered.parallel or lazy_parallel),
                                 source=kernel_source(rendered.source)))
+    analysis = LoopAnalysis(typed, layout, facts, plan, key, template, live_outs)
     if lazy_parallel:
-        specialization.parallel_factory = functools.partial(parallel_variant, site, specialization, facts, plan,
-                                                            found, key)
+        specialization.parallel_factory = functools.partial(parallel_variant, site, specialization, analysis, found)
     if options.device in ("gpu", "auto") and facts is not None and plan is not None:
-        chosen = gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop, live_outs, options)
+        chosen = gpu_variant(site, specialization, analysis, binding, loop, options)
     else:
         chosen = specialization
     log.debug("loop %s: device %s", short_location(info), describe_device(chosen))
     return chosen
+
+
+@dataclasses.dataclass(frozen=True)
+class LoopAnalysis:
+    """What ``specialize`` found of one loop and signature, for the device variants."""
+
+    typed: object                    # analysis.typeinfer's typed loop
+    layout: object                   # codegen.layout's argument layout
+    facts: object                    # analysis.bounds' hoisted checks (None: not hoisted)
+    plan: object                     # analysis.parallel.ParallelPlan (None: no parallel analysis)
+    key: LoopKey
+    template: LoopTemplate | None    # the features' template without a GPU band, if cached
+    live_outs: tuple
+
+    def feature_template(self, band=None) -> LoopTemplate:
+        if band is None and self.template is not None:
+            return self.template
+        return loop_template(self.typed, self.plan, band)
 
 
 def describe_device(chosen) -> str:
@@ -159,13 +177,14 @@ def compile_kernel(site, rendered, found: tuple[str, str], what: str = "compile"
     return kernel
 
 
-def parallel_variant(site, sequential: Specialization, facts, plan, found, key: LoopKey) -> Specialization:
+def parallel_variant(site, sequential: Specialization, analysis: LoopAnalysis, found) -> Specialization:
     """auto's all-cores kernel, rendered and compiled when the choice first sends the loop
     there (select.DeviceChoice.parallel_variant); Unsupported if it does not compile."""
     started = time.perf_counter()
     options = config.current()
-    rendered = cached_render(sequential.typed, sequential.layout, facts, plan, options.threads,
-                             options.parallel_work, key)
+    plan = analysis.plan
+    rendered = cached_render(sequential.typed, sequential.layout, analysis.facts, plan, options.threads,
+                             options.parallel_work, analysis.key)
     site.stats.analysis += time.perf_counter() - started
     rendering = f"all cores: rendered in {1e3 * (time.perf_counter() - started):.1f} ms, compile"
     kernel = compile_kernel(site, rendered, found, rendering)
@@ -175,13 +194,14 @@ def parallel_variant(site, sequential: Specialization, facts, plan, found, key: 
         explanation=dataclasses.replace(sequential.explanation, source=kernel_source(rendered.source)))
 
 
-def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop, live_outs, options):
+def gpu_variant(site, specialization, analysis: LoopAnalysis, binding, loop, options):
     """The loop on the GPU too, when its nest can go there (a band, or a time-step loop
     around bands); else the CPU specialization."""
     wants_gpu = options.device == "gpu"
+    typed, facts, plan = analysis.typed, analysis.facts, analysis.plan
     if not wants_gpu:
         if not gpu_present():  # auto without a GPU: the features still describe the GPU shape (as trained)
-            return choose_device(specialization, None, facts, plan, None, options, gpu_shape=parallel_nest(typed, plan))
+            return choose_device(specialization, None, analysis, None, options, gpu_shape=parallel_nest(analysis))
         # The GPU analysis (its dependence tests import islpy), rendering and compiling wait
         # until the selector first picks the GPU; identities stand in for the user's arrays.
         markers: dict = {}
@@ -189,10 +209,10 @@ def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop,
         as_gpu = dataclasses.replace(options, device="gpu")
 
         def later():
-            chosen = gpu_variant(site, specialization, typed, layout, facts, plan, stand_in, loop, live_outs, as_gpu)
+            chosen = gpu_variant(site, specialization, analysis, stand_in, loop, as_gpu)
             return chosen.gpu if isinstance(chosen, DeviceChoice) else None
 
-        return choose_device(specialization, None, facts, plan, None, options, later, parallel_nest(typed, plan))
+        return choose_device(specialization, None, analysis, None, options, later, parallel_nest(analysis))
     # Imported only here: under auto they would cost about 20 ms at the first loop's entry.
     from . import cuda
     from ..analysis.mapping import GpuBand, GpuRegion, choose_band, choose_region
@@ -204,9 +224,9 @@ def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop,
     if not isinstance(band, GpuBand) and not isinstance(region, GpuRegion):
         if wants_gpu:
             site.note(f"not on the GPU: {band}; {region}")
-        return choose_device(specialization, None, facts, plan, None, options)
+        return choose_device(specialization, None, analysis, None, options)
     bands = (band,) if region is None else region.bands
-    kernels = tuple(render_cuda(typed, layout, facts, b, live_outs) for b in bands)
+    kernels = tuple(render_cuda(typed, analysis.layout, facts, b, analysis.live_outs) for b in bands)
     lines = specialization.explanation.parallel
     if region is not None:
         lines.append(f"GPU region: loop {ir.describe_name(region.loop.var)} steps on the host around "
@@ -231,7 +251,7 @@ def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop,
     if not wants_gpu:
         shape = (tuple(tuple(id(loop) for loop in b.loops[b.fixed:]) for b in bands),
                  id(region.loop) if region is not None else None)
-        return choose_device(specialization, None, facts, plan, gpu_band, options, build_gpu, shape)
+        return choose_device(specialization, None, analysis, gpu_band, options, build_gpu, shape)
     if cuda.cupy_module() is None:  # no GPU here: check the kernels with NVRTC, run on the CPU
         for kernel in kernels:
             try:
@@ -239,19 +259,19 @@ def gpu_variant(site, specialization, typed, layout, facts, plan, binding, loop,
             except CompilerError as error:
                 log.error("%s", error)
                 site.note(f"CUDA kernel did not compile (a megaguards bug): {str(error)[:300]}")
-                return choose_device(specialization, None, facts, plan, None, options)
+                return choose_device(specialization, None, analysis, None, options)
         if wants_gpu:
             site.note("no CUDA device found: ran on the CPU" + ("" if checked else " (NVRTC not installed)"))
-        return choose_device(specialization, None, facts, plan, None, options)
-    return choose_device(specialization, build_gpu(), facts, plan, gpu_band, options)
+        return choose_device(specialization, None, analysis, None, options)
+    return choose_device(specialization, build_gpu(), analysis, gpu_band, options)
 
 
-def parallel_nest(typed, plan) -> tuple:
+def parallel_nest(analysis: LoopAnalysis) -> tuple:
     """The GPU shape the features assume before the GPU analysis ran: the outermost parallel
     loop and the parallel loops perfectly nested in it, as threads of one launch."""
-    nest = []
-    for node in ir.walk(typed.body):
-        if isinstance(node, ir.For) and id(node) in plan.loops:
+    nest, plan = [], analysis.plan
+    for node in analysis.key.loops:
+        if id(node) in plan.loops:
             nest.append(id(node))
             while len(node.body) == 1 and isinstance(node.body[0], ir.For) and id(node.body[0]) in plan.loops:
                 node = node.body[0]
@@ -260,7 +280,7 @@ def parallel_nest(typed, plan) -> tuple:
     return (tuple(nest),), None
 
 
-def choose_device(specialization, gpu, facts, plan, band, options, gpu_factory=None, gpu_shape=None):
+def choose_device(specialization, gpu, analysis: LoopAnalysis, band, options, gpu_factory=None, gpu_shape=None):
     """With ``device=auto`` (or a GPU variant), a DeviceChoice that picks seq, cpu or cuda at
     each entry (runtime/select.py); a CPU-only kernel without parallel loops is run as is."""
     parallel = specialization.parallel_depth or specialization.parallel_factory is not None
@@ -271,7 +291,7 @@ def choose_device(specialization, gpu, facts, plan, band, options, gpu_factory=N
     key = hashlib.sha256((specialization.explanation.signature + specialization.explanation.source)
                          .encode()).hexdigest()[:24]
     return DeviceChoice(specialization, gpu, "gpu" if options.device == "gpu" else "auto",
-                        loop_template(specialization.typed, plan, band), facts.loops, key,
+                        analysis.feature_template(band), analysis.facts.loops, key,
                         gpu_factory=gpu_factory, gpu_shape=gpu_shape)
 
 

@@ -50,9 +50,14 @@ class LoopKey:
         return cls(digest(*text), typed.body)
 
     @functools.cached_property
+    def every_loop(self) -> tuple:
+        """The ir.For and ir.While nodes in walk order: position -> loop."""
+        return tuple(ir.loops_in(self.body))
+
+    @functools.cached_property
     def loops(self) -> tuple:
-        """The ir.For nodes in walk order: position -> loop (walked only when a plan needs it)."""
-        return tuple(node for node in ir.walk(self.body) if isinstance(node, ir.For))
+        """The ir.For nodes in walk order: position -> loop (the parallel plan's)."""
+        return tuple(node for node in self.every_loop if isinstance(node, ir.For))
 
     def positions(self) -> dict:
         """id() of each loop -> its position."""
