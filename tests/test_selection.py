@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import numpy
 import pytest
@@ -494,3 +495,31 @@ def test_an_all_cores_kernel_that_fails_leaves_one_core(auto, monkeypatch):
     assert numpy.array_equal(b, 2 * a + 1) and choice.cpu.parallel_depth == 0
     assert "seq" not in choice.devices()
     assert any("parallel kernel failed" in line for line in choice.explanation.parallel)
+
+
+def test_the_decisions_folder_is_listed_once_per_process(tmp_path, monkeypatch):
+    """A kernel without a decisions file reads none: the folder's names are listed at the
+    first store, and a file another process writes later waits for the next process."""
+    from megaguards.runtime import decisions
+    from megaguards.runtime.cachefile import write_json
+
+    decisions.save_all()   # earlier tests' stores
+    listings = []
+    monkeypatch.setattr(decisions, "_listed", {})
+    listdir = os.listdir
+    monkeypatch.setattr(decisions.os, "listdir", lambda folder: listings.append(folder) or listdir(folder))
+    saved = config.current()
+    config.configure(cache_dir=tmp_path)
+    try:
+        folder = tmp_path / "decisions"
+        write_json(folder / f"{'a' * 24}.json", {"buckets": {"10": {"seq": [0.2]}}, "visits": {"10": 1}})
+        assert decisions.DecisionStore("a" * 24).best("10") == ("seq", {"seq": 0.2})
+        write_json(folder / f"{'b' * 24}.json", {"buckets": {"10": {"cpu": [0.1]}}, "visits": {"10": 1}})
+        assert decisions.DecisionStore("b" * 24).best("10") == (None, {})   # written after the listing
+        store = decisions.DecisionStore("c" * 24)
+        store.record("10", "cuda", 0.05)
+        decisions.save_all()
+        assert decisions.DecisionStore("c" * 24).best("10") == ("cuda", {"cuda": 0.05})   # this process's own
+        assert listings == [folder]
+    finally:
+        config.configure(cache_dir=saved.cache_dir)

@@ -7,13 +7,16 @@ bucket* (log2 of the entry's work), so a loop that is small in one run and large
 the next is not sent where only the other size ran well.  Writes are atomic (a
 temporary file renamed over the old one); a file that cannot be read is ignored.  A
 loop entered thousands of times must not write a file each time: times are written when
-the process exits.
+the process exits.  The folder is listed once per process, and a kernel without a file
+there reads none (a process on a fresh cache tries no read per loop); a file another
+process writes later serves the processes after this one.
 """
 from __future__ import annotations
 
 import atexit
 import json
 import math
+import os
 import statistics
 from pathlib import Path
 
@@ -22,6 +25,7 @@ from .cachefile import write_json
 
 KEEP = 5   # newest times kept per bucket and device
 _unsaved: set = set()   # stores with times not yet written
+_listed: dict = {}      # decisions folder -> the file names in it (listed once per process)
 
 
 @atexit.register
@@ -38,7 +42,7 @@ class DecisionStore:
     def __init__(self, key: str) -> None:
         self.key = key
         self.path = config.current().cache_dir / "decisions" / f"{key}.json"
-        self.times, self.visits = self._read(self.path)
+        self.times, self.visits = self._read(self.path) if self.path.name in _names_in(self.path.parent) else ({}, {})
 
     @staticmethod
     def _read(path: Path) -> tuple[dict, dict]:
@@ -73,5 +77,17 @@ class DecisionStore:
         _unsaved.discard(self)
         try:
             write_json(self.path, {"buckets": self.times, "visits": self.visits})
+            _names_in(self.path.parent).add(self.path.name)
         except OSError:  # a read-only cache: decisions then last for this process only
             pass
+
+
+def _names_in(folder: Path) -> set:
+    names = _listed.get(folder)
+    if names is None:
+        try:
+            names = set(os.listdir(folder))
+        except OSError:
+            names = set()
+        names = _listed[folder] = names
+    return names
