@@ -523,3 +523,21 @@ def test_the_decisions_folder_is_listed_once_per_process(tmp_path, monkeypatch):
         assert listings == [folder]
     finally:
         config.configure(cache_dir=saved.cache_dir)
+
+
+def test_another_device_is_retried_at_the_64th_entry_of_a_size_then_at_each_doubling(auto, monkeypatch):
+    """Verifying now and then costs a run elsewhere and a fresh decision at the next entry:
+    its spacing doubles (euler3d small enters one loop 3000 times, at 14 us an entry)."""
+    assert [count for count in range(1, 3000) if select.is_recheck(count)] == [64, 128, 256, 512, 1024, 2048]
+    monkeypatch.setattr(select, "RECHECK_EVERY", 4)
+    write_calibration(auto, seq_work=1.0, cpu_work=1e-9)
+    decided_at = []
+    decide = select.DeviceChoice.decide
+    monkeypatch.setattr(select.DeviceChoice, "decide", lambda self, *args: decided_at.append(self.entries)
+                        or decide(self, *args))
+    function = megaguards.jit(scale_rows)
+    a, b = numpy.ones((16, 16)), numpy.zeros((16, 16))
+    for _ in range(40):
+        function(a, b, 16, 16)
+    assert numpy.array_equal(b, 2 * a + 1)
+    assert decided_at[0] == 1 and [entry for entry in decided_at if entry > 3] == [5, 9, 17, 33]

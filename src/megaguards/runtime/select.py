@@ -5,8 +5,9 @@ kernel is rendered and compiled when first chosen), ``cuda``.  With
 ``device=auto`` the choice is, in this order:
 
 1. **measured**: the times this kernel took on each device at this size, in this process
-   or an earlier one (``runtime/decisions.py``); every ``RECHECK_EVERY`` entries of one
-   size another device is tried once, in case the earlier measurement misleads, and every
+   or an earlier one (``runtime/decisions.py``); at the ``RECHECK_EVERY``-th entry of one
+   size, and at each doubling of that count after it, another device is tried once, in case
+   the earlier measurement misleads, and every
    ``EXPLORE_EVERY``-th process meeting the size tries a device not measured at it yet;
 2. **predicted**: the learned decision tree (``runtime/selector.py``) over the loop's
    features (``analysis/features.py``) and the calibrated cost model's predictions
@@ -36,7 +37,11 @@ from ..errors import Unsupported
 from .kernel import Specialization
 
 log = logging.getLogger("megaguards")
-RECHECK_EVERY = 64     # entries of one size in a process between re-tries of another device
+# Entries of one size in a process before the first re-try of another device; later ones
+# come at 128, 256, ...: a re-try also makes the next entry decide afresh (features, cost
+# model, tree: 0.1-0.3 ms), which every 64th entry cost a 14 us loop entered 3000 times
+# (euler3d, small) about a fifth of its time.
+RECHECK_EVERY = 64
 EXPLORE_EVERY = 8      # processes meeting one size between tries of a device never measured at it
 # Where the tree overrules the cost model between one core and all cores and the entry then
 # takes over SURPRISE times what the model predicted for it, the model's device runs the
@@ -101,6 +106,10 @@ class DeviceChoice:
     def __getattr__(self, name):  # report and explain read the CPU specialization's facts
         return getattr(self.cpu, name)
 
+    @property
+    def failed_precondition(self) -> str | None:   # read at every entry: spared __getattr__'s detour
+        return self.cpu.failed_precondition
+
     def devices(self) -> tuple[str, ...]:
         available = ["cpu"]
         if (self.sequential is not None or self.cpu.parallel_factory is not None) and not config.current().threads:
@@ -154,8 +163,8 @@ class DeviceChoice:
 
     def pick(self, binding) -> str:
         method = config.current().select
-        available = self.devices()
         if method in ("seq", "cpu", "cuda"):  # forced (calibration, training): "cpu" when unavailable
+            available = self.devices()
             device = method if method in available else "cpu"
             if OBSERVER is not None or config.current().features_log:
                 found = self.features(binding)
@@ -163,10 +172,15 @@ class DeviceChoice:
                              "why": f"forced (MEGAGUARDS_SELECT={method})", "bucket": bucket(found.work)}
             return device
         if method == "explore":
-            return self.explore(available)
-        size_key = (tuple(len(a) if type(a) is list else getattr(a, "shape", ()) for a in binding.arrays),
-                    tuple(v for v in binding.scalars if type(v) is int))
+            return self.explore(self.devices())
+        size_key = size_of(binding)
         count = self.seen[size_key] = self.seen.get(size_key, 0) + 1
+        known = self.decided.get(size_key)
+        # Most entries (euler3d small: 3000 of 14 us each) meet a size already decided with
+        # nothing pending: they take the decision without the follow-up's tests.
+        if known is not None and not (self.renting or self.surprised or self.awaiting_gpu or is_recheck(count)):
+            return known
+        available = self.devices()
         device, redecide = self.follow_up(size_key, count, available)
         if device is not None:
             return device
@@ -193,13 +207,14 @@ class DeviceChoice:
                 known, redecide = None, True
             elif known is not None:
                 rent_gpu(self.awaiting_gpu[size_key])
-        if known is None or count % RECHECK_EVERY or len(available) < 2:
+        if known is None or not is_recheck(count) or len(available) < 2:
             return known, redecide
         # Verify now and then: another device runs this entry, then the next entry decides
         # again from every measurement of this size.
         del self.decided[size_key]
         others = [d for d in available if d != known and (d != "cuda" or self.gpu_up())]
-        return (others[(count // RECHECK_EVERY - 1) % len(others)] if others else known), redecide
+        turn = (count // RECHECK_EVERY).bit_length() - 1   # 0 at the first re-try, 1 at the second, ...
+        return (others[turn % len(others)] if others else known), redecide
 
     def decide(self, binding, method: str, available: tuple, size_key: tuple, redecide: bool) -> str:
         """A size's device from the entry's features: measured times where there are, else
@@ -362,16 +377,22 @@ class DeviceChoice:
         return self.cpu
 
     def remember(self, device: str, seconds: float, starting_openmp: bool = False) -> None:
-        self.times[device].append(seconds)
-        del self.times[device][:-8]
-        if self.policy == "auto" and self.last and config.current().select != "explore":
-            if self.store is not None and config.current().select in ("tree", "model"):
-                self.store.record(self.last["bucket"], device, seconds)
-                if not starting_openmp:   # mostly the threads' start-up: the next entry is checked
-                    self.check_first_entry(device, seconds)
-            if OBSERVER is not None:
-                OBSERVER(self, device, seconds)
-            log_observation(self, device, seconds)
+        times = self.times[device]
+        times.append(seconds)
+        if len(times) > 8:
+            del times[0]
+        if self.policy != "auto" or not self.last:
+            return
+        method = config.current().select
+        if method == "explore":
+            return
+        if self.store is not None and method in ("tree", "model"):
+            self.store.record(self.last["bucket"], device, seconds)
+            if not starting_openmp and self.last.get("size_key") is not None:   # else mostly the threads' start-up
+                self.check_first_entry(device, seconds)
+        if OBSERVER is not None:
+            OBSERVER(self, device, seconds)
+        log_observation(self, device, seconds)
 
     def check_first_entry(self, device: str, seconds: float) -> None:
         """After the first entry of a size that a prediction sent to ``device`` (not counting
@@ -379,8 +400,8 @@ class DeviceChoice:
         this size (the one-thread rental ran it), the next entry decides from the
         measurements; else schedule the cost model's device for the next entry where
         SURPRISE's test says so."""
-        size_key = self.last.get("size_key")
-        if size_key is None or size_key in self.checked or device != self.last["device"]:
+        size_key = self.last["size_key"]
+        if size_key in self.checked or device != self.last["device"]:
             return
         self.checked.add(size_key)
         if device not in ("seq", "cpu"):
@@ -404,6 +425,18 @@ class DeviceChoice:
         return [f"device: {self.last['device']}, chosen by {self.last['why']}",
                 f"  predicted: {format_times(self.last['predicted']) or 'no calibration'}",
                 f"  features: {shown}"]
+
+
+def is_recheck(count: int) -> bool:
+    """Does the ``count``-th entry of a size try another device (64, 128, 256, ...)?"""
+    rounds, rest = divmod(count, RECHECK_EVERY)
+    return rest == 0 and rounds > 0 and rounds & (rounds - 1) == 0
+
+
+def size_of(binding) -> tuple:
+    """An entry's size: its arrays' lengths (lists) or shapes, and its int scalars."""
+    return (tuple([len(a) if type(a) is list else getattr(a, "shape", ()) for a in binding.arrays]),
+            tuple([v for v in binding.scalars if type(v) is int]))
 
 
 def rent_gpu(lost: float) -> None:
