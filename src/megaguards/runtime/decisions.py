@@ -83,11 +83,9 @@ class DecisionStore:
 
 
 def _names_in(folder: Path) -> set:
-    names = _listed.get(folder)
-    if names is None:
+    if folder not in _listed:
         try:
-            names = set(os.listdir(folder))
-        except OSError:
-            names = set()
-        names = _listed[folder] = names
-    return names
+            _listed[folder] = set(os.listdir(folder))
+        except OSError:   # no folder yet: nothing stored
+            _listed[folder] = set()
+    return _listed[folder]
