@@ -13,7 +13,8 @@ import megaguards
 from conftest import TreeSaying, choices_of, entry_features, write_calibration
 from megaguards import config
 from megaguards.analysis.features import FEATURE_NAMES, Features, KINDS
-from megaguards.runtime import calibrate, costmodel, cuda, select, selector
+from megaguards.runtime import backend, calibrate, costmodel, cuda, select, selector
+from megaguards.runtime.site import REGISTRY
 
 
 def scale_rows(a, b, n, m):
@@ -541,3 +542,29 @@ def test_another_device_is_retried_at_the_64th_entry_of_a_size_then_at_each_doub
         function(a, b, 16, 16)
     assert numpy.array_equal(b, 2 * a + 1)
     assert decided_at[0] == 1 and [entry for entry in decided_at if entry > 3] == [5, 9, 17, 33]
+
+
+def prefix_sums(a, b, n):
+    for i in range(1, n):
+        b[i] = b[i - 1] + a[i]
+
+
+def test_a_loop_without_a_parallel_loop_gets_no_device_choice_on_a_gpu_machine(auto, monkeypatch):
+    """Neither a GPU band nor a GPU region can hold a loop with no parallel loop in it, so
+    under auto it runs as the one-core kernel, without a choice per entry (bfs's frontier
+    expansion on the H100 machine paid one for nothing); a parallel loop still gets one."""
+    monkeypatch.setattr(backend, "gpu_present", lambda: True)
+    a = numpy.arange(32.0)
+    scan = megaguards.jit(prefix_sums)
+    b = numpy.zeros(32)
+    scan(a, b, 32)
+    expected = numpy.zeros(32)
+    prefix_sums(a, expected, 32)
+    assert numpy.array_equal(b, expected)
+    [site] = [s for s in REGISTRY.sites if s.id in scan.__megaguards_sites__]
+    [compiled] = site.compiled
+    assert not isinstance(compiled, select.DeviceChoice) and compiled.parallel_depth == 0
+    scale = megaguards.jit(scale_rows)
+    scale(numpy.ones((8, 8)), numpy.zeros((8, 8)), 8, 8)
+    [choice] = choices_of(scale)
+    assert choice.gpu_factory is not None   # its GPU variant waits until the GPU is chosen

@@ -200,6 +200,8 @@ def gpu_variant(site, specialization, analysis: LoopAnalysis, binding, loop, opt
     wants_gpu = options.device == "gpu"
     typed, facts, plan = analysis.typed, analysis.facts, analysis.plan
     if not wants_gpu:
+        if not plan.loops:   # a GPU band or region needs a parallel loop: one core it is, no choice to make
+            return choose_device(specialization, None, analysis, None, options)
         if not gpu_present():  # auto without a GPU: the features still describe the GPU shape (as trained)
             return choose_device(specialization, None, analysis, None, options, gpu_shape=parallel_nest(analysis))
         # The GPU analysis (its dependence tests import islpy), rendering and compiling wait
