@@ -181,16 +181,16 @@ class DeviceChoice:
         if known is not None and not (self.renting or self.surprised or self.awaiting_gpu or is_recheck(count)):
             return known
         available = self.devices()
-        device, redecide = self.follow_up(size_key, count, available)
+        device, redecide = self.follow_up(size_key, count, known, available)
         if device is not None:
             return device
         return self.decide(binding, method, available, size_key, redecide)
 
-    def follow_up(self, size_key: tuple, count: int, available: tuple) -> tuple[str | None, bool]:
-        """For the ``count``-th entry of a size: the device its earlier entries settled on,
-        or None to decide afresh; and whether a start-up was just paid off (then the
-        predicted device goes first)."""
-        known = self.decided.get(size_key)
+    def follow_up(self, size_key: tuple, count: int, known: str | None,
+                  available: tuple) -> tuple[str | None, bool]:
+        """For the ``count``-th entry of a size, ``known`` the device its earlier entries
+        settled on: that device, another, or None to decide afresh; and whether a start-up
+        was just paid off (then the predicted device goes first)."""
         rent_paid = size_key in self.renting and self.rent_due(0.0) is None
         if rent_paid:
             self.renting.discard(size_key)   # all cores pay off now: decide this size again
