@@ -121,12 +121,18 @@ def main(quiet: bool = False) -> int:
     return 0
 
 
+_tried = False   # start_in_background ran in this process
+
+
 def start_in_background() -> bool:
     """Once per machine: calibrate in a detached, low-priority process while the user's
-    program runs (its results serve the next runs).  False when not started."""
+    program runs (its results serve the next runs).  False when not started.  Tried once
+    per process: every loop's first entry asks."""
+    global _tried
     options = config.current()
-    if not options.auto_calibrate or costmodel.current().source == "measured":
+    if _tried or not options.auto_calibrate or costmodel.current().source == "measured":
         return False
+    _tried = True
     lock = options.cache_dir / LOCK
     try:
         options.cache_dir.mkdir(parents=True, exist_ok=True)

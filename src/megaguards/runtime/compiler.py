@@ -22,7 +22,7 @@ import threading
 from pathlib import Path
 
 from ..errors import CompilerError
-from .cachefile import write_json
+from .cachefile import read_json, write_json
 
 log = logging.getLogger("megaguards")
 
@@ -75,7 +75,7 @@ def _identity(path: str) -> str:
 def _remembered(target: Path, identity: str) -> str | None:
     """What an earlier process stored for ``identity`` in the JSON map ``target``, or None."""
     try:
-        value = json.loads(target.read_text()).get(identity)
+        value = read_json(target).get(identity)
     except (OSError, ValueError, AttributeError):
         return None
     return value if isinstance(value, str) else None
@@ -83,7 +83,7 @@ def _remembered(target: Path, identity: str) -> str | None:
 
 def _remember(target: Path, identity: str, value: str) -> None:
     try:
-        known = json.loads(target.read_text())
+        known = read_json(target)
     except (OSError, ValueError):
         known = {}
     try:

@@ -48,14 +48,19 @@ def threads() -> int:
 
 
 def terms(features, device: str, thread_count: int) -> list[float]:
+    values = term_values(features, thread_count)
+    return [values[name] for name in TERMS[device]]
+
+
+def term_values(features, thread_count: int) -> dict:
+    """Every device's terms for these features (``predict`` builds them once for all devices)."""
     trips = features.parallel_trips if features.parallel_trips >= 1 else thread_count
     busiest_thread = math.ceil(trips / max(1, thread_count)) / trips   # share of the work, static schedule
-    values = {"work": features.work, "work_per_thread": features.work * busiest_thread,
-              "parallel_entries": features.parallel_entries, "list_elements": features.list_elements,
-              "entry": 1.0, "strided_work": features.work * (2.0 - features.coalesced),
-              "thread_work": features.work / max(1, features.band_trips),
-              "bytes": features.bytes, "launches": max(1, features.launches)}
-    return [float(values[name]) for name in TERMS[device]]
+    return {"work": float(features.work), "work_per_thread": features.work * busiest_thread,
+            "parallel_entries": float(features.parallel_entries), "list_elements": float(features.list_elements),
+            "entry": 1.0, "strided_work": features.work * (2.0 - features.coalesced),
+            "thread_work": features.work / max(1, features.band_trips),
+            "bytes": float(features.bytes), "launches": float(max(1, features.launches))}
 
 
 @dataclass(frozen=True)
@@ -67,9 +72,8 @@ class Calibration:
 
     def predict(self, features, thread_count: int | None = None) -> dict:
         """Predicted seconds per device (only devices this calibration has constants for)."""
-        count = thread_count or threads()
-        return {device: sum(self.constants[device].get(name, 0.0) * value
-                            for name, value in zip(TERMS[device], terms(features, device, count)))
+        values = term_values(features, thread_count or threads())
+        return {device: sum(self.constants[device].get(name, 0.0) * values[name] for name in TERMS[device])
                 for device in DEVICES if device in self.constants}
 
 

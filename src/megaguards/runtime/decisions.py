@@ -14,14 +14,11 @@ process writes later serves the processes after this one.
 from __future__ import annotations
 
 import atexit
-import json
 import math
 import os
 import statistics
-from pathlib import Path
 
-from .. import config
-from .cachefile import write_json
+from .cachefile import cache_path, read_json, write_json
 
 KEEP = 5   # newest times kept per bucket and device
 _unsaved: set = set()   # stores with times not yet written
@@ -41,14 +38,18 @@ def bucket(work: float) -> str:
 class DecisionStore:
     def __init__(self, key: str) -> None:
         self.key = key
-        self.path = config.current().cache_dir / "decisions" / f"{key}.json"
-        self.times, self.visits = self._read(self.path) if self.path.name in _names_in(self.path.parent) else ({}, {})
+        self.path = cache_path("decisions", f"{key}.json")
+        self.times, self.visits = self._read(self.path) if f"{key}.json" in _names_in(self.folder) else ({}, {})
+
+    @property
+    def folder(self) -> str:
+        return os.path.dirname(self.path)
 
     @staticmethod
-    def _read(path: Path) -> tuple[dict, dict]:
+    def _read(path: str) -> tuple[dict, dict]:
         """(times per bucket and device, processes that met each bucket); empty if unreadable."""
         try:
-            data = json.loads(path.read_text())
+            data = read_json(path)
             times = {size: {device: [float(t) for t in values][-KEEP:] for device, values in devices.items()}
                      for size, devices in data["buckets"].items()}
             return times, {size: int(count) for size, count in data.get("visits", {}).items()}
@@ -77,12 +78,12 @@ class DecisionStore:
         _unsaved.discard(self)
         try:
             write_json(self.path, {"buckets": self.times, "visits": self.visits})
-            _names_in(self.path.parent).add(self.path.name)
+            _names_in(self.folder).add(os.path.basename(self.path))
         except OSError:  # a read-only cache: decisions then last for this process only
             pass
 
 
-def _names_in(folder: Path) -> set:
+def _names_in(folder: str) -> set:
     if folder not in _listed:
         try:
             _listed[folder] = set(os.listdir(folder))

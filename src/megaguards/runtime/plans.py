@@ -6,12 +6,9 @@ Both are stored by the loops' positions in the IR walk, keyed by the typed loop
 (``loopkey.py``), the alias groups and the strict flag."""
 from __future__ import annotations
 
-import json
-
-from .. import config
 from ..analysis.features import LoopCost, LoopTemplate, loop_template
 from ..analysis.parallel import ISLPY_MISSING, ParallelLoop, ParallelPlan, Reduction, plan_parallel
-from .cachefile import write_json
+from .cachefile import cache_path, read_json, write_json
 from .loopkey import LoopKey, digest
 
 
@@ -20,10 +17,10 @@ def cached_plan(typed, facts, groups: dict, strict: bool, key: LoopKey) -> tuple
     ``loop_template`` computes it when needed)."""
     if facts is None or facts.empty:
         return plan_parallel(typed, facts, groups, strict), None
-    path = config.current().cache_dir / "plans" / f"{digest(key.typed_digest, sorted(groups.items()), strict)}.json"
+    path = cache_path("plans", f"{digest(key.typed_digest, sorted(groups.items()), strict)}.json")
     loops = key.loops
     try:
-        data = json.loads(path.read_text())
+        data = read_json(path)
         plan = ParallelPlan({id(loops[position]): ParallelLoop(id(loops[position]), tuple(private),
                                                                 tuple(Reduction(*r) for r in reductions), weight)
                              for position, private, reductions, weight in data["loops"]}, tuple(data["reasons"]))

@@ -8,12 +8,9 @@ determines the hoisted-check facts), the layout, whether checks are hoisted, the
 plan by loop position, the thread count and the work threshold of OpenMP."""
 from __future__ import annotations
 
-import json
-
-from .. import config
 from ..codegen.dialects.c import C
 from ..codegen.renderer import RenderedKernel, Renderer
-from .cachefile import write_json
+from .cachefile import cache_path, read_json, write_json
 from .loopkey import LoopKey, digest
 from .plans import by_position
 
@@ -21,9 +18,9 @@ from .plans import by_position
 def cached_render(typed, layout, facts, plan, threads: int, work_threshold: int, key: LoopKey) -> RenderedKernel:
     hoisted = facts is not None and not facts.empty
     name = digest(key.typed_digest, layout, hoisted, by_position(plan, key), threads, work_threshold)
-    path = config.current().cache_dir / "renders" / f"{name}.json"
+    path = cache_path("renders", f"{name}.json")
     try:
-        data = json.loads(path.read_text())
+        data = read_json(path)
         return RenderedKernel(data["source"], data["checks_in_loop"], tuple(data["preconditions"]),
                               data["parallel"])
     except (OSError, ValueError, KeyError, TypeError):
