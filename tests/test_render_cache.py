@@ -3,6 +3,7 @@ signature met before reads the kernel's source instead of rendering it.  The key
 the same in every process (string hashing differs between processes) and must change with
 anything the renderer reads, megaguards' own code included."""
 import json
+import shutil
 import textwrap
 
 import numpy
@@ -12,7 +13,7 @@ from megaguards import config
 from megaguards.ir import nodes as ir
 from megaguards.runtime import loopkey
 
-from conftest import run_megaguards
+from conftest import run_megaguards, site_for
 
 SCRIPT = textwrap.dedent("""
     def smooth(a, b, n):
@@ -80,6 +81,7 @@ def test_an_unreadable_render_file_is_rendered_again(tmp_path, kernel_cache):
     sources = {name: (tmp_path / "renders" / name).read_text() for name in names}
     for name in names:
         (tmp_path / "renders" / name).write_text('{"source": 1')
+    shutil.rmtree(tmp_path / "bundles", ignore_errors=True)   # which would serve the loop's first kernel
     assert in_cache(tmp_path, kernel_cache, lambda: megaguards.jit(smooth)(a, again, 6)) == names
     assert numpy.array_equal(again, b) and list(b) == [0.0, 1.0, 2.0, 3.0, 4.0, 0.0]
     assert {name: (tmp_path / "renders" / name).read_text() for name in names} == sources
@@ -108,3 +110,31 @@ def test_every_loop_follows_the_full_walk_through_ifs_and_whiles():
     assert list(key.every_loop) == walked and all(a is b for a, b in zip(key.every_loop, walked))
     assert key.loops == tuple(node for node in walked if isinstance(node, ir.For))
 
+
+
+
+def test_a_loop_s_plan_and_first_kernel_are_read_from_one_file(tmp_path, kernel_cache, monkeypatch):
+    """A loop met before is specialized from its bundle alone (neither the plan's file nor
+    the render's is read, nothing is computed); a bundle that cannot be read is made again."""
+    from megaguards.runtime import plans, renders
+
+    def refuse(*args):
+        raise AssertionError("read or computed apart from the bundle")
+
+    a = [float(k * k) for k in range(8)]
+    expected = [0.0] * 8
+    smooth(a, expected, 8)
+    results = [[0.0] * 8 for _ in range(3)]
+    in_cache(tmp_path, kernel_cache, lambda: megaguards.jit(smooth)(a, results[0], 8))
+    [bundle] = (tmp_path / "bundles").glob("*.json")
+    stored = bundle.read_text()
+    with monkeypatch.context() as patched:
+        patched.setattr(plans, "cached_plan", refuse)
+        patched.setattr(renders, "cached_render", refuse)
+        function = megaguards.jit(smooth)
+        in_cache(tmp_path, kernel_cache, lambda: function(a, results[1], 8))
+    assert site_for(function)[-1]["compiled_runs"] == 1
+    bundle.write_text('{"plan": [')
+    in_cache(tmp_path, kernel_cache, lambda: megaguards.jit(smooth)(a, results[2], 8))
+    assert bundle.read_text() == stored
+    assert results == [expected] * 3 and expected[1] == 5 / 3

@@ -16,8 +16,7 @@ from ..analysis.features import LoopTemplate, loop_template
 from ..analysis.parallel import ISLPY_MISSING
 from ..codegen.dialects.c import C
 from .loopkey import LoopKey
-from .plans import cached_plan
-from .renders import cached_render
+from .renders import cached_plan_and_render, cached_render
 from ..analysis.typeinfer import ArrayInfo, infer_types
 from ..codegen.layout import plan_layout
 from ..diagnostics.caret import short_location
@@ -76,21 +75,23 @@ def specialize(site, binding) -> Specialization:
     key = LoopKey.of(typed)   # names the cached plan and rendered source
     clock.lap("cache key")
     plan = template = None
+    # Under auto the loop is first rendered and compiled without OpenMP: a one-core choice
+    # (most small entries) then skips the parallel kernel's rendering, about twice as long.
+    wants_lazy = options.device == "auto"
     if options.parallel and facts is not None:
-        plan, template = cached_plan(typed, facts, alias_groups(loop, binding), options.strict, key)
+        plan, template, rendered = cached_plan_and_render(typed, layout, facts, alias_groups(loop, binding),
+                                                          options.strict, wants_lazy, options.threads,
+                                                          options.parallel_work, key)
         if ISLPY_MISSING in plan.reasons:
             from .site import warn_once
 
             warn_once(f"megaguards: {ISLPY_MISSING} (pip install islpy)")
         for reason in plan.reasons:
             site.note(reason)
-    clock.lap("parallel plan")
-    # Under auto the loop is first rendered and compiled without OpenMP: a one-core choice
-    # (most small entries) then skips the parallel kernel's rendering, about twice as long.
-    lazy_parallel = options.device == "auto" and plan is not None and bool(plan.loops)
-    rendered = cached_render(typed, layout, facts, None if lazy_parallel else plan, options.threads,
-                             options.parallel_work, key)
-    clock.lap("render")
+    else:
+        rendered = cached_render(typed, layout, facts, None, options.threads, options.parallel_work, key)
+    lazy_parallel = wants_lazy and plan is not None and bool(plan.loops)
+    clock.lap("parallel plan and render")
     site.stats.analysis += time.perf_counter() - started
     log.debug("loop %s: specialized for %s: %s; parallel depth %d", short_location(info),
               describe_signature(scalar_types, arrays), clock, plan.depth if plan and rendered.parallel else 0)

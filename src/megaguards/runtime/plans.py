@@ -18,26 +18,34 @@ def cached_plan(typed, facts, groups: dict, strict: bool, key: LoopKey) -> tuple
     if facts is None or facts.empty:
         return plan_parallel(typed, facts, groups, strict), None
     path = cache_path("plans", f"{digest(key.typed_digest, sorted(groups.items()), strict)}.json")
-    loops = key.loops
     try:
-        data = read_json(path)
-        plan = ParallelPlan({id(loops[position]): ParallelLoop(id(loops[position]), tuple(private),
-                                                                tuple(Reduction(*r) for r in reductions), weight)
-                             for position, private, reductions, weight in data["loops"]}, tuple(data["reasons"]))
-        return plan, template_from_record(data["template"], key)
+        return from_record(read_json(path), key)
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         pass
     plan = plan_parallel(typed, facts, groups, strict)
     if ISLPY_MISSING in plan.reasons:
         return plan, None  # not a property of the loop: installing islpy must change it
     template = loop_template(typed, plan)
-    record = {"loops": by_position(plan, key), "reasons": list(plan.reasons),
-              "template": template_record(template, key)}
     try:
-        write_json(path, record)
+        write_json(path, record(plan, template, key))
     except OSError:
         pass
     return plan, template
+
+
+def record(plan: ParallelPlan, template: LoopTemplate, key: LoopKey) -> dict:
+    """The plan and template as plain data, loops named by position."""
+    return {"loops": by_position(plan, key), "reasons": list(plan.reasons), "template": template_record(template, key)}
+
+
+def from_record(data: dict, key: LoopKey) -> tuple[ParallelPlan, LoopTemplate]:
+    """``record``'s inverse for the same typed loop lowered afresh (KeyError, TypeError or
+    IndexError on a file that is not one)."""
+    loops = key.loops
+    plan = ParallelPlan({id(loops[position]): ParallelLoop(id(loops[position]), tuple(private),
+                                                            tuple(Reduction(*r) for r in reductions), weight)
+                         for position, private, reductions, weight in data["loops"]}, tuple(data["reasons"]))
+    return plan, template_from_record(data["template"], key)
 
 
 def by_position(plan: ParallelPlan | None, key: LoopKey) -> list:

@@ -5,11 +5,15 @@ source's hash as usual (``compiler.py``).
 
 The key is everything the renderer reads: the typed loop (``loopkey.py``, which also
 determines the hoisted-check facts), the layout, whether checks are hoisted, the parallel
-plan by loop position, the thread count and the work threshold of OpenMP."""
+plan by loop position, the thread count and the work threshold of OpenMP.  A loop's first
+kernel is also kept with its parallel plan in one file (``cached_plan_and_render``)."""
 from __future__ import annotations
 
+from ..analysis.features import LoopTemplate
+from ..analysis.parallel import ParallelPlan
 from ..codegen.dialects.c import C
 from ..codegen.renderer import RenderedKernel, Renderer
+from . import plans
 from .cachefile import cache_path, read_json, write_json
 from .loopkey import LoopKey, digest
 from .plans import by_position
@@ -20,15 +24,51 @@ def cached_render(typed, layout, facts, plan, threads: int, work_threshold: int,
     name = digest(key.typed_digest, layout, hoisted, by_position(plan, key), threads, work_threshold)
     path = cache_path("renders", f"{name}.json")
     try:
-        data = read_json(path)
-        return RenderedKernel(data["source"], data["checks_in_loop"], tuple(data["preconditions"]),
-                              data["parallel"])
+        return from_record(read_json(path))
     except (OSError, ValueError, KeyError, TypeError):
         pass
     rendered = Renderer(typed, layout, C, facts, plan, threads, work_threshold).render()
     try:
-        write_json(path, {"source": rendered.source, "checks_in_loop": rendered.checks_in_loop,
-                          "preconditions": list(rendered.preconditions), "parallel": rendered.parallel})
+        write_json(path, record(rendered))
     except OSError:
         pass
     return rendered
+
+
+def record(rendered: RenderedKernel) -> dict:
+    return {"source": rendered.source, "checks_in_loop": rendered.checks_in_loop,
+            "preconditions": list(rendered.preconditions), "parallel": rendered.parallel}
+
+
+def from_record(data: dict) -> RenderedKernel:
+    return RenderedKernel(data["source"], data["checks_in_loop"], tuple(data["preconditions"]), data["parallel"])
+
+
+def cached_plan_and_render(typed, layout, facts, groups: dict, strict: bool, lazy_parallel: bool, threads: int,
+                           work_threshold: int, key: LoopKey) -> tuple[ParallelPlan, LoopTemplate | None,
+                                                                       RenderedKernel]:
+    """The parallel plan, its feature template and the kernel a loop's first entry runs,
+    from one file where an earlier process stored them (``bundles/``), else from the plan's
+    and the render's caches (``plans.cached_plan``, ``cached_render``).  A process's first
+    entry into a loop then reads one file instead of two: 60-120 us each on the development
+    machine, where a fresh process's first read of anything is slow.  ``lazy_parallel``
+    (auto): a plan with parallel loops still gets the one-core kernel first."""
+    if facts is None or facts.empty:   # no plan to keep (plans.cached_plan): nothing to bundle
+        plan, template = plans.cached_plan(typed, facts, groups, strict, key)
+        return plan, template, cached_render(typed, layout, facts, plan, threads, work_threshold, key)
+    name = digest(key.typed_digest, sorted(groups.items()), strict, layout, lazy_parallel, threads, work_threshold)
+    path = cache_path("bundles", f"{name}.json")
+    try:
+        data = read_json(path)
+        return (*plans.from_record(data["plan"], key), from_record(data["render"]))
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        pass
+    plan, template = plans.cached_plan(typed, facts, groups, strict, key)
+    lazy = lazy_parallel and bool(plan.loops)
+    rendered = cached_render(typed, layout, facts, None if lazy else plan, threads, work_threshold, key)
+    if template is not None:   # else not kept by the plan's cache either (no islpy, no hoisted checks)
+        try:
+            write_json(path, {"plan": plans.record(plan, template, key), "render": record(rendered)})
+        except OSError:
+            pass
+    return plan, template, rendered
