@@ -86,7 +86,7 @@ class DeviceChoice:
     template: feature_analysis.LoopTemplate
     hoisted_loops: tuple           # analysis.bounds.LoopRange of the CPU kernel's prologue
     key: str                       # the kernel's persistent identity (decisions file name)
-    times: dict = field(default_factory=lambda: {"seq": [], "cpu": [], "cuda": []})
+    times: dict = field(default_factory=lambda: {"seq": [], "cpu": [], "cuda": []})   # explore's (and device=gpu's)
     entries: int = 0
     last_device: str = "cpu"
     gpu_runs: int = 0
@@ -161,8 +161,7 @@ class DeviceChoice:
 
     # -- the choice ---------------------------------------------------------------------
 
-    def pick(self, binding) -> str:
-        method = config.current().select
+    def pick(self, binding, method: str) -> str:
         if method in ("seq", "cpu", "cuda"):  # forced (calibration, training): "cpu" when unavailable
             available = self.devices()
             device = method if method in available else "cpu"
@@ -322,7 +321,8 @@ class DeviceChoice:
 
     def run(self, binding):
         self.entries += 1
-        device = "cuda" if self.policy == "gpu" else self.pick(binding)
+        method = config.current().select
+        device = "cuda" if self.policy == "gpu" else self.pick(binding, method)
         if device == "cuda" and self.gpu is None and self.gpu_factory is not None:
             self.gpu, self.gpu_factory = self.gpu_factory(), None   # not part of the entry's time
         elif device == "cpu":
@@ -351,7 +351,7 @@ class DeviceChoice:
             _openmp["seq_seconds"] += seconds
             self.rented += seconds
         if not isinstance(outcome, int):
-            self.remember(device, seconds, starting_openmp)
+            self.remember(device, seconds, method, starting_openmp)
         return outcome
 
     def run_cpu(self, binding, one_thread: bool):
@@ -376,15 +376,13 @@ class DeviceChoice:
                 self.cpu.explanation.parallel.append(f"the parallel kernel failed: {error}")
         return self.cpu
 
-    def remember(self, device: str, seconds: float, starting_openmp: bool = False) -> None:
-        times = self.times[device]
-        times.append(seconds)
-        if len(times) > 8:
-            del times[0]
-        if self.policy != "auto" or not self.last:
-            return
-        method = config.current().select
-        if method == "explore":
+    def remember(self, device: str, seconds: float, method: str, starting_openmp: bool = False) -> None:
+        if method == "explore" or self.policy != "auto":   # explore's own measurements (its only memory)
+            times = self.times[device]
+            times.append(seconds)
+            if len(times) > 8:
+                del times[0]
+        if self.policy != "auto" or not self.last or method == "explore":
             return
         if self.store is not None and method in ("tree", "model"):
             self.store.record(self.last["bucket"], device, seconds)
@@ -429,8 +427,10 @@ class DeviceChoice:
 
 def is_recheck(count: int) -> bool:
     """Does the ``count``-th entry of a size try another device (64, 128, 256, ...)?"""
-    rounds, rest = divmod(count, RECHECK_EVERY)
-    return rest == 0 and rounds > 0 and rounds & (rounds - 1) == 0
+    if count % RECHECK_EVERY:   # nearly every entry
+        return False
+    rounds = count // RECHECK_EVERY
+    return rounds > 0 and rounds & (rounds - 1) == 0
 
 
 def size_of(binding) -> tuple:
