@@ -41,7 +41,7 @@ def test_debug_lines_name_each_stage_once_with_timings(caplog):
     loop, other = where.format(first + 2), where.format(first + 5)
     assert re.search(rf"loop {re.escape(loop)}: lowered in [\d.]+ ms", text)
     assert re.search(rf"loop {re.escape(loop)}: specialized for .*a: list\[1-D, py_int\].*type inference [\d.]+ ms"
-                     r".*parallel plan [\d.]+ ms, render [\d.]+ ms", text)
+                     r".*cache key [\d.]+ ms, parallel plan and render [\d.]+ ms", text)
     assert re.search(rf"loop {re.escape(loop)}: compile (fresh|cached) in [\d.]+ ms \(mg_\w+\.so\)", text)
     assert re.search(rf"loop {re.escape(loop)}: device ", text)
     assert f"loop {other}: line {first + 6}: expression statement" in text  # the fallback reason
