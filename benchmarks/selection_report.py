@@ -10,12 +10,15 @@ empty decision store; ``auto``: with the store the run's earlier process left;
 always-GPU) is reported as its time over the oracle's, with the geometric mean and the
 worst case per size.  ``--rerun`` files (another run, after a change) add their policies
 as extra columns marked as measured in a separate run: the same machine, not the same run.
+Files of one size that measured the same program (runs of the same code, repeated to
+lower the noise) are pooled: the median of all their warm runs.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import math
+import statistics
 import sys
 from pathlib import Path
 
@@ -28,14 +31,18 @@ NAMES = {"megaguards-auto-fresh": "auto, empty store", "megaguards-auto": "auto,
 
 
 def medians(paths: list[Path]) -> dict:
-    """program -> system -> median seconds, over the parts of one size."""
-    found: dict = {}
+    """program -> system -> median seconds, over the parts of one size.  A program measured
+    in several files (runs of the same code) gets the median of all their runs, pooled."""
+    pooled: dict = {}
     for path in paths:
         for program, result in json.loads(path.read_text())["programs"].items():
             for system, timing in result["systems"].items():
                 if timing.get("status") == "ok" and system.startswith("megaguards-"):
-                    found.setdefault(program, {})[system] = timing["median"]
-    return found
+                    pooled.setdefault(program, {}).setdefault(system, []).append(timing)
+    return {program: {system: timings[0]["median"] if len(timings) == 1 else
+                      statistics.median([t for timing in timings for t in timing.get("times", [timing["median"]])])
+                      for system, timings in systems.items()}
+            for program, systems in pooled.items()}
 
 
 def table(size: str, measured: dict, rerun: dict) -> tuple[list[str], dict]:
