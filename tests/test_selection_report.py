@@ -53,11 +53,14 @@ def test_failed_runs_and_other_systems_are_left_out(tmp_path):
 def test_a_program_measured_in_two_runs_gets_the_median_of_all_their_runs(tmp_path):
     def run(path, seq_times, cpu_times):
         path.write_text(json.dumps({"programs": {"mm": {"systems": {
-            "megaguards-seq": {"status": "ok", "median": sorted(seq_times)[1], "times": seq_times},
-            "megaguards-cpu": {"status": "ok", "median": sorted(cpu_times)[1], "times": cpu_times}}}}}))
+            "megaguards-seq": {"status": "ok", "median": sorted(seq_times)[1], "times": seq_times,
+                               "min": min(seq_times)},
+            "megaguards-cpu": {"status": "ok", "median": sorted(cpu_times)[1], "times": cpu_times,
+                               "min": min(cpu_times)}}}}}))
         return path
 
     first = run(tmp_path / "a.json", [1.0, 5.0, 6.0], [2.0, 2.0, 9.0])
     second = run(tmp_path / "b.json", [1.0, 1.0, 7.0], [3.0, 3.0, 3.0])
     assert selection_report.medians([first]) == {"mm": {"megaguards-seq": 5.0, "megaguards-cpu": 2.0}}
     assert selection_report.medians([first, second]) == {"mm": {"megaguards-seq": 3.0, "megaguards-cpu": 3.0}}
+    assert selection_report.medians([first, second], "min") == {"mm": {"megaguards-seq": 1.0, "megaguards-cpu": 2.0}}
