@@ -4,8 +4,9 @@ The cache folder holds ``kernels/mg_<key>.so`` (C kernels and the marshalling he
 ``cuda/<key>.ok`` (CUDA sources NVRTC accepted), ``calibration.json`` (written by
 ``megaguards calibrate``), ``compilers.json`` (the C compilers' versions), and the JSON
 files of ``renders/`` (kernel sources), ``plans/`` (parallel plans), ``bundles/`` (a
-loop's plan with its first kernel's source) and ``decisions/`` (measured device times).  Walks never follow symbolic links: a link inside the folder
-is counted and removed as a link, whatever it points to."""
+loop's plan with its first kernel's source) and ``decisions/`` (measured device times).
+Walks never follow symbolic links: a link inside the folder is counted and removed as a
+link, whatever it points to."""
 from __future__ import annotations
 
 import datetime
@@ -19,8 +20,9 @@ from typing import Callable
 CALIBRATION_FILE = "calibration.json"
 KINDS = {".so": "C kernels (.so)", ".ptx": "CUDA kernels (.ptx/.cubin)", ".cubin": "CUDA kernels (.ptx/.cubin)",
          ".ok": "NVRTC checks (.ok)", ".json": "calibration (.json)"}
+# A file's kind by its folder, before its suffix.
 FOLDERS = {"renders": "rendered kernel sources (.json)", "plans": "parallel plans (.json)",
-           "bundles": "plans with their first kernel (.json)", "decisions": "measured device times"}   # a file's kind by its folder, before its suffix
+           "bundles": "plans with their first kernel (.json)", "decisions": "measured device times"}
 FILES = {"compilers.json": "compiler versions (.json)"}
 KERNEL_SUFFIXES = (".so", ".ptx", ".cubin")
 

@@ -16,12 +16,11 @@ from ..codegen.renderer import RenderedKernel, Renderer
 from . import plans
 from .cachefile import cache_path, read_json, write_json
 from .loopkey import LoopKey, digest
-from .plans import by_position
 
 
 def cached_render(typed, layout, facts, plan, threads: int, work_threshold: int, key: LoopKey) -> RenderedKernel:
     hoisted = facts is not None and not facts.empty
-    name = digest(key.typed_digest, layout, hoisted, by_position(plan, key), threads, work_threshold)
+    name = digest(key.typed_digest, layout, hoisted, plans.by_position(plan, key), threads, work_threshold)
     path = cache_path("renders", f"{name}.json")
     try:
         return from_record(read_json(path))
