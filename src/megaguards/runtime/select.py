@@ -382,7 +382,8 @@ class DeviceChoice:
             times.append(seconds)
             if len(times) > 8:
                 del times[0]
-        if self.policy != "auto" or not self.last or method == "explore":
+            return
+        if not self.last:
             return
         if self.store is not None and method in ("tree", "model"):
             self.store.record(self.last["bucket"], device, seconds)
