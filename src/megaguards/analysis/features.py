@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import repeat
+from operator import add, mul
 
 from ..ir import nodes as ir
 from .mapping import TRANSCENDENTAL
@@ -30,6 +32,7 @@ KINDS = ("int", "float", "transcendental", "branch", "load", "store")
 # Relative cost of one operation of each kind in the scalar "work" figure (a float
 # division or a libm call costs far more than an add; loads hit caches mostly).
 WEIGHTS = {"int": 1.0, "float": 1.0, "transcendental": 20.0, "branch": 1.0, "load": 1.0, "store": 1.0}
+_WEIGHT_VECTOR = tuple(WEIGHTS[kind] for kind in KINDS)
 FEATURE_NAMES = ("log_work", "log_parallel_trips", "log_band_trips", "log_inner_trips", "log_bytes",
                  "log_list_elements", "log_launches", "coalesced", "transcendental_share", "float_share",
                  "branch_share", "memory_share")
@@ -203,27 +206,30 @@ class Features:
 def evaluate(template: LoopTemplate, trips: dict, band_trips: int = 0, launches: int = 0,
              bytes_moved: int = 0, list_elements: int = 0) -> Features:
     """``trips``: id() of a loop -> its iterations at this entry (missing: unknown), the
-    hull of its range over the loops around it (see the module doc)."""
-    by_id = {loop.loop: loop for loop in template.loops}
+    hull of its range over the loops around it (see the module doc).  Run at every first
+    entry of a size under auto: the sums are done by ``map`` (the same floats as a loop)."""
     trips = average_trips(template, trips)
     iterations: dict[int, float] = {}   # id -> executions of its body over the whole entry
-    counts = dict.fromkeys(KINDS, 0.0)
+    totals = [0.0] * len(KINDS)
     for loop in template.loops:  # outer before inner: parents are known first
-        outer = iterations.get(loop.parent, 1.0) if loop.parent is not None else 1.0
-        iterations[loop.loop] = outer * trips.get(loop.loop, UNKNOWN_TRIPS)
-        for kind, count in zip(KINDS, loop.counts):
-            counts[kind] += count * iterations[loop.loop]
-    work = sum(WEIGHTS[kind] * value for kind, value in counts.items())
+        body = iterations[loop.loop] = iterations.get(loop.parent, 1.0) * trips.get(loop.loop, UNKNOWN_TRIPS)
+        totals = list(map(add, totals, map(mul, loop.counts, repeat(body))))
+    work = sum(map(mul, _WEIGHT_VECTOR, totals))
     parallel_trips = parallel_entries = 0
     inner = 0.0
-    if template.outer_parallel is not None:
-        parallel_trips = int(round(trips.get(template.outer_parallel, UNKNOWN_TRIPS)))
-        parent = by_id[template.outer_parallel].parent
+    outer_parallel = template.outer_parallel
+    if outer_parallel is not None:
+        parallel_trips = int(round(trips.get(outer_parallel, UNKNOWN_TRIPS)))
+        inside, parent = {outer_parallel}, None
+        for loop in template.loops:   # preorder: a loop's parent comes before it
+            if loop.loop == outer_parallel:
+                parent = loop.parent
+            elif loop.parent in inside:
+                inside.add(loop.loop)
         parallel_entries = int(iterations.get(parent, 1.0)) if parent is not None else 1
-        below = [loop for loop in template.loops if _inside(loop, template.outer_parallel, by_id)]
-        inner = max((iterations[loop.loop] / max(1.0, iterations[template.outer_parallel])
-                     for loop in below), default=1.0)
-    return Features(work, counts, parallel_trips, parallel_entries, band_trips, launches, inner,
+        threads = max(1.0, iterations[outer_parallel])
+        inner = max((iterations[loop] / threads for loop in inside if loop != outer_parallel), default=1.0)
+    return Features(work, dict(zip(KINDS, totals)), parallel_trips, parallel_entries, band_trips, launches, inner,
                     bytes_moved, list_elements, template.coalesced)
 
 
@@ -239,12 +245,3 @@ def average_trips(template: LoopTemplate, trips: dict) -> dict:
                     for outer, weight, outer_step in loop.narrowing)
         averaged[loop.loop] = max(1.0, hull - spans / (2.0 * loop.step))
     return averaged
-
-
-def _inside(loop: LoopCost, ancestor: int, by_id: dict) -> bool:
-    parent = loop.parent
-    while parent is not None:
-        if parent == ancestor:
-            return True
-        parent = by_id[parent].parent
-    return False

@@ -209,9 +209,9 @@ def gpu_variant(site, specialization, analysis: LoopAnalysis, binding, loop, opt
         # until the selector first picks the GPU; identities stand in for the user's arrays.
         markers: dict = {}
         stand_in = SimpleNamespace(arrays=tuple(markers.setdefault(id(v), object()) for v in binding.arrays))
-        as_gpu = dataclasses.replace(options, device="gpu")
 
         def later():
+            as_gpu = dataclasses.replace(options, device="gpu")
             chosen = gpu_variant(site, specialization, analysis, stand_in, loop, as_gpu)
             return chosen.gpu if isinstance(chosen, DeviceChoice) else None
 

@@ -16,6 +16,11 @@ def cache_path(folder: str, name: str) -> str:
     return f"{config.current().cache_dir}/{folder}/{name}"
 
 
+def cache_folder(folder: str) -> str:
+    """``<cache dir>/<folder>`` as a string."""
+    return f"{config.current().cache_dir}/{folder}"
+
+
 def read_json(path: str | Path):
     """The parsed file; OSError or ValueError as ``json.loads`` and ``open`` raise them.
     Unbuffered bytes: ``Path.read_text`` (a text wrapper, an isatty call) took 55-65 us a

@@ -22,7 +22,8 @@ import math
 import os
 import platform
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from operator import mul
 from pathlib import Path
 
 import numpy
@@ -41,9 +42,13 @@ CALIBRATION_FILE = "calibration.json"
 
 
 def threads() -> int:
-    configured = config.current().threads
-    if configured:
-        return configured
+    return config.current().threads or usable_cores()
+
+
+@lru_cache(maxsize=1)
+def usable_cores() -> int:
+    """The cores this process may run on, read once (OpenMP sizes its team once too): the
+    system call cost 15-20 us at every loop's first entry."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
@@ -73,8 +78,15 @@ class Calibration:
     def predict(self, features, thread_count: int | None = None) -> dict:
         """Predicted seconds per device (only devices this calibration has constants for)."""
         values = term_values(features, thread_count or threads())
-        return {device: sum(self.constants[device].get(name, 0.0) * values[name] for name in TERMS[device])
-                for device in DEVICES if device in self.constants}
+        return {device: sum(map(mul, constants, map(values.__getitem__, TERMS[device])))
+                for device, constants in self.vectors}
+
+    @cached_property
+    def vectors(self) -> tuple:
+        """(device, its constants in TERMS order) for the devices calibrated: ``predict`` runs
+        at every first entry of a size under auto."""
+        return tuple((device, tuple(self.constants[device].get(name, 0.0) for name in TERMS[device]))
+                     for device in DEVICES if device in self.constants)
 
 
 def hardware() -> dict:

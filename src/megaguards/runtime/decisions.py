@@ -16,9 +16,8 @@ from __future__ import annotations
 import atexit
 import math
 import os
-import statistics
 
-from .cachefile import cache_path, read_json, write_json
+from .cachefile import cache_folder, read_json, write_json
 
 KEEP = 5   # newest times kept per bucket and device
 _unsaved: set = set()   # stores with times not yet written
@@ -38,12 +37,9 @@ def bucket(work: float) -> str:
 class DecisionStore:
     def __init__(self, key: str) -> None:
         self.key = key
-        self.path = cache_path("decisions", f"{key}.json")
+        self.folder = cache_folder("decisions")
+        self.path = f"{self.folder}/{key}.json"
         self.times, self.visits = self._read(self.path) if f"{key}.json" in _names_in(self.folder) else ({}, {})
-
-    @property
-    def folder(self) -> str:
-        return os.path.dirname(self.path)
 
     @staticmethod
     def _read(path: str) -> tuple[dict, dict]:
@@ -65,7 +61,7 @@ class DecisionStore:
 
     def best(self, size: str) -> tuple[str | None, dict]:
         """The device with the lowest median time in this bucket, and the medians."""
-        medians = {device: statistics.median(times) for device, times in self.times.get(size, {}).items() if times}
+        medians = {device: median(times) for device, times in self.times.get(size, {}).items() if times}
         return (min(medians, key=medians.get) if medians else None), medians
 
     def record(self, size: str, device: str, seconds: float) -> None:
@@ -78,9 +74,16 @@ class DecisionStore:
         _unsaved.discard(self)
         try:
             write_json(self.path, {"buckets": self.times, "visits": self.visits})
-            _names_in(self.folder).add(os.path.basename(self.path))
+            _names_in(self.folder).add(f"{self.key}.json")
         except OSError:  # a read-only cache: decisions then last for this process only
             pass
+
+
+def median(values: list) -> float:
+    """``statistics.median``'s value, without its generality (read at every loop's first entries)."""
+    ordered = sorted(values)
+    half = len(ordered) // 2
+    return ordered[half] if len(ordered) % 2 else (ordered[half - 1] + ordered[half]) / 2
 
 
 def _names_in(folder: str) -> set:
