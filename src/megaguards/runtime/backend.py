@@ -95,13 +95,13 @@ def specialize(site, binding) -> Specialization:
     site.stats.analysis += time.perf_counter() - started
     log.debug("loop %s: specialized for %s: %s; parallel depth %d", short_location(info),
               describe_signature(scalar_types, arrays), clock, plan.depth if plan and rendered.parallel else 0)
-    kernel = compile_kernel(site, rendered, found)
+    kernel, object_name = compile_kernel(site, rendered, found)
     specialization = Specialization(
         typed, layout, kernel, rendered.checks_in_loop, rendered.preconditions,
         parallel_depth=plan.depth if plan is not None and rendered.parallel else 0,
         written=tuple(use.written for use in loop.arrays),
         is_list=tuple(arrays[use.name].is_list for use in loop.arrays),
-        scalar_paths=site.binder.scalar_paths, live_outs=info.live_outs,
+        scalar_paths=site.binder.scalar_paths, live_outs=info.live_outs, object_name=object_name,
         enter=helper(options.cache_dir, found).mg_enter,
         explanation=Explanation(signature=describe_signature(scalar_types, arrays),
                                 parallel=describe_plan(key, plan, rendered.parallel or lazy_parallel),
@@ -162,7 +162,8 @@ class _StageClock:
 
 
 def compile_kernel(site, rendered, found: tuple[str, str], what: str = "compile"):
-    """The rendered kernel compiled (or found in the cache) and loaded: its entry point."""
+    """The rendered kernel compiled (or found in the cache) and loaded: its entry point, and
+    the compiled object's name (a hash of the source, the compiler and the flags)."""
     started = time.perf_counter()
     try:
         flags = KERNEL_FLAGS + (("-fopenmp",) if rendered.parallel else ())
@@ -175,7 +176,7 @@ def compile_kernel(site, rendered, found: tuple[str, str], what: str = "compile"
     dump(site, rendered.source)
     log.debug("loop %s: %s %s in %.1f ms (%s)", short_location(site.info), what, "cached" if cached else "fresh",
               1e3 * (time.perf_counter() - started), path.name)
-    return kernel
+    return kernel, path.stem
 
 
 def parallel_variant(site, sequential: Specialization, analysis: LoopAnalysis, found) -> Specialization:
@@ -188,9 +189,9 @@ def parallel_variant(site, sequential: Specialization, analysis: LoopAnalysis, f
                              options.parallel_work, analysis.key)
     site.stats.analysis += time.perf_counter() - started
     rendering = f"all cores: rendered in {1e3 * (time.perf_counter() - started):.1f} ms, compile"
-    kernel = compile_kernel(site, rendered, found, rendering)
+    kernel, object_name = compile_kernel(site, rendered, found, rendering)
     return dataclasses.replace(
-        sequential, kernel=kernel, checks_in_loop=rendered.checks_in_loop, preconditions=rendered.preconditions,
+        sequential, kernel=kernel, object_name=object_name, checks_in_loop=rendered.checks_in_loop, preconditions=rendered.preconditions,
         parallel_depth=plan.depth if rendered.parallel else 0, seconds=sequential.seconds, parallel_factory=None,
         explanation=dataclasses.replace(sequential.explanation, source=kernel_source(rendered.source)))
 
@@ -291,10 +292,8 @@ def choose_device(specialization, gpu, analysis: LoopAnalysis, band, options, gp
         return specialization
     if options.device == "auto":
         start_in_background()   # once per machine, when it has no calibration yet
-    key = hashlib.sha256((specialization.explanation.signature + specialization.explanation.source)
-                         .encode()).hexdigest()[:24]
     return DeviceChoice(specialization, gpu, "gpu" if options.device == "gpu" else "auto",
-                        analysis.feature_template(band), analysis.facts.loops, key,
+                        analysis.feature_template(band), analysis.facts.loops, specialization.object_name,
                         gpu_factory=gpu_factory, gpu_shape=gpu_shape)
 
 

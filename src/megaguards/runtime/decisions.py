@@ -86,6 +86,11 @@ def median(values: list) -> float:
     return ordered[half] if len(ordered) % 2 else (ordered[half - 1] + ordered[half]) / 2
 
 
+def stored_names() -> set:
+    """The names of the files in the current cache's decisions folder, listed once per process."""
+    return _names_in(cache_folder("decisions"))
+
+
 def _names_in(folder: str) -> set:
     if folder not in _listed:
         try:

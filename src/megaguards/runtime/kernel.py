@@ -66,6 +66,7 @@ class Specialization:
     seconds: object = field(default_factory=lambda: (ctypes.c_double * 3)())
     failed_precondition: str | None = None  # of the last run: the hoisted check that failed
     parallel_factory: object = None  # under auto, a kernel compiled without OpenMP: builds its parallel twin
+    object_name: str = ""            # the compiled object's (a hash of source, compiler, flags): names its decisions
 
     def __post_init__(self) -> None:
         layout, typed = self.layout, self.typed

@@ -67,10 +67,13 @@ def gpu_present() -> bool:
 
 def load_selection_data() -> None:
     """Under auto, before the script starts: read the calibration and the decision tree,
-    and look for a GPU (all cached), so that the first loop's entry does none of it."""
-    from . import costmodel, selector
+    count the usable cores, list the stored decisions and look for a GPU (all cached), so
+    that the first loop's entry does none of it."""
+    from . import costmodel, decisions, selector
 
-    costmodel.current()
+    costmodel.current().vectors
+    costmodel.usable_cores()
+    decisions.stored_names()
     selector.load()
     gpu_present()
 
