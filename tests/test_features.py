@@ -126,3 +126,74 @@ def test_a_second_process_reads_the_template_with_the_plan(auto, monkeypatch):
 
 def refuse(*args):
     raise AssertionError("the template was computed, not read from the plan's cache")
+
+
+def reference_evaluate(template, trips, band_trips=0, launches=0, bytes_moved=0, list_elements=0):
+    """``features.evaluate`` as first written (plain loops): the sums by ``map`` must give the
+    very same floats, or the tree's thresholds could fall differently."""
+    by_id = {loop.loop: loop for loop in template.loops}
+    trips = features.average_trips(template, trips)
+    iterations, counts = {}, dict.fromkeys(features.KINDS, 0.0)
+    for loop in template.loops:
+        outer = iterations.get(loop.parent, 1.0) if loop.parent is not None else 1.0
+        iterations[loop.loop] = outer * trips.get(loop.loop, features.UNKNOWN_TRIPS)
+        for kind, count in zip(features.KINDS, loop.counts):
+            counts[kind] += count * iterations[loop.loop]
+    work = sum(features.WEIGHTS[kind] * value for kind, value in counts.items())
+    parallel_trips = parallel_entries = 0
+    inner = 0.0
+    if template.outer_parallel is not None:
+        parallel_trips = int(round(trips.get(template.outer_parallel, features.UNKNOWN_TRIPS)))
+        parent = by_id[template.outer_parallel].parent
+        parallel_entries = int(iterations.get(parent, 1.0)) if parent is not None else 1
+
+        def inside(loop):
+            parent = loop.parent
+            while parent is not None:
+                if parent == template.outer_parallel:
+                    return True
+                parent = by_id[parent].parent
+            return False
+
+        inner = max((iterations[loop.loop] / max(1.0, iterations[template.outer_parallel])
+                     for loop in template.loops if inside(loop)), default=1.0)
+    return features.Features(work, counts, parallel_trips, parallel_entries, band_trips, launches, inner,
+                             bytes_moved, list_elements, template.coalesced)
+
+
+def random_template(generator) -> features.LoopTemplate:
+    """A nest of up to 7 loops in preorder, some parallel, some narrowing with an enclosing loop."""
+    loops, parents = [], []
+    for number in range(int(generator.integers(1, 8))):
+        parent = None if number == 0 or generator.random() < 0.2 else int(generator.integers(0, number))
+        enclosing, outer = [], parent
+        while outer is not None:
+            enclosing.append(outer)
+            outer = parents[outer]
+        parents.append(parent)
+        narrowing = tuple((100 + outer, int(generator.integers(1, 3)), int(generator.integers(1, 3)))
+                          for outer in enclosing if generator.random() < 0.3)
+        counts = tuple(int(c) for c in generator.integers(0, 50, len(features.KINDS)))
+        loops.append(features.LoopCost(100 + number, None if parent is None else 100 + parent, counts,
+                                       bool(generator.random() < 0.4), int(generator.integers(1, 4)), narrowing))
+    loops = sorted(loops, key=lambda loop: preorder(loop, loops))
+    parallel = [loop.loop for loop in loops if loop.parallel]
+    return features.LoopTemplate(tuple(loops), parallel[0] if parallel else None, float(generator.random()))
+
+
+def preorder(loop, loops) -> tuple:
+    by_id = {other.loop: other for other in loops}
+    path = [loop.loop]
+    while by_id[path[-1]].parent is not None:
+        path.append(by_id[path[-1]].parent)
+    return tuple(reversed(path))
+
+
+def test_evaluate_gives_the_same_floats_as_plain_loops():
+    generator = numpy.random.default_rng(8)
+    for _ in range(400):
+        template = random_template(generator)
+        trips = {loop.loop: int(generator.integers(0, 10 ** int(generator.integers(1, 7))))
+                 for loop in template.loops if generator.random() < 0.85}   # the rest: unknown trips
+        arguments = (template, trips, int(generator.integers(0, 99)), int(generator.integers(0, 9)), 4096, 17)
+        assert features.evaluate(*arguments) == reference_evaluate(*arguments)

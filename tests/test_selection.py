@@ -573,3 +573,57 @@ def test_a_loop_without_a_parallel_loop_gets_no_device_choice_on_a_gpu_machine(a
     scale(numpy.ones((8, 8)), numpy.zeros((8, 8)), 8, 8)
     [choice] = choices_of(scale)
     assert choice.gpu_factory is not None   # its GPU variant waits until the GPU is chosen
+
+
+def test_a_loop_s_decisions_are_named_by_its_compiled_object(auto):
+    """The compiled object's name already hashes the kernel's source (with the compiler and
+    flags): the decisions file takes it rather than hashing the source a second time."""
+    function = megaguards.jit(scale_rows)
+    a, b = numpy.ones((8, 8)), numpy.zeros((8, 8))
+    function(a, b, 8, 8)
+    [choice] = choices_of(function)
+    assert (auto / "kernels" / f"{choice.key}.so").is_file()
+
+
+def test_the_selection_data_is_read_before_the_script(auto, monkeypatch):
+    """``megaguards run`` under auto reads the calibration and the tree, counts the usable
+    cores and lists the decisions folder before the script starts: the first loop's entry
+    then decides without any of it (here each would raise)."""
+    from megaguards.runtime import decisions, warmup
+
+    config.configure(select="tree")
+    monkeypatch.setattr(decisions, "_listed", {})
+    for cached in (costmodel._load, costmodel.usable_cores, selector.load):
+        cached.cache_clear()
+    warmup.load_selection_data()
+
+    def forbidden(*arguments, **keywords):
+        raise AssertionError("read at the loop's entry")
+
+    monkeypatch.setattr(costmodel, "_read", forbidden)
+    monkeypatch.setattr(selector.json, "loads", forbidden)
+    monkeypatch.setattr(costmodel.os, "sched_getaffinity", forbidden)
+    monkeypatch.setattr(decisions.os, "listdir", forbidden)
+    try:
+        function = megaguards.jit(scale_rows)
+        a, b = numpy.ones((8, 8)), numpy.zeros((8, 8))
+        function(a, b, 8, 8)
+        [choice] = choices_of(function)
+        assert (b == 3.0).all() and choice.last["why"] and choice.last["predicted"]
+    finally:
+        config.configure(select="model")
+        monkeypatch.undo()
+        for cached in (costmodel._load, costmodel.usable_cores, selector.load):
+            cached.cache_clear()
+
+
+@pytest.mark.parametrize("count", range(1, 7))
+def test_stored_medians_are_statistics_medians(count):
+    import statistics
+
+    from megaguards.runtime.decisions import median
+
+    generator = numpy.random.default_rng(count)
+    for _ in range(50):
+        values = list(generator.random(count) * 10.0 ** generator.integers(-7, 1, count))
+        assert median(values) == statistics.median(values)
