@@ -1,10 +1,10 @@
 """Measured times per device, kept on disk with the kernel, so that the next process
 starts on the best device it has seen for a loop of this size.
 
-One small JSON file per compiled kernel in ``<cache dir>/decisions/``, named by the
-kernel's key (a hash of its generated source and signature).  Times are kept per *size
-bucket* (log2 of the entry's work), so a loop that is small in one run and large in
-the next is not sent where only the other size ran well.  Writes are atomic (a
+One small JSON file per compiled kernel in ``<cache dir>/decisions/``, named as its
+compiled object is (a hash of the generated source, the compiler and the flags).  Times
+are kept per *size bucket* (log2 of the entry's work), so a loop that is small in one run
+and large in the next is not sent where only the other size ran well.  Writes are atomic (a
 temporary file renamed over the old one); a file that cannot be read is ignored.  A
 loop entered thousands of times must not write a file each time: times are written when
 the process exits.  The folder is listed once per process, and a kernel without a file
