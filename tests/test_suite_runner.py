@@ -262,3 +262,29 @@ def test_geomean_over_the_programs_every_system_ran():
     lines = suite_report.markdown(report).splitlines()
     assert "| **geomean** | | 2.0x (1 of 2) | 84.9x |" in lines  # sqrt(8 * 900)
     assert "| **geomean, the 1 of 2 programs every system ran** | | 2.0x | 8.0x |" in lines
+
+
+@pytest.mark.parametrize("gpu", [False, True])
+def test_auto_systems_compile_every_device_s_kernel_before_the_timed_runs(tmp_path, monkeypatch, gpu):
+    """auto's choice depends on timings, so its cold run may leave a device's kernel
+    uncompiled for a warm run to compile inside its time: untimed runs on each device follow
+    the cold run, and their times are not kept."""
+    monkeypatch.setattr(suite_runner, "cuda_available", lambda: gpu)
+    calls = []
+
+    def fake_run_once(job, report_path):
+        calls.append(job.environment.get("MEGAGUARDS_SELECT"))
+        return {"checksum": "1", "time": float(len(calls))}
+
+    monkeypatch.setattr(suite_runner, "run_once", fake_run_once)
+    program = suite_runner.SUITE / "mm.py"
+    job = suite_runner.make_job(program, "megaguards-auto-fresh", "small", tmp_path)
+    runs = suite_runner.Runs(job, 2, False, tmp_path)
+    for attempt in range(3):
+        runs.run(attempt, lambda *arguments: None)
+    primes = ["cpu", "cuda"] if gpu else ["cpu"]
+    assert calls == [None, *primes, None, None]
+    result = runs.result()
+    assert result["cold_time"] == 1.0 and result["times"] == [2.0 + len(primes), 3.0 + len(primes)]
+    seq = suite_runner.make_job(program, "megaguards-seq", "small", tmp_path)
+    assert seq.primes == ()
