@@ -1,7 +1,10 @@
 """Rendering C for a typed loop, compiling it, and the on-disk kernel cache."""
 import ast
 import json
+import re
 import textwrap
+
+import pytest
 
 from megaguards import config
 from megaguards.analysis.typeinfer import ArrayInfo, infer_types
@@ -15,9 +18,9 @@ from megaguards.runtime.compiler import KERNEL_FLAGS, build_shared_object, find_
 from conftest import run_megaguards
 
 
-def render(source: str, scalars, arrays):
+def render(source: str, scalars, arrays, functions=()):
     loop = lower_loop(next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.For)))
-    typed = infer_types(loop.body, scalars, arrays, {"range": "range"})
+    typed = infer_types(loop.body, scalars, arrays, {"range": "range", **{name: name for name in functions}})
     layout = plan_layout(typed, tuple(scalars), tuple(loop.assigned))
     return Renderer(typed, layout, C).render()
 
@@ -42,6 +45,28 @@ def test_integer_arithmetic_is_checked_and_float_arithmetic_is_plain():
                     {"a": ArrayInfo(Scalar.PY_INT, 1, True), "b": ArrayInfo(Scalar.PY_FLOAT, 1, True)})
     assert "mg_mul_i64" in kernel.source and "mg_add_i64" in kernel.source
     assert "* 3.0) + 1.0)" in kernel.source
+
+
+LIBC_CLASSIFIERS = re.compile(rb"__(finite|isinf|isnan)\w*")
+
+
+def test_float_checks_test_bits_instead_of_calling_the_c_library(tmp_path):
+    # Under the kernel flags (-fsignaling-nans) GCC makes isfinite, isinf and isnan libc
+    # calls; the prelude's own tests of the bits keep them out of checked float arithmetic.
+    compiler = find_compiler(None)
+    plain, _ = build_shared_object(
+        "#include <math.h>\nint f(double x) { return isfinite(x) + isinf(x) + isnan(x); }\n",
+        tmp_path / "plain", compiler)
+    if not LIBC_CLASSIFIERS.search(plain.read_bytes()):
+        pytest.skip("this compiler expands isfinite, isinf and isnan inline under the kernel flags")
+    kernel = render("for i in range(n):\n    t = a[i] - 228.0\n"
+                    "    b[i] = t ** 2 / 50.0 + math.exp(a[i]) + math.isnan(a[i]) + math.isinf(t)\n",
+                    {"n": Scalar.PY_INT},
+                    {"a": ArrayInfo(Scalar.PY_FLOAT, 1, False), "b": ArrayInfo(Scalar.PY_FLOAT, 1, True)},
+                    functions=("math.exp", "math.isnan", "math.isinf"))
+    assert "mg_pow_f64" in kernel.source and "mg_exp" in kernel.source
+    path, _ = build_shared_object(kernel.source, tmp_path / "kernel", compiler)
+    assert LIBC_CLASSIFIERS.search(path.read_bytes()) is None
 
 
 def test_second_process_compiles_nothing(tmp_path):

@@ -29,6 +29,24 @@ __device__ __forceinline__ bool mg_mul_overflow(int64_t a, int64_t b, int64_t *r
 #define mg_add_overflow __builtin_add_overflow
 #define mg_sub_overflow __builtin_sub_overflow
 #define mg_mul_overflow __builtin_mul_overflow
+/* -fsignaling-nans (runtime/compiler.py) stops GCC from expanding isfinite, isinf and
+ * isnan inline: each was a libc call (__finite, __isinf, __isnan) in every checked float
+ * operation, most of the time of a loop of float ** 2 (particlefilter's likelihood).
+ * Tests of the bits are exact and raise no floating-point exception. */
+MG_INLINE uint64_t mg_bits_f64(double x) { uint64_t b; __builtin_memcpy(&b, &x, sizeof b); return b; }
+MG_INLINE uint32_t mg_bits_f32(float x) { uint32_t b; __builtin_memcpy(&b, &x, sizeof b); return b; }
+MG_INLINE int mg_isfinite_f64(double x) { return (mg_bits_f64(x) & 0x7ff0000000000000ULL) != 0x7ff0000000000000ULL; }
+MG_INLINE int mg_isinf_f64(double x) { return (mg_bits_f64(x) & 0x7fffffffffffffffULL) == 0x7ff0000000000000ULL; }
+MG_INLINE int mg_isnan_f64(double x) { return (mg_bits_f64(x) & 0x7fffffffffffffffULL) > 0x7ff0000000000000ULL; }
+MG_INLINE int mg_isfinite_f32(float x) { return (mg_bits_f32(x) & 0x7f800000u) != 0x7f800000u; }
+MG_INLINE int mg_isinf_f32(float x) { return (mg_bits_f32(x) & 0x7fffffffu) == 0x7f800000u; }
+MG_INLINE int mg_isnan_f32(float x) { return (mg_bits_f32(x) & 0x7fffffffu) > 0x7f800000u; }
+#undef isfinite
+#undef isinf
+#undef isnan
+#define isfinite(x) _Generic((x), float: mg_isfinite_f32, default: mg_isfinite_f64)(x)
+#define isinf(x) _Generic((x), float: mg_isinf_f32, default: mg_isinf_f64)(x)
+#define isnan(x) _Generic((x), float: mg_isnan_f32, default: mg_isnan_f64)(x)
 #endif
 #define MG_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
