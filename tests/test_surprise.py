@@ -44,6 +44,15 @@ def test_an_entry_far_over_its_prediction_tries_the_models_device_once(auto, mon
     assert len(set(ran[2:])) == 1                           # and that decision stands
 
 
+def test_a_try_of_all_cores_that_started_openmp_is_made_again_and_not_kept(auto, monkeypatch):
+    monkeypatch.setattr(select, "_openmp", {"started": False, "seq_seconds": 0.0})   # a fresh process
+    write_calibration(auto, seq_work=1e-15, cpu_work=1e-16)
+    ran, choice = devices_of_entries(monkeypatch, "seq", entries=5)
+    assert ran[:3] == ["seq", "cpu", "cpu"]   # the try that started the threads, then a try with them up
+    kept = choice.store.times[choice.last["bucket"]]
+    assert len(kept["cpu"]) == ran.count("cpu") - 1 and len(kept["seq"]) == ran.count("seq")
+
+
 def test_no_second_try_where_the_model_agrees_with_the_tree(auto, monkeypatch):
     write_calibration(auto, seq_work=1e-15, cpu_work=1e-16)   # the model says cpu
     ran, _ = devices_of_entries(monkeypatch, "cpu")

@@ -98,6 +98,7 @@ class DeviceChoice:
     awaiting_gpu: dict = field(default_factory=dict)  # size key -> seconds lost per entry on the CPU
     surprised: dict = field(default_factory=dict)     # size key -> the device its next entry tries
     checked: set = field(default_factory=set)         # size keys whose first entry met SURPRISE's test
+    entry_size: tuple = ()                             # the size key of the entry under way
     sequential: Specialization | None = None   # the one-core kernel, once cpu is the parallel one
     store: DecisionStore | None = None
     gpu_factory: object = None     # builds ``gpu`` when auto first picks the GPU (None: built)
@@ -172,7 +173,7 @@ class DeviceChoice:
             return device
         if method == "explore":
             return self.explore(self.devices())
-        size_key = size_of(binding)
+        size_key = self.entry_size = size_of(binding)
         count = self.seen[size_key] = self.seen.get(size_key, 0) + 1
         known = self.decided.get(size_key)
         # Most entries (euler3d small: 3000 of 14 us each) meet a size already decided with
@@ -386,12 +387,23 @@ class DeviceChoice:
         if not self.last:
             return
         if self.store is not None and method in ("tree", "model"):
-            self.store.record(self.last["bucket"], device, seconds)
-            if not starting_openmp and self.last.get("size_key") is not None:   # else mostly the threads' start-up
-                self.check_first_entry(device, seconds)
+            if starting_openmp:
+                self.after_openmp_start(device)
+            else:
+                self.store.record(self.last["bucket"], device, seconds)
+                if self.last.get("size_key") is not None:
+                    self.check_first_entry(device, seconds)
         if OBSERVER is not None:
             OBSERVER(self, device, seconds)
         log_observation(self, device, seconds)
+
+    def after_openmp_start(self, device: str) -> None:
+        """An entry that started OpenMP's thread team (0.75-11.7 ms on the H100 machine) is
+        not kept as all cores' time at its size: it would send the next decision back to one
+        core (particlefilter, small: a surprise's try on 16 cores took 2.8 ms, 0.5 ms once
+        started).  A try of all cores (surprise, re-check) is made again with the threads up."""
+        if self.decided.get(self.entry_size) != device:
+            self.surprised[self.entry_size] = device
 
     def check_first_entry(self, device: str, seconds: float) -> None:
         """After the first entry of a size that a prediction sent to ``device`` (not counting
