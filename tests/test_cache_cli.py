@@ -19,14 +19,14 @@ def fill(folder):
     (folder / "notes.txt").write_text("hi")
 
 
-def test_show_names_the_json_files_by_what_they_hold(tmp_path):
+def test_show_names_the_cache_files_by_what_they_hold(tmp_path):
     folder = tmp_path / "cache"
-    for name in ("renders/a.json", "renders/b.json", "plans/c.json", "decisions/d.json", "compilers.json",
+    for name in ("renders/a.marshal", "renders/b.marshal", "plans/c.marshal", "decisions/d.json", "compilers.json",
                  "calibration.json"):
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text("{}")
     kinds = cache.survey(folder).by_kind
-    assert kinds == {"rendered kernel sources (.json)": [2, 4], "parallel plans (.json)": [1, 2],
+    assert kinds == {"rendered kernel sources": [2, 4], "parallel plans": [1, 2],
                      "measured device times": [1, 2], "compiler versions (.json)": [1, 2],
                      "calibration (.json)": [1, 2]}
 

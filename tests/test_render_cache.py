@@ -33,7 +33,7 @@ def smooth(a, b, n):
 
 
 def renders_in(cache) -> set:
-    return {path.name for path in (cache / "renders").glob("*.json")}
+    return {path.name for path in (cache / "renders").glob("*.marshal")}
 
 
 def test_a_second_process_reads_the_kernel_instead_of_rendering_it(tmp_path):
@@ -78,13 +78,13 @@ def test_the_key_changes_with_megaguards_code(monkeypatch, tmp_path, kernel_cach
 def test_an_unreadable_render_file_is_rendered_again(tmp_path, kernel_cache):
     a, b, again = numpy.arange(6.0), numpy.zeros(6), numpy.zeros(6)
     names = in_cache(tmp_path, kernel_cache, lambda: megaguards.jit(smooth)(a, b, 6))
-    sources = {name: (tmp_path / "renders" / name).read_text() for name in names}
+    sources = {name: (tmp_path / "renders" / name).read_bytes() for name in names}
     for name in names:
-        (tmp_path / "renders" / name).write_text('{"source": 1')
+        (tmp_path / "renders" / name).write_bytes(sources[name][:40])   # truncated
     shutil.rmtree(tmp_path / "bundles", ignore_errors=True)   # which would serve the loop's first kernel
     assert in_cache(tmp_path, kernel_cache, lambda: megaguards.jit(smooth)(a, again, 6)) == names
     assert numpy.array_equal(again, b) and list(b) == [0.0, 1.0, 2.0, 3.0, 4.0, 0.0]
-    assert {name: (tmp_path / "renders" / name).read_text() for name in names} == sources
+    assert {name: (tmp_path / "renders" / name).read_bytes() for name in names} == sources
 
 
 def test_loop_positions_follow_the_walk_in_preorder():
@@ -126,15 +126,15 @@ def test_a_loop_s_plan_and_first_kernel_are_read_from_one_file(tmp_path, kernel_
     smooth(a, expected, 8)
     results = [[0.0] * 8 for _ in range(3)]
     in_cache(tmp_path, kernel_cache, lambda: megaguards.jit(smooth)(a, results[0], 8))
-    [bundle] = (tmp_path / "bundles").glob("*.json")
-    stored = bundle.read_text()
+    [bundle] = (tmp_path / "bundles").glob("*.marshal")
+    stored = bundle.read_bytes()
     with monkeypatch.context() as patched:
         patched.setattr(plans, "cached_plan", refuse)
         patched.setattr(renders, "cached_render", refuse)
         function = megaguards.jit(smooth)
         in_cache(tmp_path, kernel_cache, lambda: function(a, results[1], 8))
     assert site_for(function)[-1]["compiled_runs"] == 1
-    bundle.write_text('{"plan": [')
+    bundle.write_bytes(b"not a record")
     in_cache(tmp_path, kernel_cache, lambda: megaguards.jit(smooth)(a, results[2], 8))
-    assert bundle.read_text() == stored
+    assert bundle.read_bytes() == stored
     assert results == [expected] * 3 and expected[1] == 5 / 3

@@ -2,9 +2,10 @@
 
 The cache folder holds ``kernels/mg_<key>.so`` (C kernels and the marshalling helper),
 ``cuda/<key>.ok`` (CUDA sources NVRTC accepted), ``calibration.json`` (written by
-``megaguards calibrate``), ``compilers.json`` (the C compilers' versions), and the JSON
-files of ``renders/`` (kernel sources), ``plans/`` (parallel plans), ``bundles/`` (a
-loop's plan with its first kernel's source) and ``decisions/`` (measured device times).
+``megaguards calibrate``), ``compilers.json`` (the C compilers' versions), the records
+(``runtime/cachefile.py``) of ``renders/`` (kernel sources), ``plans/`` (parallel plans) and
+``bundles/`` (a loop's plan with its first kernel's source), and the JSON files of
+``decisions/`` (measured device times).
 Walks never follow symbolic links: a link inside the folder is counted and removed as a
 link, whatever it points to."""
 from __future__ import annotations
@@ -21,8 +22,8 @@ CALIBRATION_FILE = "calibration.json"
 KINDS = {".so": "C kernels (.so)", ".ptx": "CUDA kernels (.ptx/.cubin)", ".cubin": "CUDA kernels (.ptx/.cubin)",
          ".ok": "NVRTC checks (.ok)", ".json": "calibration (.json)"}
 # A file's kind by its folder, before its suffix.
-FOLDERS = {"renders": "rendered kernel sources (.json)", "plans": "parallel plans (.json)",
-           "bundles": "plans with their first kernel (.json)", "decisions": "measured device times"}
+FOLDERS = {"renders": "rendered kernel sources", "plans": "parallel plans",
+           "bundles": "plans with their first kernel", "decisions": "measured device times"}
 FILES = {"compilers.json": "compiler versions (.json)"}
 KERNEL_SUFFIXES = (".so", ".ptx", ".cubin")
 

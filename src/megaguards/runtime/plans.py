@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..analysis.features import LoopCost, LoopTemplate, loop_template
 from ..analysis.parallel import ISLPY_MISSING, ParallelLoop, ParallelPlan, Reduction, plan_parallel
-from .cachefile import cache_path, read_json, write_json
+from .cachefile import cache_path, read_record, write_record
 from .loopkey import LoopKey, digest
 
 
@@ -17,9 +17,9 @@ def cached_plan(typed, facts, groups: dict, strict: bool, key: LoopKey) -> tuple
     ``loop_template`` computes it when needed)."""
     if facts is None or facts.empty:
         return plan_parallel(typed, facts, groups, strict), None
-    path = cache_path("plans", f"{digest(key.typed_digest, sorted(groups.items()), strict)}.json")
+    path = cache_path("plans", f"{digest(key.typed_digest, sorted(groups.items()), strict)}.marshal")
     try:
-        return from_record(read_json(path), key)
+        return from_record(read_record(path), key)
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         pass
     plan = plan_parallel(typed, facts, groups, strict)
@@ -27,7 +27,7 @@ def cached_plan(typed, facts, groups: dict, strict: bool, key: LoopKey) -> tuple
         return plan, None  # not a property of the loop: installing islpy must change it
     template = loop_template(typed, plan)
     try:
-        write_json(path, record(plan, template, key))
+        write_record(path, record(plan, template, key))
     except OSError:
         pass
     return plan, template

@@ -14,21 +14,21 @@ from ..analysis.parallel import ParallelPlan
 from ..codegen.dialects.c import C
 from ..codegen.renderer import RenderedKernel, Renderer
 from . import plans
-from .cachefile import cache_path, read_json, write_json
+from .cachefile import cache_path, read_record, write_record
 from .loopkey import LoopKey, digest
 
 
 def cached_render(typed, layout, facts, plan, threads: int, work_threshold: int, key: LoopKey) -> RenderedKernel:
     hoisted = facts is not None and not facts.empty
     name = digest(key.typed_digest, layout, hoisted, plans.by_position(plan, key), threads, work_threshold)
-    path = cache_path("renders", f"{name}.json")
+    path = cache_path("renders", f"{name}.marshal")
     try:
-        return from_record(read_json(path))
+        return from_record(read_record(path))
     except (OSError, ValueError, KeyError, TypeError):
         pass
     rendered = Renderer(typed, layout, C, facts, plan, threads, work_threshold).render()
     try:
-        write_json(path, record(rendered))
+        write_record(path, record(rendered))
     except OSError:
         pass
     return rendered
@@ -56,9 +56,9 @@ def cached_plan_and_render(typed, layout, facts, groups: dict, strict: bool, laz
         plan, template = plans.cached_plan(typed, facts, groups, strict, key)
         return plan, template, cached_render(typed, layout, facts, plan, threads, work_threshold, key)
     name = digest(key.typed_digest, sorted(groups.items()), strict, layout, lazy_parallel, threads, work_threshold)
-    path = cache_path("bundles", f"{name}.json")
+    path = cache_path("bundles", f"{name}.marshal")
     try:
-        data = read_json(path)
+        data = read_record(path)
         return (*plans.from_record(data["plan"], key), from_record(data["render"]))
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         pass
@@ -67,7 +67,7 @@ def cached_plan_and_render(typed, layout, facts, groups: dict, strict: bool, laz
     rendered = cached_render(typed, layout, facts, None if lazy else plan, threads, work_threshold, key)
     if template is not None:   # else not kept by the plan's cache either (no islpy, no hoisted checks)
         try:
-            write_json(path, {"plan": plans.record(plan, template, key), "render": record(rendered)})
+            write_record(path, {"plan": plans.record(plan, template, key), "render": record(rendered)})
         except OSError:
             pass
     return plan, template, rendered
