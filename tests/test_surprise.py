@@ -44,13 +44,18 @@ def test_an_entry_far_over_its_prediction_tries_the_models_device_once(auto, mon
     assert len(set(ran[2:])) == 1                           # and that decision stands
 
 
-def test_a_try_of_all_cores_that_started_openmp_is_made_again_and_not_kept(auto, monkeypatch):
+def test_a_try_of_all_cores_that_started_openmp_is_made_again_and_kept_for_later_processes(auto, monkeypatch):
+    from megaguards.runtime.decisions import DecisionStore
+
     monkeypatch.setattr(select, "_openmp", {"started": False, "seq_seconds": 0.0})   # a fresh process
     write_calibration(auto, seq_work=1e-15, cpu_work=1e-16)
     ran, choice = devices_of_entries(monkeypatch, "seq", entries=5)
     assert ran[:3] == ["seq", "cpu", "cpu"]   # the try that started the threads, then a try with them up
-    kept = choice.store.times[choice.last["bucket"]]
-    assert len(kept["cpu"]) == ran.count("cpu") - 1 and len(kept["seq"]) == ran.count("seq")
+    size = choice.last["bucket"]
+    in_process = choice.store.times[size]
+    assert len(in_process["cpu"]) == ran.count("cpu") - 1 and len(in_process["seq"]) == ran.count("seq")
+    choice.store.save()   # at exit: a later process starts the threads again, so it sees that entry
+    assert len(DecisionStore(choice.key).times[size]["cpu"]) == ran.count("cpu")
 
 
 def test_no_second_try_where_the_model_agrees_with_the_tree(auto, monkeypatch):

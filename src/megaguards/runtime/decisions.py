@@ -40,6 +40,7 @@ class DecisionStore:
         self.folder = cache_folder("decisions")
         self.path = f"{self.folder}/{key}.json"
         self.times, self.visits = self._read(self.path) if f"{key}.json" in _names_in(self.folder) else ({}, {})
+        self.start_ups: list = []   # (size, device, seconds) of entries that started a device's threads
 
     @staticmethod
     def _read(path: str) -> tuple[dict, dict]:
@@ -64,14 +65,27 @@ class DecisionStore:
         medians = {device: median(times) for device, times in self.times.get(size, {}).items() if times}
         return (min(medians, key=medians.get) if medians else None), medians
 
-    def record(self, size: str, device: str, seconds: float) -> None:
+    def record(self, size: str, device: str, seconds: float, start_up: bool = False) -> None:
+        """``start_up``: the entry also started the device's threads (OpenMP's team).  Its time
+        is kept for later processes, which pay that start again (for a loop entered once
+        it is the cost that matters), but not for this process's own choices, which it
+        would send back to a device without the start (see ``select.after_openmp_start``)."""
+        if start_up:
+            self.start_ups.append((size, device, seconds))
+        else:
+            self._keep(size, device, seconds)
+        _unsaved.add(self)
+
+    def _keep(self, size: str, device: str, seconds: float) -> None:
         times = self.times.setdefault(size, {}).setdefault(device, [])
         times.append(seconds)
         del times[:-KEEP]
-        _unsaved.add(self)
 
     def save(self) -> None:
         _unsaved.discard(self)
+        for start_up in self.start_ups:
+            self._keep(*start_up)
+        self.start_ups.clear()
         try:
             write_json(self.path, {"buckets": self.times, "visits": self.visits})
             _names_in(self.folder).add(f"{self.key}.json")

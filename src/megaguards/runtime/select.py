@@ -387,21 +387,21 @@ class DeviceChoice:
         if not self.last:
             return
         if self.store is not None and method in ("tree", "model"):
+            self.store.record(self.last["bucket"], device, seconds, start_up=starting_openmp)
             if starting_openmp:
                 self.after_openmp_start(device)
-            else:
-                self.store.record(self.last["bucket"], device, seconds)
-                if self.last.get("size_key") is not None:
-                    self.check_first_entry(device, seconds)
+            elif self.last.get("size_key") is not None:
+                self.check_first_entry(device, seconds)
         if OBSERVER is not None:
             OBSERVER(self, device, seconds)
         log_observation(self, device, seconds)
 
     def after_openmp_start(self, device: str) -> None:
-        """An entry that started OpenMP's thread team (0.75-11.7 ms on the H100 machine) is
-        not kept as all cores' time at its size: it would send the next decision back to one
-        core (particlefilter, small: a surprise's try on 16 cores took 2.8 ms, 0.5 ms once
-        started).  A try of all cores (surprise, re-check) is made again with the threads up."""
+        """An entry that started OpenMP's thread team (0.75-11.7 ms on the H100 machine) does
+        not count as all cores' time at its size in this process (``DecisionStore.record``):
+        it would send the next decision back to one core (particlefilter, small: a
+        surprise's try on 16 cores took 2.8 ms, 0.5 ms once started).  A try of all cores
+        (surprise, re-check) is made again with the threads up."""
         if self.decided.get(self.entry_size) != device:
             self.surprised[self.entry_size] = device
 
