@@ -197,3 +197,39 @@ def test_evaluate_gives_the_same_floats_as_plain_loops():
                  for loop in template.loops if generator.random() < 0.85}   # the rest: unknown trips
         arguments = (template, trips, int(generator.integers(0, 99)), int(generator.integers(0, 9)), 4096, 17)
         assert features.evaluate(*arguments) == reference_evaluate(*arguments)
+
+
+def mixed_live_ins(grid, a, b, n, scale, flag):
+    for i in range(1, n - 1):
+        for j in range(2):
+            b[i] = b[i] + a[i - 1] * scale + grid[i][j] + (1.0 if flag else 0.0)
+
+
+def test_the_prologue_fills_the_banks_in_c_as_from_python(auto, monkeypatch):
+    """The features' prologue runs through the C helper (mg_prologue); the Python filling it
+    replaced (still used for CuPy arrays) must leave the same dims, scalars and ranges."""
+    from megaguards.runtime.kernel import Specialization
+
+    calls = []
+    original = Specialization.prologue
+    monkeypatch.setattr(Specialization, "prologue", lambda self, binding: calls.append((self, binding))
+                        or original(self, binding))
+    grid = [[float(i + j) for j in range(3)] for i in range(40)]
+    a, b = numpy.arange(40.0), numpy.zeros(40)
+    function = megaguards.jit(mixed_live_ins)
+    function(grid, a, b, 37, 0.5, True)
+    [choice] = choices_of(function)
+    specialization, binding = calls[0]
+    assert specialization.enter_prologue is not None and not binding.on_device
+    from_c = [list(bank) for bank in original(specialization, binding)]
+    layout = specialization.layout
+    for name, rank, is_list in zip(layout.arrays, specialization.ranks, specialization.is_list):
+        if is_list:   # the helper also writes a list's strides (as unboxed), which Python leaves at 0
+            first = layout.dims[name] + rank
+            from_c[0][first:first + rank] = [0] * rank
+    monkeypatch.setattr(specialization, "enter_prologue", None)
+    from_python = [list(bank) for bank in original(specialization, binding)]
+    assert from_c == from_python
+    slot = layout.intervals_slot
+    hulls = {tuple(from_c[0][slot + 2 + 2 * k:slot + 4 + 2 * k]) for k in range(len(choice.hoisted_loops))}
+    assert from_c[0][slot] == 1 and hulls == {(1, 35), (0, 1)}   # the checks passed; i in [1, 35], j in [0, 1]

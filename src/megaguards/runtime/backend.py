@@ -96,13 +96,14 @@ def specialize(site, binding) -> Specialization:
     log.debug("loop %s: specialized for %s: %s; parallel depth %d", short_location(info),
               describe_signature(scalar_types, arrays), clock, plan.depth if plan and rendered.parallel else 0)
     kernel, object_name = compile_kernel(site, rendered, found)
+    codec = helper(options.cache_dir, found)
     specialization = Specialization(
         typed, layout, kernel, rendered.checks_in_loop, rendered.preconditions,
         parallel_depth=plan.depth if plan is not None and rendered.parallel else 0,
         written=tuple(use.written for use in loop.arrays),
         is_list=tuple(arrays[use.name].is_list for use in loop.arrays),
         scalar_paths=site.binder.scalar_paths, live_outs=info.live_outs, object_name=object_name,
-        enter=helper(options.cache_dir, found).mg_enter,
+        enter=codec.mg_enter, enter_prologue=codec.mg_prologue,
         explanation=Explanation(signature=describe_signature(scalar_types, arrays),
                                 parallel=describe_plan(key, plan, rendered.parallel or lazy_parallel),
                                 source=kernel_source(rendered.source)))

@@ -144,7 +144,7 @@ class GpuSpecialization:
 
     def prologue(self, binding):
         """The hoisted checks (CPU kernel, mode 1): (fast, loop ranges) for these live-ins."""
-        ints, floats, _ = self.cpu.prologue(binding)
+        ints, floats = self.cpu.prologue(binding)
         return bool(ints[self.cpu.layout.intervals_slot]), ints, floats
 
     @property

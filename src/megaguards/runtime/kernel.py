@@ -67,6 +67,7 @@ class Specialization:
     failed_precondition: str | None = None  # of the last run: the hoisted check that failed
     parallel_factory: object = None  # under auto, a kernel compiled without OpenMP: builds its parallel twin
     object_name: str = ""            # the compiled object's (a hash of source, compiler, flags): names its decisions
+    enter_prologue: ctypes._CFuncPtr = None   # marshal.c's mg_prologue (None: the banks filled from Python)
 
     def __post_init__(self) -> None:
         layout, typed = self.layout, self.typed
@@ -154,25 +155,29 @@ class Specialization:
         return tuple(outputs)
 
     def prologue(self, binding: Binding) -> tuple:
-        """Run the kernel's prologue only (mode 1) on these live-ins: (ints, floats, shapes).
-        The banks hold the arrays' shapes, the scalars, whether the hoisted checks passed
-        (``ints[layout.intervals_slot]``) and every hoisted loop's range, computed whether or
-        not the checks pass; ``shapes`` are the arrays' shapes in layout order."""
+        """Run the kernel's prologue only (mode 1) on these live-ins: (ints, floats).  The
+        banks hold the arrays' dims (``layout.dims``), the scalars, whether the hoisted checks
+        passed (``ints[layout.intervals_slot]``) and every hoisted loop's range, computed
+        whether or not the checks pass.  GuardFailure where a live-in cannot be read."""
         layout = self.layout
         ints, floats = self.ints_type(), self.floats_type()
-        shapes = []
+        ints[layout.mode_slot] = 1
+        if self.enter_prologue is not None and not binding.on_device:   # the C helper cannot read CuPy arrays
+            flag = self.enter_prologue(binding.arrays + self.no_shadow_objects, binding.scalars, self.plan_address,
+                                       self.kernel_address, ints, floats)
+            if flag < 0:
+                raise GuardFailure("a live-in the kernel's prologue cannot read (as the run would find)")
+            return ints, floats
         for name, value in zip(layout.arrays, binding.arrays):
             shape = list_shape(value, self.typed.arrays[name].rank) if type(value) is list else value.shape
-            shapes.append(shape)
             for d, size in enumerate(shape):
                 ints[layout.dims[name] + d] = size
         for path, value in zip(self.scalar_paths, binding.scalars):
             bank, slot = layout.scalars[path]
             (floats if bank == "floats" else ints)[slot] = float(value) if bank == "floats" else int(value)
-        ints[layout.mode_slot] = 1
         pointers = (ctypes.c_void_p * max(1, len(layout.arrays) + len(layout.shadows)))()
         self.kernel(pointers, ints, floats)
-        return ints, floats, shapes
+        return ints, floats
 
     def shadows_for(self, arrays: tuple) -> list:
         """(array, shadow or None) per NumPy array name: the kernel writes in place when it

@@ -159,6 +159,71 @@ static double now(void) {
     return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
+/* A NumPy array's dims and strides (in elements) into the ints bank; 0, or MG_GUARD for
+ * another rank or (``itemsize`` > 0) a stride that is not a whole number of elements. */
+static int ndarray_dims(mg_ndarray *array, int rank, int64_t itemsize, int64_t *shape, int64_t *ints) {
+    if (array->nd != rank) return MG_GUARD;
+    for (int d = 0; d < rank; d++) {
+        shape[d] = ints[d] = array->dimensions[d];
+        if (itemsize <= 0) continue;
+        if (array->strides[d] % itemsize) return MG_GUARD;
+        ints[rank + d] = array->strides[d] / itemsize;
+    }
+    return 0;
+}
+
+/* A nested list's dims and row-major strides into the ints bank (as unboxed); its size. */
+static int64_t list_dims(const int64_t *shape, int rank, int64_t *ints) {
+    int64_t size = 1, stride = 1;
+    for (int d = rank - 1; d >= 0; d--) {
+        ints[d] = shape[d];
+        ints[rank + d] = stride;
+        stride *= shape[d] ? shape[d] : 1;
+        size *= shape[d];
+    }
+    return size;
+}
+
+/* The scalars (``entry``: the plan after its arrays) into the banks. */
+static int store_scalars(PyObject *scalars, const int64_t *entry, int64_t *ints, double *floats) {
+    int64_t n_scalars = entry[0];
+    entry += 1;
+    for (int64_t s = 0; s < n_scalars; s++, entry += 2) {
+        int result = store_scalar(PyTuple_GET_ITEM(scalars, s), (int)entry[0], entry[1], ints, floats);
+        if (result) return result;
+    }
+    return 0;
+}
+
+/* The kernel's prologue alone (the caller has set its mode slot): dims and scalars into the
+ * banks, no list unboxed, no array pointer passed; the hoisted checks then compute
+ * every hoisted loop's range (auto's features at a first entry: 5-10x faster than filling
+ * the banks from Python).  0, or MG_GUARD / MG_PYERROR as mg_enter. */
+int mg_prologue(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *kernel,
+                int64_t *ints, double *floats) {
+    int64_t n_arrays = plan[0];
+    const int64_t *entry = plan + 1;
+    char *pointers[MAX_ARRAYS] = {0};
+    int64_t shape[MAX_RANK];
+    int result = 0;
+    if (n_arrays > MAX_ARRAYS) return MG_GUARD;
+    for (int64_t k = 0; k < n_arrays; k++, entry += 5) {
+        PyObject *obj = PyTuple_GET_ITEM(arrays, k);
+        int kind = (int)entry[0], rank = (int)entry[1];
+        if (kind == KIND_SHADOW) continue;   /* copies of written arrays: the prologue reads none */
+        if (kind == KIND_NDARRAY) result = ndarray_dims((mg_ndarray *)obj, rank, 0, shape, ints + entry[4]);
+        else if (list_shape(obj, rank, shape)) result = MG_GUARD;
+        else list_dims(shape, rank, ints + entry[4]);
+        if (result) return result;
+    }
+    result = store_scalars(scalars, entry, ints, floats);
+    if (result) {
+        if (result == MG_PYERROR) PyErr_Clear();
+        return result;
+    }
+    return ((mg_kernel_fn)kernel)(pointers, ints, floats);
+}
+
 /* seconds[0..2] accumulate unboxing, kernel and boxing time. */
 int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *kernel,
              int64_t *ints, double *floats, double *seconds) {
@@ -182,25 +247,15 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
         if (kind == KIND_SHADOW && obj == Py_None) { pointers[k] = NULL; continue; }
         if (kind == KIND_NDARRAY || kind == KIND_SHADOW) {
             mg_ndarray *array = (mg_ndarray *)obj;
-            if (array->nd != rank) { result = MG_GUARD; goto done; }
+            result = ndarray_dims(array, rank, itemsize, shape, ints + dims);
+            if (result) goto done;
             int64_t size = 1;
-            for (int d = 0; d < rank; d++) {
-                shape[d] = ints[dims + d] = array->dimensions[d];
-                if (array->strides[d] % itemsize) { result = MG_GUARD; goto done; }
-                ints[dims + rank + d] = array->strides[d] / itemsize;
-                size *= shape[d];
-            }
+            for (int d = 0; d < rank; d++) size *= shape[d];
             pointers[k] = size ? array->data : (char *)mg_empty;
             continue;
         }
         if (list_shape(obj, rank, shape)) { result = MG_GUARD; goto done; }
-        int64_t size = 1, stride = 1;
-        for (int d = rank - 1; d >= 0; d--) {
-            ints[dims + d] = shape[d];
-            ints[dims + rank + d] = stride;
-            stride *= shape[d] ? shape[d] : 1;
-            size *= shape[d];
-        }
+        int64_t size = list_dims(shape, rank, ints + dims);
         if (alias >= 0) {
             pointers[k] = pointers[alias];
             written[alias] |= (int)entry[3];
@@ -214,12 +269,8 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
         if (unbox_level(obj, 0, rank, shape, kind, owned[k], &position)) { result = MG_GUARD; goto done; }
         pointers[k] = owned[k];
     }
-    int64_t n_scalars = entry[0];
-    entry += 1;
-    for (int64_t s = 0; s < n_scalars; s++, entry += 2) {
-        result = store_scalar(PyTuple_GET_ITEM(scalars, s), (int)entry[0], entry[1], ints, floats);
-        if (result) goto done;
-    }
+    result = store_scalars(scalars, entry, ints, floats);
+    if (result) goto done;
     middle = now();
     seconds[0] += middle - started;
     result = ((mg_kernel_fn)kernel)(pointers, ints, floats);

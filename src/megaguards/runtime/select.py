@@ -123,14 +123,15 @@ class DeviceChoice:
 
     def features(self, binding) -> feature_analysis.Features:
         cpu, layout = self.cpu, self.cpu.layout
-        ints, _, shapes = cpu.prologue(binding)   # every hoisted loop's range
+        ints, _ = cpu.prologue(binding)   # every array's dims, every hoisted loop's range
         bytes_moved = list_elements = 0
         seen: set[int] = set()
-        for value, shape, written in zip(binding.arrays, shapes, cpu.written):
+        for value, name, rank, written in zip(binding.arrays, layout.arrays, cpu.ranks, cpu.written):
             if id(value) in seen:
                 continue
             seen.add(id(value))
-            elements = math.prod(shape)
+            first = layout.dims[name]
+            elements = math.prod(ints[first:first + rank])
             trips = 2 if written else 1
             if type(value) is list:
                 list_elements += elements * trips
