@@ -478,6 +478,8 @@ def test_one_core_kernel_first_and_the_all_cores_kernel_when_first_chosen(auto):
     assert numpy.array_equal(b, 2 * a + 1) and choice.last_device == "cpu"
     assert choice.cpu.parallel_depth == 1 and choice.sequential.parallel_depth == 0
     assert "omp" in choice.explanation.source and choice.cpu.seconds is choice.sequential.seconds
+    assert choice.cpu.plan is choice.sequential.plan   # the same layout: its marshalling plan is shared
+    assert choice.cpu.kernel_address != choice.sequential.kernel_address
     config.configure(select="seq")
     b = numpy.zeros((16, 16))
     function(a, b, 16, 16)

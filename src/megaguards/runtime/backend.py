@@ -191,10 +191,9 @@ def parallel_variant(site, sequential: Specialization, analysis: LoopAnalysis, f
     site.stats.analysis += time.perf_counter() - started
     rendering = f"all cores: rendered in {1e3 * (time.perf_counter() - started):.1f} ms, compile"
     kernel, object_name = compile_kernel(site, rendered, found, rendering)
-    return dataclasses.replace(
-        sequential, kernel=kernel, object_name=object_name, checks_in_loop=rendered.checks_in_loop,
-        preconditions=rendered.preconditions,
-        parallel_depth=plan.depth if rendered.parallel else 0, seconds=sequential.seconds, parallel_factory=None,
+    return sequential.twin(
+        kernel, object_name=object_name, checks_in_loop=rendered.checks_in_loop, preconditions=rendered.preconditions,
+        parallel_depth=plan.depth if rendered.parallel else 0, parallel_factory=None,
         explanation=dataclasses.replace(sequential.explanation, source=kernel_source(rendered.source)))
 
 

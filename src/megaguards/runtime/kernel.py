@@ -7,6 +7,7 @@ It returns the live-out values (``UNSET`` for names the loop did not assign).
 """
 from __future__ import annotations
 
+import copy
 import ctypes
 import time
 from dataclasses import dataclass, field
@@ -98,6 +99,14 @@ class Specialization:
             sum(self.is_list) > 1 or any(typed.arrays[n].rank > 1 for n in layout.arrays))
         self.outputs = tuple((layout.assigned_flags.get(name), layout.scalars.get(name),
                               layout.box_tags.get(name), self.boxer(name)) for name in self.live_outs)
+
+    def twin(self, kernel: ctypes._CFuncPtr, **changes) -> Specialization:
+        """This specialization with another kernel of the same loop and layout (auto's
+        all-cores one): the marshalling plan and banks are shared, not built again."""
+        twin = copy.copy(self)
+        twin.__dict__.update(changes, kernel=kernel, kernel_address=ctypes.cast(kernel, ctypes.c_void_p).value,
+                             failed_precondition=None)
+        return twin
 
     def boxer(self, name: str):
         types = self.typed.assigned_types.get(name, ())
