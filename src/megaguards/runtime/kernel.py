@@ -7,7 +7,6 @@ It returns the live-out values (``UNSET`` for names the loop did not assign).
 """
 from __future__ import annotations
 
-import copy
 import ctypes
 import time
 from dataclasses import dataclass, field
@@ -103,8 +102,8 @@ class Specialization:
     def twin(self, kernel: ctypes._CFuncPtr, **changes) -> Specialization:
         """This specialization with another kernel of the same loop and layout (auto's
         all-cores one): the marshalling plan and banks are shared, not built again."""
-        twin = copy.copy(self)
-        twin.__dict__.update(changes, kernel=kernel, kernel_address=ctypes.cast(kernel, ctypes.c_void_p).value,
+        twin = object.__new__(Specialization)
+        twin.__dict__.update(self.__dict__, **changes, kernel=kernel, kernel_address=ctypes.cast(kernel, ctypes.c_void_p).value,
                              failed_precondition=None)
         return twin
 
