@@ -103,8 +103,8 @@ class Specialization:
         """This specialization with another kernel of the same loop and layout (auto's
         all-cores one): the marshalling plan and banks are shared, not built again."""
         twin = object.__new__(Specialization)
-        twin.__dict__.update(self.__dict__, **changes, kernel=kernel, kernel_address=ctypes.cast(kernel, ctypes.c_void_p).value,
-                             failed_precondition=None)
+        twin.__dict__.update(self.__dict__, **changes, kernel=kernel, failed_precondition=None,
+                             kernel_address=ctypes.cast(kernel, ctypes.c_void_p).value)
         return twin
 
     def boxer(self, name: str):
