@@ -13,12 +13,19 @@ worst case per size.  ``--rerun`` files (another run, after a change) add their 
 as extra columns marked as measured in a separate run: the same machine, not the same run.
 Files of one size that measured the same program (runs of the same code, repeated to
 lower the noise) are pooled: the median of all their warm runs.
+
+``--interval N`` adds a row with each policy's 95% bootstrap interval of the geomean: N
+times, every system's warm runs of every program are drawn again with replacement and the
+statistic, the oracle, the ratios and their geomean computed afresh (seeded: the same
+files give the same interval).  Where single runs spread 1.5-2x, it says how far the
+geomean itself could move with another draw of the same runs.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import math
+import random
 import statistics
 import sys
 from pathlib import Path
@@ -53,7 +60,49 @@ def medians(paths: list[Path], statistic: str = "median") -> dict:
             for program, systems in pooled.items()}
 
 
-def table(size: str, measured: dict, rerun: dict) -> tuple[list[str], dict]:
+def warm_runs(paths: list[Path]) -> dict:
+    """program -> system -> every warm run's seconds, pooled over the files (a file without
+    its runs contributes its median once)."""
+    pooled: dict = {}
+    for path in paths:
+        for program, result in json.loads(path.read_text())["programs"].items():
+            for system, timing in result["systems"].items():
+                if timing.get("status") == "ok" and system.startswith("megaguards-"):
+                    runs = pooled.setdefault(program, {}).setdefault(system, [])
+                    runs.extend(timing.get("times") or [timing["median"]])
+    return pooled
+
+
+def bootstrap_interval(runs: dict, policies: list[str], statistic: str = "median", resamples: int = 1000,
+                       seed: int = 0) -> dict:
+    """policy -> (2.5th, 97.5th percentile) of its geomean ratio to the oracle over
+    ``resamples`` redraws of every system's runs with replacement."""
+    draw = random.Random(seed)
+    summarize = min if statistic == "min" else statistics.median
+    geomeans: dict = {policy: [] for policy in policies}
+    for _ in range(resamples):
+        logs: dict = {policy: [] for policy in policies}
+        for systems in runs.values():
+            drawn = {system: summarize(draw.choices(times, k=len(times))) for system, times in systems.items()}
+            oracle = min((drawn[s] for s in ORACLE if s in drawn), default=None)
+            if oracle is None:
+                continue
+            for policy in policies:
+                if policy in drawn:
+                    logs[policy].append(math.log(drawn[policy] / oracle))
+        for policy, values in logs.items():
+            if values:
+                geomeans[policy].append(math.exp(sum(values) / len(values)))
+    return {policy: (percentile(values, 2.5), percentile(values, 97.5))
+            for policy, values in geomeans.items() if values}
+
+
+def percentile(values: list[float], percent: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(percent / 100 * (len(ordered) - 1))))]
+
+
+def table(size: str, measured: dict, rerun: dict, intervals: dict | None = None) -> tuple[list[str], dict]:
     policies = [p for p in POLICIES if any(p in systems for systems in measured.values())]
     extra = [p for p in POLICIES if any(p in systems for systems in rerun.values())]
     header = ["program", "oracle"] + [NAMES[p] for p in policies] + [f"{NAMES[p]} (re-run)‡" for p in extra]
@@ -80,6 +129,9 @@ def table(size: str, measured: dict, rerun: dict) -> tuple[list[str], dict]:
         f"**{summary[c][0]:.2f}x**" if c in summary else "-" for c in header[2:]) + " |")
     lines.append("| **worst** | | " + " | ".join(
         f"{summary[c][1]:.2f}x" if c in summary else "-" for c in header[2:]) + " |")
+    if intervals:
+        cells = [f"{intervals[p][0]:.2f}-{intervals[p][1]:.2f}x" if p in intervals else "-" for p in policies]
+        lines.append("| **geomean, 95% interval** | | " + " | ".join(cells + ["-"] * len(extra)) + " |")
     return lines + [""], summary
 
 
@@ -95,6 +147,8 @@ def main(argv=None) -> int:
                         help="a size and JSON files of a separate run whose policies are added as columns")
     parser.add_argument("--statistic", choices=("median", "min"), default="median",
                         help="each system's time per program: the median of its warm runs (default) or the fastest")
+    parser.add_argument("--interval", type=int, default=0, metavar="N",
+                        help="add each policy's 95%% bootstrap interval of the geomean, from N redraws")
     parser.add_argument("--out", type=Path)
     options = parser.parse_args(argv)
     reruns = {group[0]: medians([Path(p) for p in group[1:]], options.statistic) for group in options.rerun}
@@ -103,7 +157,12 @@ def main(argv=None) -> int:
     for group in options.size:
         size, paths = group[0], [Path(p) for p in group[1:]]
         rerun = reruns.get(size, {})
-        section, _ = table(size, medians(paths, options.statistic), rerun)
+        measured = medians(paths, options.statistic)
+        intervals = None
+        if options.interval:
+            policies = [p for p in POLICIES if any(p in systems for systems in measured.values())]
+            intervals = bootstrap_interval(warm_runs(paths), policies, options.statistic, options.interval)
+        section, _ = table(size, measured, rerun, intervals)
         lines += section
     if reruns:
         lines += ["‡ measured in a separate run on the same machine after a change; its ratio divides by the "

@@ -64,3 +64,35 @@ def test_a_program_measured_in_two_runs_gets_the_median_of_all_their_runs(tmp_pa
     assert selection_report.medians([first]) == {"mm": {"megaguards-seq": 5.0, "megaguards-cpu": 2.0}}
     assert selection_report.medians([first, second]) == {"mm": {"megaguards-seq": 3.0, "megaguards-cpu": 3.0}}
     assert selection_report.medians([first, second], "min") == {"mm": {"megaguards-seq": 1.0, "megaguards-cpu": 2.0}}
+
+
+def write_runs(path: Path, programs: dict) -> Path:
+    """Like write_run, with every warm run: program -> system -> list of seconds."""
+    path.write_text(json.dumps({"programs": {
+        program: {"systems": {system: {"status": "ok", "median": sorted(times)[len(times) // 2], "times": times,
+                                       "min": min(times)} for system, times in systems.items()}}
+        for program, systems in programs.items()}}))
+    return path
+
+
+def test_the_bootstrap_interval_is_the_geomean_itself_without_noise_and_seeded(tmp_path):
+    steady = write_runs(tmp_path / "a.json", {
+        "mm": {"megaguards-seq": [2.0] * 5, "megaguards-cpu": [1.0] * 5, "megaguards-auto-fresh": [1.5] * 5},
+        "nn": {"megaguards-seq": [1.0] * 5, "megaguards-auto-fresh": [1.2] * 5}})
+    runs = selection_report.warm_runs([steady])
+    low, high = selection_report.bootstrap_interval(runs, ["megaguards-auto-fresh"], resamples=50)[
+        "megaguards-auto-fresh"]
+    assert low == pytest.approx(1.8 ** 0.5) and high == pytest.approx(1.8 ** 0.5)   # (1.5 * 1.2) ** (1/2)
+    noisy = write_runs(tmp_path / "b.json", {
+        "mm": {"megaguards-seq": [1.0, 1.1, 1.9, 1.0, 1.2], "megaguards-auto-fresh": [1.0, 1.6, 1.1, 1.3, 2.0]}})
+    first = selection_report.bootstrap_interval(selection_report.warm_runs([noisy]), ["megaguards-auto-fresh"])
+    again = selection_report.bootstrap_interval(selection_report.warm_runs([noisy]), ["megaguards-auto-fresh"])
+    assert first == again and first["megaguards-auto-fresh"][0] < first["megaguards-auto-fresh"][1]
+
+
+def test_the_interval_row_is_printed_when_asked(tmp_path):
+    run = write_runs(tmp_path / "a.json", {"mm": {"megaguards-cpu": [1.0, 1.0, 1.0],
+                                                  "megaguards-auto-fresh": [2.0, 2.0, 2.0]}})
+    out = tmp_path / "r.md"
+    assert selection_report.main(["--size", "small", str(run), "--interval", "20", "--out", str(out)]) == 0
+    assert "| **geomean, 95% interval** | | 2.00-2.00x | 1.00-1.00x |" in out.read_text()
