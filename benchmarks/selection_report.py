@@ -43,21 +43,9 @@ def medians(paths: list[Path], statistic: str = "median") -> dict:
     in several files (runs of the same code) gets the median of all their runs, pooled.
     ``statistic="min"``: the fastest run instead (where other tenants slow single processes
     down at random, the least disturbed run of each system)."""
-    pooled: dict = {}
-    for path in paths:
-        for program, result in json.loads(path.read_text())["programs"].items():
-            for system, timing in result["systems"].items():
-                if timing.get("status") == "ok" and system.startswith("megaguards-"):
-                    pooled.setdefault(program, {}).setdefault(system, []).append(timing)
-    def summary(timings: list) -> float:
-        if statistic == "min":
-            return min(timing.get("min", timing["median"]) for timing in timings)
-        if len(timings) == 1:
-            return timings[0]["median"]
-        return statistics.median([t for timing in timings for t in timing.get("times", [timing["median"]])])
-
-    return {program: {system: summary(timings) for system, timings in systems.items()}
-            for program, systems in pooled.items()}
+    summarize = min if statistic == "min" else statistics.median
+    return {program: {system: summarize(times) for system, times in systems.items()}
+            for program, systems in warm_runs(paths).items()}
 
 
 def warm_runs(paths: list[Path]) -> dict:
