@@ -69,7 +69,7 @@ def bootstrap_interval(runs: dict, policies: list[str], statistic: str = "median
     summarize = min if statistic == "min" else statistics.median
     geomeans: dict = {policy: [] for policy in policies}
     for _ in range(resamples):
-        logs: dict = {policy: [] for policy in policies}
+        ratios: dict = {policy: [] for policy in policies}
         for systems in runs.values():
             drawn = {system: summarize(draw.choices(times, k=len(times))) for system, times in systems.items()}
             oracle = min((drawn[s] for s in ORACLE if s in drawn), default=None)
@@ -77,10 +77,10 @@ def bootstrap_interval(runs: dict, policies: list[str], statistic: str = "median
                 continue
             for policy in policies:
                 if policy in drawn:
-                    logs[policy].append(math.log(drawn[policy] / oracle))
-        for policy, values in logs.items():
+                    ratios[policy].append(drawn[policy] / oracle)
+        for policy, values in ratios.items():
             if values:
-                geomeans[policy].append(math.exp(sum(values) / len(values)))
+                geomeans[policy].append(geomean(values))
     return {policy: (percentile(values, 2.5), percentile(values, 97.5))
             for policy, values in geomeans.items() if values}
 
