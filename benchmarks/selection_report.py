@@ -18,7 +18,9 @@ lower the noise) are pooled: the median of all their warm runs.
 times, every system's warm runs of every program are drawn again with replacement and the
 statistic, the oracle, the ratios and their geomean computed afresh (seeded: the same
 files give the same interval).  Where single runs spread 1.5-2x, it says how far the
-geomean itself could move with another draw of the same runs.
+geomean itself could move with another draw of the same runs.  A policy measured once per
+program (as ``--repeat 1`` at large), with an oracle measured once, has nothing to redraw:
+its cell reads "one run" instead of a zero-width interval.
 """
 from __future__ import annotations
 
@@ -64,7 +66,8 @@ def warm_runs(paths: list[Path]) -> dict:
 def bootstrap_interval(runs: dict, policies: list[str], statistic: str = "median", resamples: int = 1000,
                        seed: int = 0) -> dict:
     """policy -> (2.5th, 97.5th percentile) of its geomean ratio to the oracle over
-    ``resamples`` redraws of every system's runs with replacement."""
+    ``resamples`` redraws of every system's runs with replacement.  A policy left out of
+    the answer had one run of itself and of the oracle's systems per program: no spread."""
     draw = random.Random(seed)
     summarize = min if statistic == "min" else statistics.median
     geomeans: dict = {policy: [] for policy in policies}
@@ -82,7 +85,12 @@ def bootstrap_interval(runs: dict, policies: list[str], statistic: str = "median
             if values:
                 geomeans[policy].append(geomean(values))
     return {policy: (percentile(values, 2.5), percentile(values, 97.5))
-            for policy, values in geomeans.items() if values}
+            for policy, values in geomeans.items() if values and redrawable(runs, policy)}
+
+
+def redrawable(runs: dict, policy: str) -> bool:
+    """Whether any program has more than one run of the policy or of an oracle system."""
+    return any(len(systems.get(system, ())) > 1 for systems in runs.values() for system in (policy, *ORACLE))
 
 
 def percentile(values: list[float], percent: float) -> float:
@@ -117,8 +125,8 @@ def table(size: str, measured: dict, rerun: dict, intervals: dict | None = None)
         f"**{summary[c][0]:.2f}x**" if c in summary else "-" for c in header[2:]) + " |")
     lines.append("| **worst** | | " + " | ".join(
         f"{summary[c][1]:.2f}x" if c in summary else "-" for c in header[2:]) + " |")
-    if intervals:
-        cells = [f"{intervals[p][0]:.2f}-{intervals[p][1]:.2f}x" if p in intervals else "-" for p in policies]
+    if intervals is not None:
+        cells = [f"{intervals[p][0]:.2f}-{intervals[p][1]:.2f}x" if p in intervals else "one run" for p in policies]
         lines.append("| **geomean, 95% interval** | | " + " | ".join(cells + ["-"] * len(extra)) + " |")
     return lines + [""], summary
 

@@ -96,3 +96,14 @@ def test_the_interval_row_is_printed_when_asked(tmp_path):
     out = tmp_path / "r.md"
     assert selection_report.main(["--size", "small", str(run), "--interval", "20", "--out", str(out)]) == 0
     assert "| **geomean, 95% interval** | | 2.00-2.00x | 1.00-1.00x |" in out.read_text()
+
+
+def test_one_run_per_program_reads_one_run_instead_of_a_zero_width_interval(tmp_path):
+    run = write_runs(tmp_path / "a.json", {"mm": {"megaguards-cpu": [1.0], "megaguards-auto-fresh": [2.0]},
+                                           "nn": {"megaguards-seq": [1.0], "megaguards-auto-fresh": [1.5]}})
+    out = tmp_path / "r.md"
+    assert selection_report.main(["--size", "large", str(run), "--interval", "20", "--out", str(out)]) == 0
+    assert "| **geomean, 95% interval** | | one run | one run | one run |" in out.read_text()
+    twice = write_runs(tmp_path / "b.json", {"mm": {"megaguards-cpu": [1.0, 1.2], "megaguards-auto-fresh": [2.0]}})
+    assert "megaguards-auto-fresh" in selection_report.bootstrap_interval(
+        selection_report.warm_runs([twice]), ["megaguards-auto-fresh"], resamples=20)
