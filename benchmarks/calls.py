@@ -4,7 +4,7 @@
     python benchmarks/calls.py [--n N] [--quick] [--repetitions R] [--quiet]
 
 Runs programs/blackscholes.py (N options in float lists, default 4*10**6) in
-subprocesses, interleaved, best of R runs per engine, with the helpers of run.py:
+subprocesses, interleaved, best of R runs per engine, with the runner's helpers (harness.py):
 
 * CPython, and megaguards on the sequential back end, on all CPU cores and on the
   GPU (only when megaguards finds a CUDA device): row C1 (>= 30x CPython on the
@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import run as bench  # noqa: E402  (the runner's helpers: Runner, report sites, formatting)
+import harness as bench  # noqa: E402  (Runner, report sites, formatting)
 
 PROGRAM = "blackscholes.py"
 FUNCTION, INLINED_FUNCTION = "black_scholes", "black_scholes_inlined"

@@ -67,7 +67,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmarks.run import export_source, machine_info
+from benchmarks.harness import export_source, machine_info
 from benchmarks.suite_report import chart, markdown, stages_markdown
 
 HERE = Path(__file__).resolve().parent
