@@ -46,98 +46,27 @@ real operators to sample values, and inserts ``int(...)``/``float(...)`` where a
 store or an assignment would otherwise change a type (which makes megaguards
 refuse the loop): only a small, deliberate fraction of programs is not
 type-stable.
+
+Parts: ``classes.py`` (the classes of values), this file (parameters, expressions, the
+whole program), ``statements.py``, ``helpers.py`` (helper functions) and ``inputs.py``
+(the calls' arguments); the last three are mixins of ``Generator``.
 """
 from __future__ import annotations
 
-import functools
 import math
-import operator
 import random
-import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy
 
+from .classes import (DTYPES, NP_I32, NP_I64, NUMPY_BOOL, PY_BOOL, PY_FLOAT, PY_INT, ArraySpec, Scope, call_type,
+                      is_float, is_int, result_type)
 from .helpers import HelperGeneration
-
-# --------------------------------------------------------------------------------------
-# Types: the Python/NumPy class of a value, and what operators make of them.
-
-PY_INT, PY_FLOAT, PY_BOOL = int, float, bool
-NP_I64, NP_I32, NP_F64, NP_F32 = numpy.int64, numpy.int32, numpy.float64, numpy.float32
-NUMPY_BOOL = numpy.bool_
-INTLIKE = (PY_INT, PY_BOOL, NP_I64, NP_I32, NUMPY_BOOL)
-FLOATLIKE = (PY_FLOAT, NP_F64, NP_F32)
-CTYPE = {PY_INT: "i64", NP_I64: "i64", PY_BOOL: "b", NUMPY_BOOL: "b", NP_I32: "i32",
-         PY_FLOAT: "f64", NP_F64: "f64", NP_F32: "f32"}
-DTYPES = {"float64": NP_F64, "int64": NP_I64, "int32": NP_I32, "float32": NP_F32, "bool": numpy.bool_}
-
-_OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-        "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "&": operator.and_,
-        "|": operator.or_, "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift,
-        "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-        "==": operator.eq, "!=": operator.ne}
-
-
-def _sample(t):
-    if t in (PY_BOOL, NUMPY_BOOL):
-        return t(True)
-    return t(3) if t in INTLIKE else t(0.5)
-
-
-@functools.lru_cache(maxsize=None)
-def result_type(op: str, left: type, right: type) -> type | None:
-    """The class of ``left op right`` on ordinary values (None if Python refuses)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return type(_OPS[op](_sample(left), _sample(right)))
-        except Exception:
-            return None
-
-
-@functools.lru_cache(maxsize=None)
-def call_type(function: str, *types: type) -> type | None:
-    target = {"abs": abs, "min": min, "max": max, "int": int, "float": float, "round": round,
-              "math.sqrt": math.sqrt, "math.floor": math.floor, "math.sin": math.sin,
-              "math.fabs": math.fabs, "math.ceil": math.ceil, "math.exp": math.exp,
-              "math.atan2": math.atan2, "math.copysign": math.copysign}[function]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return type(target(*(_sample(t) for t in types)))
-        except Exception:
-            return None
-
-
-def is_int(t) -> bool:
-    return t in INTLIKE
-
-
-def is_float(t) -> bool:
-    return t in FLOATLIKE
-
+from .inputs import InputGeneration
+from .statements import StatementGeneration
 
 # --------------------------------------------------------------------------------------
 # Programs
-
-
-@dataclass
-class ArraySpec:
-    name: str
-    container: str            # "list" or "ndarray"
-    element: str              # "int" / "float" / "bool" for lists, a dtype name for arrays
-    dims: tuple               # dimension symbols, e.g. ("N",) or ("N", "M")
-
-    @property
-    def rank(self) -> int:
-        return len(self.dims)
-
-    @property
-    def element_type(self):
-        if self.container == "list":
-            return {"int": PY_INT, "float": PY_FLOAT, "bool": PY_BOOL}[self.element]
-        return DTYPES[self.element]
 
 
 @dataclass
@@ -186,19 +115,7 @@ def format_arguments(names, values) -> str:
     return ", ".join(parts)
 
 
-class _Scope:
-    """What a statement may read: loop variables (with the dimension their values
-    stay inside, or None) and scalar variables with their classes."""
-
-    def __init__(self, loops=(), scalars=None):
-        self.loops = list(loops)             # [(name, dim or None)] outer first
-        self.scalars = dict(scalars or {})   # name -> class
-
-    def child(self):
-        return _Scope(self.loops, self.scalars)
-
-
-class Generator(HelperGeneration):
+class Generator(HelperGeneration, StatementGeneration, InputGeneration):
     MAX_DEPTH = 3
 
     def __init__(self, seed: int, avoid=frozenset()) -> None:
@@ -283,7 +200,7 @@ class Generator(HelperGeneration):
         return r.choice(options)
 
     # -- ranges ------------------------------------------------------------------------------
-    def range_header(self, scope: _Scope, depth: int) -> tuple[str, str | None]:
+    def range_header(self, scope: Scope, depth: int) -> tuple[str, str | None]:
         """(range(...) text, the dimension the loop variable stays inside or None)."""
         r = self.rng
         dim = r.choice("NNM")
@@ -316,7 +233,7 @@ class Generator(HelperGeneration):
         return self.rng.choice(names) if names else ("n" if dim == "N" else "m")
 
     # -- subscripts -----------------------------------------------------------------------------
-    def index(self, array: ArraySpec, d: int, scope: _Scope) -> str:
+    def index(self, array: ArraySpec, d: int, scope: Scope) -> str:
         r = self.rng
         dim = array.dims[d]
         inside = [name for name, ld in scope.loops if ld == dim]
@@ -347,7 +264,7 @@ class Generator(HelperGeneration):
         return r.choice([v, v, v, f"{v} - 1", f"{D} - 1 - {v}", f"-1 - {v}", f"({v} + 3) % {D}",
                          f"{v} // 2", f"{v} - {D}", f"({v} * 7 + k) % {D}", f"{v} % {D}"])
 
-    def element(self, array: ArraySpec, scope: _Scope) -> str:
+    def element(self, array: ArraySpec, scope: Scope) -> str:
         indices = [self.index(array, d, scope) for d in range(array.rank)]
         if array.container == "ndarray" and array.rank == 2 and self.rng.random() < 0.5:
             return f"{array.name}[{indices[0]}, {indices[1]}]"
@@ -368,7 +285,7 @@ class Generator(HelperGeneration):
                              "1e16", "0.1"])
         return r.choice(["0.5", "1.5", "2.0", "-0.25", "3.0", "0.1", "1.0", "-1.5", "0.0", "10.0", "1e-3"])
 
-    def leaf(self, kind: str, scope: _Scope) -> tuple[str, type]:
+    def leaf(self, kind: str, scope: Scope) -> tuple[str, type]:
         r = self.rng
         options = []
         arrays = [a for a in self.arrays
@@ -406,13 +323,13 @@ class Generator(HelperGeneration):
             return self.int_constant(), PY_INT
         return self.float_constant(), PY_FLOAT
 
-    def expr(self, kind: str, scope: _Scope, depth: int = 3) -> tuple[str, type]:
+    def expr(self, kind: str, scope: Scope, depth: int = 3) -> tuple[str, type]:
         """An expression of kind "int" or "float" (the class may be Python's or NumPy's),
         sometimes passed to a helper function (helpers.py)."""
         text, t = self.plain_expr(kind, scope, depth)
         return self.maybe_call(text, t, kind, scope)
 
-    def plain_expr(self, kind: str, scope: _Scope, depth: int = 3) -> tuple[str, type]:
+    def plain_expr(self, kind: str, scope: Scope, depth: int = 3) -> tuple[str, type]:
         r = self.rng
         if depth <= 0 or r.random() < 0.3:
             return self.leaf(kind, scope)
@@ -470,7 +387,7 @@ class Generator(HelperGeneration):
             b, tb = self.coerce(b, tb, target)
         return (a, ta), (b, tb)
 
-    def binary(self, kind: str, scope: _Scope, depth: int) -> tuple[str, type]:
+    def binary(self, kind: str, scope: Scope, depth: int) -> tuple[str, type]:
         r = self.rng
         if kind == "int":
             op = r.choice(["+", "+", "-", "-", "*", "*", "//", "%", "&", "|", "^", "**", "<<", ">>"])
@@ -512,7 +429,7 @@ class Generator(HelperGeneration):
             result = PY_INT if result is PY_BOOL else result
         return f"{self.wrap(a)} {op} {self.wrap(b)}", result
 
-    def divisor(self, kind: str, scope: _Scope, depth: int) -> tuple[str, type]:
+    def divisor(self, kind: str, scope: Scope, depth: int) -> tuple[str, type]:
         r = self.rng
         if r.random() < self.p_unsafe_div:
             return self.expr(kind if r.random() < 0.5 else "int", scope, depth)
@@ -530,7 +447,7 @@ class Generator(HelperGeneration):
             return text, result_type("+", t, PY_INT) or t
         return f"({e} * {e} + 1.0)", result_type("+", t, PY_FLOAT) or t
 
-    def call(self, kind: str, scope: _Scope, depth: int) -> tuple[str, type]:
+    def call(self, kind: str, scope: Scope, depth: int) -> tuple[str, type]:
         r = self.rng
         if kind == "int":
             a, ta = self.expr("float", scope, depth - 1)
@@ -554,10 +471,10 @@ class Generator(HelperGeneration):
         t = call_type(function, ta)
         return (f"{function}({a})", t) if t else (f"float({a})", PY_FLOAT)
 
-    def condition(self, scope: _Scope, depth: int) -> str:
+    def condition(self, scope: Scope, depth: int) -> str:
         return self.maybe_call_in_condition(self.plain_condition(scope, depth), scope)
 
-    def plain_condition(self, scope: _Scope, depth: int) -> str:
+    def plain_condition(self, scope: Scope, depth: int) -> str:
         r = self.rng
         roll = r.random()
         if roll < 0.75 or depth <= 0:
@@ -576,235 +493,6 @@ class Generator(HelperGeneration):
         v = r.choice([name for name, _ in scope.loops] or ["k"])
         return r.choice([f"{v} % 2 == 0", f"{v} > k", f"{v} == 0"])
 
-    # -- statements ---------------------------------------------------------------------------------
-    def statements(self, scope: _Scope, depth: int, loop_depth: int, count: int, in_loop: bool) -> None:
-        for _ in range(count):
-            self.statement(scope, depth, loop_depth, in_loop)
-            self.maybe_helper_statement(scope, depth, in_loop)
-
-    def statement(self, scope: _Scope, depth: int, loop_depth: int, in_loop: bool) -> None:
-        r = self.rng
-        roll = r.random()
-        if depth >= 6:  # deep enough: simple statements only
-            roll = r.random() * 0.62
-        if roll < 0.32:
-            self.store(scope, depth)
-        elif roll < 0.52:
-            self.accumulate(scope, depth)
-        elif roll < 0.62:
-            self.temporary(scope, depth)
-        elif roll < 0.74:
-            self.conditional(scope, depth, loop_depth, in_loop)
-        elif roll < 0.88 and loop_depth < self.MAX_DEPTH:
-            self.for_loop(scope, depth, loop_depth)
-        elif roll < 0.93 and loop_depth <= self.MAX_DEPTH:
-            self.while_loop(scope, depth, loop_depth)
-        elif roll < 0.96 and in_loop:
-            self.jump(scope, depth)
-        elif roll < 0.955:
-            self.reduction(scope, depth)
-        elif roll < 0.965:
-            self.multiple(scope, depth)
-        elif roll < 0.98 and scope.loops:
-            # read the loop variable of an inner loop after it, or reassign a loop variable
-            v = r.choice(scope.loops)[0]
-            if r.random() < 0.5:
-                self.emit(depth, f"acc = acc + {v}")
-            else:
-                self.emit(depth, f"{v} = {v} + 1")
-        else:
-            self.store(scope, depth)
-
-    def store(self, scope: _Scope, depth: int) -> None:
-        r = self.rng
-        array = r.choice(self.arrays)
-        target = self.element(array, scope)
-        element = array.element_type
-        if element in (PY_BOOL, NUMPY_BOOL):
-            condition = self.condition(scope, 1)
-            self.emit(depth, f"{target} = {f'bool({condition})' if r.random() < 0.6 else condition}")
-            return
-        kind = "int" if is_int(element) else "float"
-        if array.container == "ndarray" and r.random() < 0.15:
-            kind = "float" if kind == "int" else "int"
-        value, t = self.expr(kind, scope, r.choice([1, 2, 3]))
-        if r.random() < 0.4:
-            op = r.choice(["+", "+", "-", "*", "//", "%", "/"] if kind == "float" else ["+", "+", "-", "*", "//", "%", "|", "^"])
-            if op in ("//", "%", "/"):
-                value, t = self.divisor(kind, scope, 1)
-            if array.container == "list":
-                if result_type(op, element, t) is not element:
-                    value, t = self.coerce(value, t, element)
-                if result_type(op, element, t) is not element:
-                    op = "+"
-                if result_type(op, element, t) is not element and not self.chance(self.p_unstable):
-                    return self.emit(depth, f"{target} = {self.coerce(value, t, element)[0]}")
-            self.emit(depth, f"{target} {op}= {value}")
-            return
-        if array.container == "list" and t is not element and not self.chance(self.p_unstable):
-            value, t = self.coerce(value, t, element)
-        self.emit(depth, f"{target} = {value}")
-
-    def accumulate(self, scope: _Scope, depth: int) -> None:
-        r = self.rng
-        names = [n for n in scope.scalars if n in self.accumulators]
-        name = r.choice(names)
-        t = scope.scalars[name]
-        kind = "int" if is_int(t) else "float"
-        scope = scope.child()
-        for accumulator in self.accumulators:
-            if is_int(self.accumulators[accumulator]):
-                scope.scalars.pop(accumulator, None)
-        if name == "p":  # a product: overflows int64 when the loop is long enough
-            value, vt = self.expr("int", scope, 1)
-            if r.random() < 0.7:
-                loops = [n for n, _ in scope.loops]
-                value, vt = r.choice(["q", "(q + 1)", "3", "k"] + [f"({v} + 2)" for v in loops]), PY_INT
-            op = "*"
-        else:
-            value, vt = self.expr(kind, scope, r.choice([1, 2, 3]))
-            op = r.choice(["+", "+", "-", "*", "^"] if kind == "int" else ["+", "+", "-", "*"])
-            if op == "^" and not is_int(vt):
-                op = "+"
-        result = result_type(op, t, vt)
-        if result is None or CTYPE.get(result) != CTYPE[t] or (result is not t and r.random() < 0.7):
-            if not self.chance(self.p_unstable):
-                value, vt = self.coerce(value, vt, t)
-                result = result_type(op, t, vt)
-        if r.random() < 0.5:
-            self.emit(depth, f"{name} {op}= {value}")
-        else:
-            self.emit(depth, f"{name} = {name} {op} {self.wrap(value)}")
-
-    def reduction(self, scope: _Scope, depth: int) -> None:
-        """The reduction idioms a parallel loop may keep: s += e, s = max(s, e), if e > s: s = e."""
-        r = self.rng
-        name = r.choice([n for n in self.accumulators if n != "p"])
-        t = self.accumulators[name]
-        kind = "int" if is_int(t) else "float"
-        arrays = [a for a in self.arrays if is_int(a.element_type) == (kind == "int")
-                  and a.element_type not in (PY_BOOL, NUMPY_BOOL)]
-        if arrays and r.random() < 0.8:
-            array = r.choice(arrays)
-            value, vt = self.element(array, scope), array.element_type
-        else:
-            value, vt = self.expr(kind, scope, 1)
-        if CTYPE.get(vt) != CTYPE[t] or r.random() < 0.3:
-            value, vt = self.coerce(value, vt, t)
-        form = r.choice(["if_gt", "if_lt", "max", "min", "add", "mul", "bit"])
-        if form in ("if_gt", "if_lt"):
-            lines = [f"if {self.wrap(value)} {'>' if form == 'if_gt' else '<'}{r.choice(['', '='])} {name}:",
-                     f"    {name} = {value}"]
-        elif form in ("max", "min"):
-            operands = [name, value] if r.random() < 0.7 else [value, name]
-            lines = [f"{name} = {form}({', '.join(operands)})"]
-        elif form == "bit" and kind == "int" and is_int(vt):
-            lines = [f"{name} {r.choice(['|', '^', '&'])}= {value}"]
-        elif form == "mul" and kind == "float":
-            lines = [f"{name} *= {value}"]
-        else:
-            lines = [f"{name} {r.choice(['+', '+', '-'])}= {value}"]
-        if "reduction" in self.avoid:  # the same random choices were made: only the statement goes
-            lines = ["pass"]
-        for line in lines:
-            self.emit(depth, line)
-
-    def multiple(self, scope: _Scope, depth: int) -> None:
-        r = self.rng
-        if r.random() < 0.5:
-            value, t = self.expr("int", scope, 1)
-            self.emit(depth, f"acc, p = p, acc + {self.wrap(self.coerce(value, t, PY_INT)[0])}")
-        else:
-            first, second = self.temp(), self.temp()
-            value, t = self.expr("float", scope, 2)
-            self.emit(depth, f"{first} = {second} = {value}")
-            scope.scalars[first] = scope.scalars[second] = t
-
-    def temporary(self, scope: _Scope, depth: int) -> None:
-        r = self.rng
-        name = self.temp()
-        kind = r.choice(["int", "float"])
-        value, t = self.expr(kind, scope, r.choice([1, 2, 3]))
-        self.emit(depth, f"{name} = {value}")
-        if t in CTYPE:
-            scope.scalars[name] = t
-            if depth <= 1 or r.random() < 0.3:
-                self.returns.append(name)
-
-    def conditional(self, scope: _Scope, depth: int, loop_depth: int, in_loop: bool) -> None:
-        r = self.rng
-        self.emit(depth, f"if {self.condition(scope, 2)}:")
-        late = None
-        if r.random() < 0.25:  # bound in one branch only, read after the if
-            late = f"c{self.temp_count + 1}"
-            self.temp_count += 1
-            target = r.choice([PY_INT, PY_FLOAT])
-            value, t = self.expr("int" if target is PY_INT else "float", scope, 2)
-            self.emit(depth + 1, f"{late} = {self.coerce(value, t, target)[0]}")
-            if r.random() < 0.6:  # bound before the loops too (else: maybe UnboundLocalError)
-                self.prelude.append(f"{late} = {r.choice(['0', '7', '-1']) if target is PY_INT else '0.5'}")
-        self.statements(scope.child(), depth + 1, loop_depth, r.choice([1, 1, 2]), in_loop)
-        if r.random() < 0.2:
-            self.emit(depth, f"elif {self.condition(scope, 1)}:")
-            self.statements(scope.child(), depth + 1, loop_depth, 1, in_loop)
-        if r.random() < 0.4:
-            self.emit(depth, "else:")
-            self.statements(scope.child(), depth + 1, loop_depth, r.choice([1, 2]), in_loop)
-        if late is not None:
-            self.emit(depth, f"{'acc' if target is PY_INT else 'facc'} += {late}")
-
-    def jump(self, scope: _Scope, depth: int) -> None:
-        self.emit(depth, f"if {self.condition(scope, 1)}:")
-        self.emit(depth + 1, self.rng.choice(["break", "continue"]))
-
-    def while_loop(self, scope: _Scope, depth: int, loop_depth: int) -> None:
-        r = self.rng
-        counter = self.temp()
-        bound = r.choice(["3", "2", "k", "4"])
-        self.emit(depth, f"{counter} = 0")
-        test = f"{counter} < {bound}"
-        if r.random() < 0.5:
-            test += f" and {self.condition(scope, 1)}"
-        self.emit(depth, f"while {test}:")
-        self.emit(depth + 1, f"{counter} += 1")
-        inner = scope.child()
-        inner.scalars[counter] = PY_INT
-        self.statements(inner, depth + 1, loop_depth + 1, r.choice([1, 2]), True)
-
-    def for_loop(self, scope: _Scope, depth: int, loop_depth: int) -> None:
-        r = self.rng
-        header, dim = self.range_header(scope, depth)
-        used = {name for name, _ in scope.loops}
-        var = next(v for v in ("i", "j", "l", "u", "w") if v not in used)
-        if r.random() < 0.03:  # a loop variable that rebinds a name in use (an outer loop's, or k)
-            var = r.choice(sorted(used) + ["k"])
-            dim = dim if var != "k" else None
-        long_range = r.random() < 0.03
-        if long_range and "longrange" in self.avoid:
-            long_range = False
-            r.random()  # the same random choices as with the feature, for everything that follows
-        if long_range:  # more than 2**63 values (or nearly): only a break ends it
-            start, stop, step, last = r.choice([
-                ("-k - 3", "sys.maxsize", "1", f"{var} >= 6 - k"),
-                ("k", "-sys.maxsize - 1", "-1", f"{var} <= k - 7"),
-                ("-sys.maxsize", "sys.maxsize", "1", f"{var} >= -sys.maxsize + 5"),
-                ("-q", "q", "1", f"{var} >= -q + 4"),
-                ("sys.maxsize", "-sys.maxsize", "-3", f"{var} < sys.maxsize - 20"),
-                ("0", "sys.maxsize", "1", f"{var} > 6")])
-            header, dim = f"range({start}, {stop}, {step})", None
-        self.emit(depth, f"for {var} in {header}:")
-        if long_range:
-            self.emit(depth + 1, f"if {last}:")
-            self.emit(depth + 2, "break")
-        inner = scope.child()
-        inner.loops.append((var, dim))
-        self.loop_vars.add(var)
-        if loop_depth == 0:
-            self.top_loop_vars.add(var)
-        self.statements(inner, depth + 1, loop_depth + 1, r.choice([1, 2, 2, 3]), True)
-        if loop_depth > 0 and r.random() < 0.2:  # the variable after its (maybe zero-trip) loop
-            self.emit(depth, f"acc = acc + {var}")
-
     # -- the whole program ---------------------------------------------------------------------
     def program(self) -> Program:
         r = self.rng
@@ -822,7 +510,7 @@ class Generator(HelperGeneration):
         for line in self.module_lines:
             self.emit(0, line)
         self.emit(0, f"def kernel({', '.join(self.parameters)}):")
-        scope = _Scope(scalars=dict(self.scalar_params))
+        scope = Scope(scalars=dict(self.scalar_params))
         self.accumulators = {"acc": PY_INT, "facc": PY_FLOAT, "p": PY_INT}
         self.emit(1, "acc = 0")
         self.emit(1, "facc = 0.0" if r.random() < 0.8 else "facc = s")
@@ -852,165 +540,6 @@ class Generator(HelperGeneration):
             self.rng.setstate(state)
             return self.calls()
         return Program(self.seed, source, self.parameters, make_calls)
-
-    # -- arguments ---------------------------------------------------------------------------------
-    def calls(self) -> list:
-        r = self.rng
-        count = r.choice([1, 1, 2, 2, 2, 3])
-        calls = []
-        change_types = False
-        for number in range(count):
-            if number > 0:
-                change_types = r.random() < 0.3
-            calls.append(self.arguments(change_types, first=number == 0))
-        return calls
-
-    def arguments(self, change_types: bool, first: bool) -> tuple:
-        r = self.rng
-        sizes = {"N": r.choice([1, 2, 3, 4, 5, 6, 8, 10, 12]), "M": r.choice([1, 2, 3, 4, 5, 7])}
-        if not first and r.random() < 0.1:
-            sizes[r.choice("NM")] = 0
-        values = {}
-        for spec in self.arrays:
-            container, element = spec.container, spec.element
-            if change_types and r.random() < 0.5:
-                if container == "list":
-                    element = r.choice(["int", "float"])
-                else:
-                    element = r.choice(list(DTYPES))
-            if change_types and r.random() < 0.15 and "containerswitch" not in self.avoid:  # the other container
-                container = "ndarray" if container == "list" else "list"
-                element = ({"int": "int64", "float": "float64", "bool": "bool"}[element] if container == "ndarray"
-                           else {"int64": "int", "int32": "int", "float64": "float", "float32": "float", "bool": "bool"}[element])
-            values[spec.name] = self.make_array(container, element, [sizes[d] for d in spec.dims])
-        if self.alias and (first or r.random() < 0.7):
-            kind, first_name, second = self.alias
-            source = values[first_name]
-            if kind == "same":
-                values[second] = source
-            elif kind == "overlap" and isinstance(source, numpy.ndarray):
-                values[first_name], values[second] = self.overlapping(source)
-            elif len(source):
-                values[second] = source[r.randrange(len(source))]
-        if self.shared_rows:
-            for spec in self.arrays:
-                value = values[spec.name]
-                if spec.container == "list" and spec.rank == 2 and len(value) > 1:
-                    values[spec.name] = [value[0]] * len(value)
-                    break
-        n, m = sizes["N"], sizes["M"]
-        if r.random() < 0.12:
-            n += r.choice([-1, 1, 2])
-        if r.random() < 0.08:
-            m += r.choice([-1, 1])
-        k = r.choice([0, 1, 1, 2, 3, -1, -2, 5])
-        q = r.choice([2, 3, 5, 7, 10, -3, 1000, 65537])
-        if self.big_ints and r.random() < 0.3:
-            q = r.choice([2**31 - 1, 2**40, 3037000500, -(2**62)])
-        s = r.choice([0.5, 1.5, -2.25, 3.0, 0.1, 7.0])
-        if self.special_floats and r.random() < 0.3:
-            s = r.choice([math.nan, math.inf, -0.0, 1e308, 5e-324])
-        scalars = {"n": n, "m": m, "k": k, "q": q, "s": s}
-        if r.random() < 0.12:  # NumPy scalars (and bools) where Python ints and floats were
-            name = r.choice(["n", "m", "k", "q", "s", "s"])
-            value = scalars[name]
-            if name == "s":
-                scalars[name] = r.choice([numpy.float64, numpy.float32])(value)
-            elif name == "k" and r.random() < 0.3:
-                scalars[name] = bool(value % 2)
-            elif abs(value) < 2**31:
-                scalars[name] = r.choice([numpy.int64, numpy.int32])(value)
-        if change_types and r.random() < 0.3:
-            scalars["s"] = r.choice([2, -1, 0])
-        if change_types and r.random() < 0.1:
-            scalars["q"] = 2**64 + 1  # beyond int64: the guard refuses it
-        if change_types and r.random() < 0.05:
-            scalars["k"] = 1.0  # a float where an int is expected: TypeError in range() or indexing
-        if change_types and r.random() < 0.1:
-            scalars["n"] = numpy.int64(n)
-        return tuple(values[spec.name] for spec in self.arrays) + tuple(scalars[name] for name in self.scalar_params)
-
-    def overlapping(self, array: numpy.ndarray):
-        """Two views of one buffer with ``array``'s length: shifted by one, or reversed."""
-        r = self.rng
-        if r.random() < 0.5 or len(array) == 0:
-            return array, array[::-1]
-        base = numpy.empty(len(array) + 1, dtype=array.dtype)
-        base[:-1] = array
-        base[-1] = base[0]
-        return (base[:-1], base[1:]) if r.random() < 0.5 else (base[1:], base[:-1])
-
-    def layout(self, array: numpy.ndarray) -> numpy.ndarray:
-        """The same values in another memory layout (or read-only), sometimes."""
-        r = self.rng
-        if r.random() >= self.p_layout or array.size == 0:
-            return array
-        variant = r.choice(["reversed", "strided", "transposed", "offset", "readonly"])
-        if variant == "reversed":
-            return array[::-1].copy()[::-1]
-        if variant == "strided":
-            base = numpy.zeros((array.shape[0] * 2,) + array.shape[1:], dtype=array.dtype)
-            base[1::2] = 7
-            base[::2] = array
-            return base[::2]
-        if variant == "transposed" and array.ndim == 2:
-            return array.T.copy().T
-        if variant == "offset":
-            base = numpy.zeros(array.size + 1, dtype=array.dtype)
-            base[1:] = array.ravel()
-            return base[1:].reshape(array.shape)
-        if "readonly" in self.avoid:
-            return array[::-1].copy()[::-1]
-        array.flags.writeable = False
-        return array
-
-    def make_array(self, container: str, element: str, shape: list):
-        r = self.rng
-        big = self.big_ints and r.random() < 0.5
-        special = self.special_floats and r.random() < 0.5
-
-        def scalar():
-            if element == "bool":
-                return r.random() < 0.5
-            if element in ("int", "int64", "int32"):
-                if big and r.random() < 0.4:
-                    limit = 2**31 - 1 if element == "int32" else 2**62
-                    return r.randint(-limit, limit)
-                return r.randint(-9, 20)
-            if element == "bool":
-                return r.random() < 0.5
-            if special and r.random() < 0.2:
-                return r.choice([math.nan, math.inf, -math.inf, -0.0, 1e308, 5e-324, 3.4e38])
-            return round(r.uniform(-10, 10), r.choice([0, 1, 2, 6]))
-
-        def build(level):
-            if level == len(shape):
-                return scalar()
-            return [build(level + 1) for _ in range(shape[level])]
-
-        nested = build(0)
-        if container == "list":
-            if element in ("float",):
-                nested = _floats(nested)
-            if nested and r.random() < 0.04:  # odd lists: the guard must refuse them
-                row = nested if len(shape) == 1 else nested[r.randrange(len(nested))]
-                if row:
-                    position = r.randrange(len(row))
-                    row[position] = r.choice([int(row[position]) if row[position] == row[position] and abs(row[position]) < 1e300 else 1,
-                                              float(row[position]) if element != "float" else 2, 2**70, True, None])
-            if nested and r.random() < 0.02:
-                return tuple(nested)
-            return nested
-        if r.random() < 0.03:  # dtypes megaguards does not compile
-            odd = r.choice(["int16", "uint8", "float16", "uint64", ">f8", ">i8"])
-            return numpy.array(numpy.abs(numpy.array(nested, dtype=numpy.float64)), dtype=odd).reshape(shape)
-        return self.layout(numpy.array(nested, dtype=element).reshape(shape))
-
-
-def _floats(value):
-    if isinstance(value, list):
-        return [_floats(v) for v in value]
-    return float(value)
 
 
 FEATURES = ("readonly", "longrange", "reduction", "containerswitch", "helpers", "cells")  # what ``avoid`` may name

@@ -37,6 +37,8 @@ from dataclasses import dataclass
 
 import numpy
 
+from .classes import CTYPE, Scope, is_int
+
 P_HELPERS = 0.4                  # of programs
 # Module globals the helpers read; p and i are also names of kernel's locals (a helper's
 # p is the global, a closure's p the kernel's); LAST is written, never read.
@@ -177,7 +179,6 @@ class HelperGeneration:
         return parameters
 
     def helper_scope(self, parameters: list, kernel: bool = False):
-        from .generator import _Scope
 
         ints = [(p.name, None) for p in parameters if p.kind == "int"]
         scalars = {p.name: float for p in parameters if p.kind == "float"}
@@ -188,7 +189,7 @@ class HelperGeneration:
             if self.rng.random() < 0.5:
                 scalars["facc"] = float
             ints.append(("k", None))
-        return _Scope(loops=ints or [("SCALE", None)], scalars=scalars)
+        return Scope(loops=ints or [("SCALE", None)], scalars=scalars)
 
     def returned(self, kind: str, scope, depth: int = 2) -> str:
         value, t = self.expr(kind, scope, depth)
@@ -333,7 +334,6 @@ class HelperGeneration:
     def argument(self, parameter: Parameter, scope, first: list, array: list, writes: bool):
         """(text, class) of one argument; ``first``: [text, class] of the expression the
         call wraps (used once); ``array``: [(spec, dimension)] of the array argument."""
-        from .generator import is_int
 
         r = self.rng
         if parameter.kind == "depth":
@@ -405,7 +405,6 @@ class HelperGeneration:
         candidates = self.value_helpers()
         if not candidates:
             return text, t
-        from .generator import is_int
 
         with self.helper_stream() as r:
             self.call_depth += 1
@@ -470,7 +469,6 @@ class HelperGeneration:
                     first, second = self.temp(), self.temp()
                     self.emit(depth, f"{first}, {second} = {call}")
                     if isinstance(result, tuple) and len(result) == 2:
-                        from .generator import CTYPE
 
                         for name, t in zip((first, second), result):
                             if t in CTYPE:

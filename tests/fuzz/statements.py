@@ -1,0 +1,237 @@
+"""Statements of generated programs: stores, accumulations, reductions, tuple and chained
+assignments, temporaries, ``if``/``elif``/``else``, ``break``/``continue``, bounded ``while``
+and nested ``for`` loops.  Methods of ``generator.Generator`` (a mixin: they use its
+random stream, ``expr`` and ``emit``)."""
+from __future__ import annotations
+
+from .classes import CTYPE, NUMPY_BOOL, PY_BOOL, PY_FLOAT, PY_INT, Scope, is_int, result_type
+
+
+class StatementGeneration:
+    def statements(self, scope: Scope, depth: int, loop_depth: int, count: int, in_loop: bool) -> None:
+        for _ in range(count):
+            self.statement(scope, depth, loop_depth, in_loop)
+            self.maybe_helper_statement(scope, depth, in_loop)
+
+    def statement(self, scope: Scope, depth: int, loop_depth: int, in_loop: bool) -> None:
+        r = self.rng
+        roll = r.random()
+        if depth >= 6:  # deep enough: simple statements only
+            roll = r.random() * 0.62
+        if roll < 0.32:
+            self.store(scope, depth)
+        elif roll < 0.52:
+            self.accumulate(scope, depth)
+        elif roll < 0.62:
+            self.temporary(scope, depth)
+        elif roll < 0.74:
+            self.conditional(scope, depth, loop_depth, in_loop)
+        elif roll < 0.88 and loop_depth < self.MAX_DEPTH:
+            self.for_loop(scope, depth, loop_depth)
+        elif roll < 0.93 and loop_depth <= self.MAX_DEPTH:
+            self.while_loop(scope, depth, loop_depth)
+        elif roll < 0.96 and in_loop:
+            self.jump(scope, depth)
+        elif roll < 0.955:
+            self.reduction(scope, depth)
+        elif roll < 0.965:
+            self.multiple(scope, depth)
+        elif roll < 0.98 and scope.loops:
+            # read the loop variable of an inner loop after it, or reassign a loop variable
+            v = r.choice(scope.loops)[0]
+            if r.random() < 0.5:
+                self.emit(depth, f"acc = acc + {v}")
+            else:
+                self.emit(depth, f"{v} = {v} + 1")
+        else:
+            self.store(scope, depth)
+
+    def store(self, scope: Scope, depth: int) -> None:
+        r = self.rng
+        array = r.choice(self.arrays)
+        target = self.element(array, scope)
+        element = array.element_type
+        if element in (PY_BOOL, NUMPY_BOOL):
+            condition = self.condition(scope, 1)
+            self.emit(depth, f"{target} = {f'bool({condition})' if r.random() < 0.6 else condition}")
+            return
+        kind = "int" if is_int(element) else "float"
+        if array.container == "ndarray" and r.random() < 0.15:
+            kind = "float" if kind == "int" else "int"
+        value, t = self.expr(kind, scope, r.choice([1, 2, 3]))
+        if r.random() < 0.4:
+            op = r.choice(["+", "+", "-", "*", "//", "%", "/"] if kind == "float" else ["+", "+", "-", "*", "//", "%", "|", "^"])
+            if op in ("//", "%", "/"):
+                value, t = self.divisor(kind, scope, 1)
+            if array.container == "list":
+                if result_type(op, element, t) is not element:
+                    value, t = self.coerce(value, t, element)
+                if result_type(op, element, t) is not element:
+                    op = "+"
+                if result_type(op, element, t) is not element and not self.chance(self.p_unstable):
+                    return self.emit(depth, f"{target} = {self.coerce(value, t, element)[0]}")
+            self.emit(depth, f"{target} {op}= {value}")
+            return
+        if array.container == "list" and t is not element and not self.chance(self.p_unstable):
+            value, t = self.coerce(value, t, element)
+        self.emit(depth, f"{target} = {value}")
+
+    def accumulate(self, scope: Scope, depth: int) -> None:
+        r = self.rng
+        names = [n for n in scope.scalars if n in self.accumulators]
+        name = r.choice(names)
+        t = scope.scalars[name]
+        kind = "int" if is_int(t) else "float"
+        scope = scope.child()
+        for accumulator in self.accumulators:
+            if is_int(self.accumulators[accumulator]):
+                scope.scalars.pop(accumulator, None)
+        if name == "p":  # a product: overflows int64 when the loop is long enough
+            value, vt = self.expr("int", scope, 1)
+            if r.random() < 0.7:
+                loops = [n for n, _ in scope.loops]
+                value, vt = r.choice(["q", "(q + 1)", "3", "k"] + [f"({v} + 2)" for v in loops]), PY_INT
+            op = "*"
+        else:
+            value, vt = self.expr(kind, scope, r.choice([1, 2, 3]))
+            op = r.choice(["+", "+", "-", "*", "^"] if kind == "int" else ["+", "+", "-", "*"])
+            if op == "^" and not is_int(vt):
+                op = "+"
+        result = result_type(op, t, vt)
+        if result is None or CTYPE.get(result) != CTYPE[t] or (result is not t and r.random() < 0.7):
+            if not self.chance(self.p_unstable):
+                value, vt = self.coerce(value, vt, t)
+                result = result_type(op, t, vt)
+        if r.random() < 0.5:
+            self.emit(depth, f"{name} {op}= {value}")
+        else:
+            self.emit(depth, f"{name} = {name} {op} {self.wrap(value)}")
+
+    def reduction(self, scope: Scope, depth: int) -> None:
+        """The reduction idioms a parallel loop may keep: s += e, s = max(s, e), if e > s: s = e."""
+        r = self.rng
+        name = r.choice([n for n in self.accumulators if n != "p"])
+        t = self.accumulators[name]
+        kind = "int" if is_int(t) else "float"
+        arrays = [a for a in self.arrays if is_int(a.element_type) == (kind == "int")
+                  and a.element_type not in (PY_BOOL, NUMPY_BOOL)]
+        if arrays and r.random() < 0.8:
+            array = r.choice(arrays)
+            value, vt = self.element(array, scope), array.element_type
+        else:
+            value, vt = self.expr(kind, scope, 1)
+        if CTYPE.get(vt) != CTYPE[t] or r.random() < 0.3:
+            value, vt = self.coerce(value, vt, t)
+        form = r.choice(["if_gt", "if_lt", "max", "min", "add", "mul", "bit"])
+        if form in ("if_gt", "if_lt"):
+            lines = [f"if {self.wrap(value)} {'>' if form == 'if_gt' else '<'}{r.choice(['', '='])} {name}:",
+                     f"    {name} = {value}"]
+        elif form in ("max", "min"):
+            operands = [name, value] if r.random() < 0.7 else [value, name]
+            lines = [f"{name} = {form}({', '.join(operands)})"]
+        elif form == "bit" and kind == "int" and is_int(vt):
+            lines = [f"{name} {r.choice(['|', '^', '&'])}= {value}"]
+        elif form == "mul" and kind == "float":
+            lines = [f"{name} *= {value}"]
+        else:
+            lines = [f"{name} {r.choice(['+', '+', '-'])}= {value}"]
+        if "reduction" in self.avoid:  # the same random choices were made: only the statement goes
+            lines = ["pass"]
+        for line in lines:
+            self.emit(depth, line)
+
+    def multiple(self, scope: Scope, depth: int) -> None:
+        r = self.rng
+        if r.random() < 0.5:
+            value, t = self.expr("int", scope, 1)
+            self.emit(depth, f"acc, p = p, acc + {self.wrap(self.coerce(value, t, PY_INT)[0])}")
+        else:
+            first, second = self.temp(), self.temp()
+            value, t = self.expr("float", scope, 2)
+            self.emit(depth, f"{first} = {second} = {value}")
+            scope.scalars[first] = scope.scalars[second] = t
+
+    def temporary(self, scope: Scope, depth: int) -> None:
+        r = self.rng
+        name = self.temp()
+        kind = r.choice(["int", "float"])
+        value, t = self.expr(kind, scope, r.choice([1, 2, 3]))
+        self.emit(depth, f"{name} = {value}")
+        if t in CTYPE:
+            scope.scalars[name] = t
+            if depth <= 1 or r.random() < 0.3:
+                self.returns.append(name)
+
+    def conditional(self, scope: Scope, depth: int, loop_depth: int, in_loop: bool) -> None:
+        r = self.rng
+        self.emit(depth, f"if {self.condition(scope, 2)}:")
+        late = None
+        if r.random() < 0.25:  # bound in one branch only, read after the if
+            late = f"c{self.temp_count + 1}"
+            self.temp_count += 1
+            target = r.choice([PY_INT, PY_FLOAT])
+            value, t = self.expr("int" if target is PY_INT else "float", scope, 2)
+            self.emit(depth + 1, f"{late} = {self.coerce(value, t, target)[0]}")
+            if r.random() < 0.6:  # bound before the loops too (else: maybe UnboundLocalError)
+                self.prelude.append(f"{late} = {r.choice(['0', '7', '-1']) if target is PY_INT else '0.5'}")
+        self.statements(scope.child(), depth + 1, loop_depth, r.choice([1, 1, 2]), in_loop)
+        if r.random() < 0.2:
+            self.emit(depth, f"elif {self.condition(scope, 1)}:")
+            self.statements(scope.child(), depth + 1, loop_depth, 1, in_loop)
+        if r.random() < 0.4:
+            self.emit(depth, "else:")
+            self.statements(scope.child(), depth + 1, loop_depth, r.choice([1, 2]), in_loop)
+        if late is not None:
+            self.emit(depth, f"{'acc' if target is PY_INT else 'facc'} += {late}")
+
+    def jump(self, scope: Scope, depth: int) -> None:
+        self.emit(depth, f"if {self.condition(scope, 1)}:")
+        self.emit(depth + 1, self.rng.choice(["break", "continue"]))
+
+    def while_loop(self, scope: Scope, depth: int, loop_depth: int) -> None:
+        r = self.rng
+        counter = self.temp()
+        bound = r.choice(["3", "2", "k", "4"])
+        self.emit(depth, f"{counter} = 0")
+        test = f"{counter} < {bound}"
+        if r.random() < 0.5:
+            test += f" and {self.condition(scope, 1)}"
+        self.emit(depth, f"while {test}:")
+        self.emit(depth + 1, f"{counter} += 1")
+        inner = scope.child()
+        inner.scalars[counter] = PY_INT
+        self.statements(inner, depth + 1, loop_depth + 1, r.choice([1, 2]), True)
+
+    def for_loop(self, scope: Scope, depth: int, loop_depth: int) -> None:
+        r = self.rng
+        header, dim = self.range_header(scope, depth)
+        used = {name for name, _ in scope.loops}
+        var = next(v for v in ("i", "j", "l", "u", "w") if v not in used)
+        if r.random() < 0.03:  # a loop variable that rebinds a name in use (an outer loop's, or k)
+            var = r.choice(sorted(used) + ["k"])
+            dim = dim if var != "k" else None
+        long_range = r.random() < 0.03
+        if long_range and "longrange" in self.avoid:
+            long_range = False
+            r.random()  # the same random choices as with the feature, for everything that follows
+        if long_range:  # more than 2**63 values (or nearly): only a break ends it
+            start, stop, step, last = r.choice([
+                ("-k - 3", "sys.maxsize", "1", f"{var} >= 6 - k"),
+                ("k", "-sys.maxsize - 1", "-1", f"{var} <= k - 7"),
+                ("-sys.maxsize", "sys.maxsize", "1", f"{var} >= -sys.maxsize + 5"),
+                ("-q", "q", "1", f"{var} >= -q + 4"),
+                ("sys.maxsize", "-sys.maxsize", "-3", f"{var} < sys.maxsize - 20"),
+                ("0", "sys.maxsize", "1", f"{var} > 6")])
+            header, dim = f"range({start}, {stop}, {step})", None
+        self.emit(depth, f"for {var} in {header}:")
+        if long_range:
+            self.emit(depth + 1, f"if {last}:")
+            self.emit(depth + 2, "break")
+        inner = scope.child()
+        inner.loops.append((var, dim))
+        self.loop_vars.add(var)
+        if loop_depth == 0:
+            self.top_loop_vars.add(var)
+        self.statements(inner, depth + 1, loop_depth + 1, r.choice([1, 2, 2, 3]), True)
+        if loop_depth > 0 and r.random() < 0.2:  # the variable after its (maybe zero-trip) loop
+            self.emit(depth, f"acc = acc + {var}")
