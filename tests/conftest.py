@@ -129,7 +129,7 @@ def assert_same_as_cpython(function, *arguments, compiled=True):
     return fast
 
 
-# -- device choice under auto (tests/test_selection.py, test_features.py, test_surprise.py) --
+# -- device choice under auto (tests/test_selection.py, test_selection_startup.py, test_features.py, test_surprise.py) --
 
 @pytest.fixture
 def auto(tmp_path, monkeypatch):
@@ -145,6 +145,13 @@ def auto(tmp_path, monkeypatch):
     config.configure(device=saved.device, select=saved.select, cache_dir=saved.cache_dir,
                      parallel_work=saved.parallel_work)
     costmodel._load.cache_clear()
+
+
+def scale_rows(a, b, n, m):
+    """A parallel nest over NumPy arrays: the selection tests' loop."""
+    for i in range(n):
+        for j in range(m):
+            b[i, j] = a[i, j] * 2.0 + 1.0
 
 
 def write_calibration(folder, seq_work: float, cpu_work: float, fork: float = 0.0) -> None:
