@@ -129,7 +129,7 @@ def assert_same_as_cpython(function, *arguments, compiled=True):
     return fast
 
 
-# -- device choice under auto (tests/test_selection.py, test_selection_startup.py, test_features.py, test_surprise.py) --
+# -- device choice under auto (test_selection.py, test_selection_startup.py, test_features.py, test_surprise.py) --
 
 @pytest.fixture
 def auto(tmp_path, monkeypatch):
