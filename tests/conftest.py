@@ -67,6 +67,16 @@ def site_records(function) -> dict:
             and site.info.filename == code.co_filename and code.co_firstlineno <= site.info.line < last}
 
 
+def sites_of(function) -> list:
+    """The report entries of the loop sites of this very jitted function (not of other
+    jits of the same source), outermost loop first."""
+    from megaguards.diagnostics.report import loop_record
+
+    site_ids = function.__megaguards_sites__
+    return sorted((loop_record(site) for site in REGISTRY.sites if site.id in site_ids),
+                  key=lambda record: record["line"])
+
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

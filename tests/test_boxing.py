@@ -34,3 +34,14 @@ def test_floats_seen_elsewhere_are_not_changed_in_place():
 def test_in_place_boxing_matches_cpython_on_shared_rows_of_floats():
     row = 0.25
     assert_same_as_cpython(scale, [1.0, 2.0], [row, row], 3.0)
+
+
+def test_bools_among_ints_keep_their_type():
+    """True is an int to Python's arithmetic but prints as True: a list mixing them is not
+    an int list (unboxed, True would come back as 1)."""
+    def copy_into(a, b):
+        for i in range(len(a)):
+            b[i] = a[i]
+    assert_same_as_cpython(copy_into, [1, 2, 3], [0, 0, 0])
+    assert_same_as_cpython(copy_into, [1, True, 2], [0, 0, 0], compiled=False)
+    assert_same_as_cpython(copy_into, [1, 2, False], [5, 6, 7], compiled=False)

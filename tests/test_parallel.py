@@ -9,7 +9,7 @@ import pytest
 import megaguards
 from megaguards import config
 
-from conftest import assert_same_as_cpython, site_for
+from conftest import assert_same_as_cpython, site_for, sites_of
 
 
 @pytest.fixture(autouse=True)
@@ -148,10 +148,31 @@ def shifted(a, b):
         b[i] = a[i - 1] * 2
 
 
+def shift_left(a):
+    for i in range(len(a) - 1):
+        a[i] = a[i + 1] * 2       # only an anti dependence: a[i + 1] is read before it is written
+
+
+def pairs_into(a, b):
+    for i in range(len(a)):
+        b[i // 2] = a[i]          # only an output dependence: the odd iteration's write must win
+
+
+def carry_last_positive(a, b):
+    t = 0
+    for i in range(len(a)):
+        if a[i] > 0:
+            t = a[i]              # assigned in one branch only: the value flows to later iterations
+        b[i] = t
+
+
 @pytest.mark.parametrize("function, arguments, expected", [
     (prefix_sum, ([1, 2, 3, 4, 5],), "dependence on 'a'"),
     (gauss_seidel, (grid(6), 6), "dependence on 'A'"),
     (recurrence, ([1.0, 2.0, 3.0],), "scalar 's' carries a value"),
+    (shift_left, ([1, 2, 3, 4, 5, 6],), "carries a flow/anti dependence on 'a'"),
+    (pairs_into, ([1, 2, 3, 4, 5, 6], [0, 0, 0]), "carries a output dependence on 'b'"),
+    (carry_last_positive, ([3, -1, 4, -1, -5, 9], [0] * 6), "scalar 't' carries a value"),
 ])
 def test_must_stay_sequential(function, arguments, expected):
     depth, backend, reasons = decision(function, *arguments)
@@ -179,6 +200,15 @@ def test_aliased_arguments_are_one_array_for_the_analysis():
     expected = [1, 2, 3, 4]
     shifted(expected, expected)
     assert same == expected == [1, 2, 4, 8]
+    # Equal results alone prove nothing (threads may happen not to interleave): a function
+    # only ever called with one list twice must have compiled, and sequentially.
+    fast_aliased = megaguards.jit(shifted)
+    same = [1, 2, 3, 4]
+    fast_aliased(same, same)
+    assert same == [1, 2, 4, 8]
+    (loop,) = sites_of(fast_aliased)
+    assert (loop["compiled_runs"], loop["parallel_depth"], loop["backend"]) == (1, 0, "c-seq"), loop
+    assert any("carries a flow/anti dependence on 'a'" in reason for reason in loop["reasons"]), loop["reasons"]
 
 
 def test_float_sum_reassociates_only_outside_strict_mode():

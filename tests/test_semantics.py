@@ -6,7 +6,7 @@ import math
 import numpy
 import pytest
 
-from conftest import assert_same_as_cpython, site_for
+from conftest import assert_same_as_cpython, site_for, sites_of
 
 
 def int_ops(a, b, out):
@@ -42,6 +42,16 @@ def test_true_division_of_ints_is_correctly_rounded():
     assert_same_as_cpython(divide, [1, 2, 10, -7, 2**52 + 1], [3, 7, 3, 2, 3], [0.0] * 5)
 
 
+def test_true_division_of_ints_beyond_two_to_the_53_stays_in_cpython():
+    """float(a) / float(b) rounds twice: (2**53 + 1) / 3 would give ...330.5, Python ...331.0."""
+    def divide(a, b, out):
+        for i in range(len(a)):
+            out[i] = a[i] / b[i]
+    assert (2**53 + 1) / 3 != float(2**53 + 1) / 3.0
+    assert_same_as_cpython(divide, [6, 2**53 + 1], [3, 3], [0.0, 0.0], compiled=False)
+    assert_same_as_cpython(divide, [6, -7], [2**53 + 1, 3], [0.0, 0.0], compiled=False)
+
+
 def test_division_by_zero_mid_loop_leaves_cpython_partial_state():
     def scale(a, d):
         for i in range(len(a)):
@@ -62,6 +72,48 @@ def test_negative_indices_wrap():
         for i in range(len(a)):
             out[i] = a[i - 1] + a[-1]
     assert_same_as_cpython(rotate, [1, 2, 3], [0, 0, 0])
+
+
+def test_negative_indices_wrap_in_subscripts_checked_inside_the_loop():
+    def gather(a, index, out):
+        for i in range(len(index)):
+            out[i] = a[index[i]]      # not affine: checked (and wrapped) in the loop
+    fast = assert_same_as_cpython(gather, [10, 20, 30, 40], [0, -1, 2, -4, 3], [0] * 5)
+    assert site_for(fast)[-1]["checks_in_loop"] > 0
+    assert_same_as_cpython(gather, [10, 20, 30, 40], [0, -5], [0] * 2, compiled=False)  # IndexError
+
+
+def test_a_loop_variable_reassigned_in_the_body_is_not_bounded_by_its_range():
+    def mirrored(a):
+        s = 0
+        for i in range(len(a)):
+            i = len(a) - 1 - i
+            s = s * 3 + a[i]
+        return s
+
+    def skip_ahead(a):
+        s = 0
+        for i in range(len(a)):
+            i = i + 2
+            s += a[i]                 # IndexError at the third iteration
+        return s
+    assert_same_as_cpython(mirrored, [1, 2, 3, 4])
+    assert_same_as_cpython(skip_ahead, [1, 2, 3, 4], compiled=False)
+
+
+def test_triangular_nest_whose_last_row_reads_past_its_end():
+    def lower_sum(a, n):
+        s = 0
+        for i in range(n):
+            for j in range(i + 1):
+                s += a[i][j + 1]      # j + 1 reaches i + 1: past the end of the last row only
+        return s
+    rows = [[i * 10 + j for j in range(4)] for i in range(4)]
+    assert_same_as_cpython(lower_sum, rows, 3)
+    fast = assert_same_as_cpython(lower_sum, rows, 4, compiled=None)
+    # The nest's site fell back (CPython then runs the inner loop's own site row by row).
+    nest = sites_of(fast)[0]
+    assert (nest["compiled_runs"], nest["fallback_runs"]) == (0, 1), nest
 
 
 def test_overflow_beyond_int64_gives_big_ints():

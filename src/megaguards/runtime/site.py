@@ -20,7 +20,7 @@ from ..frontend.lower import lower_loop
 from ..frontend.rewrite import SiteInfo
 from ..guards.signature import Binder, resolve_callee
 from . import backend
-from .kernel import FLAG_REASONS, UNSET, Specialization
+from .kernel import FLAG_REASONS, UNSET
 from .marshal import GuardFailure
 
 log = logging.getLogger("megaguards")
@@ -199,8 +199,8 @@ class Site(Reporting):
 
     @property
     def checks_in_loop(self) -> int:
-        compiled = [s.checks_in_loop for s in self.specializations.values() if isinstance(s, Specialization)]
-        return max(compiled) if compiled else 0
+        # A DeviceChoice (device cpu or auto) reports its CPU specialization's checks.
+        return max((s.checks_in_loop for s in self.compiled), default=0)
 
     def seconds(self) -> dict:
         # A DeviceChoice's GPU specialization books its own entries, copies as "transfer".
