@@ -51,7 +51,7 @@ def test_install_rewrites_modules_imported_afterwards(tmp_path):
 
 
 def test_standard_library_is_never_rewritten():
-    from megaguards.frontend.importhook import is_user_file
+    from megaguards.importhook import is_user_file
     import json
 
     assert not is_user_file(json.__file__, None)

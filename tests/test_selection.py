@@ -15,7 +15,8 @@ import megaguards
 from conftest import TreeSaying, choices_of, entry_features, scale_rows, write_calibration
 from megaguards import config
 from megaguards.analysis.features import FEATURE_NAMES, Features, KINDS
-from megaguards.runtime import backend, calibrate, costmodel, cuda, select, selector
+from megaguards import calibrate
+from megaguards.runtime import backend, costmodel, cuda, select, selector
 from megaguards.runtime.site import REGISTRY
 
 
@@ -244,7 +245,7 @@ def test_shipped_tree_and_calibration_load():
 
 
 def test_calibration_fits_and_stores(auto, monkeypatch):
-    from megaguards.runtime import calibration_loops as loops
+    from megaguards import calibration_loops as loops
 
     tiny = [("stream", loops.stream, lambda n: (numpy.ones(n), numpy.zeros(n), 1.5, n), [256, 4096, 65536]),
             ("polynomial", loops.polynomial, lambda n: (numpy.ones(n), numpy.zeros(n), n, 8), [256, 4096, 65536])]
@@ -261,19 +262,19 @@ def test_calibration_fits_and_stores(auto, monkeypatch):
 
 def test_background_calibration_starts_once(auto, monkeypatch):
     started = []
-    monkeypatch.setattr(calibrate.subprocess, "Popen", lambda command, **_: started.append(command))
-    monkeypatch.setattr(calibrate, "_tried", False)
+    monkeypatch.setattr(costmodel.subprocess, "Popen", lambda command, **_: started.append(command))
+    monkeypatch.setattr(costmodel, "_calibration_tried", False)
     config.configure(auto_calibrate=True)
     try:
-        assert calibrate.start_in_background() is True
-        assert calibrate.start_in_background() is False      # tried once per process
-        monkeypatch.setattr(calibrate, "_tried", False)      # as in another process:
-        assert calibrate.start_in_background() is False      # the lock says one is running
+        assert costmodel.calibrate_in_background() is True
+        assert costmodel.calibrate_in_background() is False      # tried once per process
+        monkeypatch.setattr(costmodel, "_calibration_tried", False)      # as in another process:
+        assert costmodel.calibrate_in_background() is False      # the lock says one is running
         assert len(started) == 1 and started[0][-2:] == ["calibrate", "--quiet"]
         write_calibration(auto, 1e-9, 1e-9)
-        (auto / calibrate.LOCK).unlink()
-        monkeypatch.setattr(calibrate, "_tried", False)
-        assert calibrate.start_in_background() is False      # calibrated already
+        (auto / costmodel.LOCK).unlink()
+        monkeypatch.setattr(costmodel, "_calibration_tried", False)
+        assert costmodel.calibrate_in_background() is False      # calibrated already
     finally:
         config.configure(auto_calibrate=False)
 

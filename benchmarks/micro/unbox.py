@@ -11,8 +11,8 @@ where the helper is compiled/cached.
 
 Two helper APIs are recognised: ``backend.list_codec()`` returning a ListCodec
 (``probe`` + ``unbox``, the API of commit be1780c), and the single-call helper
-of ``marshal.helper(...)`` with ``list_leaf_class`` + ``mg_unbox_floats`` (the
-refactor in progress at the time of writing).  The JSON says which one ran.
+of ``marshal.helper(...)`` with the guard's ``list_leaf_class`` + ``mg_unbox_floats``
+(the API since).  The JSON says which one ran.
 """
 import json
 import random
@@ -22,6 +22,7 @@ import time
 import numpy
 
 from megaguards import config
+from megaguards.guards.signature import list_leaf_class
 from megaguards.runtime import backend, marshal
 
 
@@ -37,14 +38,14 @@ def list_unboxer():
             return codec.unbox(values, element, shape), f"{element} {list(shape)}"
 
         return "ListCodec.probe+unbox", unbox
-    if hasattr(marshal, "helper") and hasattr(marshal, "list_leaf_class"):
+    if hasattr(marshal, "helper"):
         found = backend.compiler()
         if found is None:
             raise SystemExit("no C compiler: megaguards' list helper is unavailable")
         library = marshal.helper(config.current().cache_dir, found)
 
         def unbox(values):
-            leaf = marshal.list_leaf_class(values, 1)
+            leaf = list_leaf_class(values, 1)
             buffer = numpy.empty(max(1, len(values)), dtype=numpy.float64)
             if library.mg_unbox_floats(values, buffer.ctypes.data, len(values)):
                 raise SystemExit("mg_unbox_floats refused the list")

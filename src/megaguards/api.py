@@ -9,7 +9,7 @@ import types
 import warnings
 
 from .errors import CompilationError
-from .frontend import importhook
+from . import importhook
 from .frontend.rewrite import rewrite_module
 
 _FACTORY = "__megaguards_factory__"
@@ -63,7 +63,7 @@ def explain(function, show_source: bool = False) -> str:
     """Per loop of ``function`` (a ``jit`` function, or one of a rewritten module): what
     ran compiled, in parallel or on which device, and why not; loops not reached yet say
     so.  ``show_source`` adds the generated code."""
-    from .diagnostics.caret import short_location
+    from .errors import short_location
     from .diagnostics.explain import explain_site
     from .runtime.site import REGISTRY
 

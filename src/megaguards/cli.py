@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     if options.command == "cache":
         return cache_command(options.cache_action)
     if options.command == "calibrate":
-        from .runtime.calibrate import main as calibrate
+        from .calibrate import main as calibrate
 
         return calibrate(options.quiet)
     return run(options)
@@ -99,7 +99,7 @@ def run(options) -> int:
         warmup.load_selection_data()   # not at the first loop's entry, inside the user's timings
     if options.command == "explain":
         atexit.register(_print_explanation, not options.no_source)
-    from .frontend.importhook import compile_script, run_code
+    from .importhook import compile_script, run_code
 
     try:
         code = compile_script(options.script)

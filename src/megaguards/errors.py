@@ -1,5 +1,11 @@
-"""Error types that carry the stage and the source location that decided."""
+"""Error types that carry the stage and the source location that decided, and how a
+location is shown (the caret under the offending expression of a ``CompilationError``,
+as triton and CPython's SyntaxError show it)."""
 from __future__ import annotations
+
+import ast
+import linecache
+import os
 
 
 class MegaguardsError(Exception):
@@ -23,6 +29,10 @@ class Unsupported(MegaguardsError):
         return f"line {self.line}: {self.reason}" if self.line else self.reason
 
 
+class GuardFailure(MegaguardsError):
+    """A live-in does not match what the compiled code assumes: the loop runs in CPython."""
+
+
 class CompilerError(MegaguardsError):
     """The C compiler failed on generated code (a megaguards bug, reported once)."""
 
@@ -41,3 +51,51 @@ class CompilationError(MegaguardsError):
         self.filename = filename
         self.line = line
         self.col = col
+
+
+def _characters(text: str, byte_offset: int) -> int:
+    """``ast`` columns count UTF-8 bytes; the caret is placed in characters."""
+    return len(text.encode()[:byte_offset].decode(errors="ignore"))
+
+
+def underline_span(loop: ast.For, line: int, col: int, text: str) -> tuple[int, int, int]:
+    """(line, first byte column, end byte column) to underline in ``text`` (the source line).
+
+    A known column underlines the widest expression starting there; a line without a
+    column (0: statements in a loop body are never at column 0) underlines the
+    statement's text; no line at all underlines the loop's ``for``."""
+    if not line:
+        return loop.lineno, loop.col_offset, loop.col_offset + len("for")
+    if col:
+        for node in ast.walk(loop):  # outermost first: the widest expression at (line, col)
+            if getattr(node, "lineno", None) == line and getattr(node, "col_offset", None) == col:
+                end = node.end_col_offset if node.end_lineno == line else len(text.rstrip().encode())
+                return line, col, max(end, col + 1)
+        return line, col, col + 1
+    stripped = text.rstrip()
+    start = len(stripped.encode()) - len(stripped.lstrip().encode())
+    return line, start, max(len(stripped.encode()), start + 1)
+
+
+def compilation_error(info, reason: str, line: int = 0, col: int = 0) -> CompilationError:
+    """The error of a strict site (``info``: its ``SiteInfo``) that cannot compile."""
+    prefix = f"line {line}: "
+    reason = reason[len(prefix):] if line and reason.startswith(prefix) else reason  # shown below
+    text = linecache.getline(info.filename, line or info.line)
+    line, start, end = underline_span(info.loop, line, col, text)
+    text = linecache.getline(info.filename, line)
+    where = f"{info.filename}:{line}:{_characters(text, start) + 1}"
+    loop = f"the loop at line {info.line}" + (f" in {info.function}()" if info.function else "")
+    message = [f"{where}: {loop} cannot be compiled: {reason}"]
+    if text.strip():
+        first, last = _characters(text, start), _characters(text, end)
+        indent = len(text) - len(text.lstrip())
+        message.append("    " + text.strip())
+        message.append("    " + " " * (first - indent) + "^" * max(1, last - first))
+    return CompilationError("\n".join(message), reason, info.filename, line, col)
+
+
+def short_location(info) -> str:
+    """``file.py:7 in f()``: how log lines and explanations name a site."""
+    where = f"{os.path.basename(info.filename)}:{info.line}"
+    return where + (f" in {info.function}()" if info.function else "")

@@ -17,6 +17,10 @@ from dataclasses import dataclass
 from ..analysis.typeinfer import TypedLoop
 from ..ir.types import Scalar
 
+# The kind code of an unboxed list in the marshalling plan, by element class (marshal.c's
+# KIND_BOOL, KIND_INT, KIND_FLOAT); the guard accepts lists of these classes only.
+LIST_KIND = {bool: 1, int: 2, float: 3}
+
 
 @dataclass(frozen=True)
 class Layout:

@@ -15,12 +15,27 @@ from dataclasses import dataclass
 import numpy
 
 from ..analysis.functions import canonical_name
-from ..errors import Unsupported
+from ..codegen.layout import LIST_KIND
+from ..errors import GuardFailure, Unsupported
 from ..ir import nodes as ir
 from ..ir.types import INT64_MAX, INT64_MIN, NUMPY_DTYPE_SCALAR, Scalar, scalar_of_class
-from ..runtime.marshal import GuardFailure, list_leaf_class
 
 _MISSING = object()
+
+
+def list_leaf_class(value: list, rank: int) -> type:
+    """Class of the first scalar of a ``rank``-deep list (the guard checks the rest
+    while unboxing); raises GuardFailure if it is not a list of that rank or is empty."""
+    leaf = value
+    for _ in range(rank):
+        if type(leaf) is not list:
+            raise GuardFailure(f"not a {rank}-D list")
+        if not leaf:
+            raise GuardFailure("an empty list (its element type is unknown)")
+        leaf = leaf[0]
+    if type(leaf) not in LIST_KIND:
+        raise GuardFailure(f"a list of {type(leaf).__name__}, not of bool, int or float")
+    return type(leaf)
 
 
 def safe_getattr(obj: object, attribute: str) -> object:

@@ -19,12 +19,12 @@ from .loopkey import LoopKey
 from .renders import cached_plan_and_render, cached_render
 from ..analysis.typeinfer import ArrayInfo, infer_types
 from ..codegen.layout import plan_layout
-from ..diagnostics.caret import short_location
+from ..errors import short_location
 from ..errors import CompilerError, Unsupported
 from .compiler import KERNEL_FLAGS, build_shared_object, find_compiler, load
 from ..ir import nodes as ir
+from .costmodel import calibrate_in_background
 from .kernel import Explanation, Specialization
-from .calibrate import start_in_background
 from .select import DeviceChoice
 from .warmup import gpu_present
 from .marshal import helper
@@ -292,7 +292,7 @@ def choose_device(specialization, gpu, analysis: LoopAnalysis, band, options, gp
     if gpu is None and gpu_factory is None and (options.device != "auto" or not parallel):
         return specialization
     if options.device == "auto":
-        start_in_background()   # once per machine, when it has no calibration yet
+        calibrate_in_background()   # once per machine, when it has no calibration yet
     return DeviceChoice(specialization, gpu, "gpu" if options.device == "gpu" else "auto",
                         analysis.feature_template(band), analysis.facts.loops, specialization.object_name,
                         gpu_factory=gpu_factory, gpu_shape=gpu_shape)

@@ -10,7 +10,6 @@ import contextlib
 import ctypes
 import functools
 import hashlib
-import json
 import logging
 import os
 import shutil

@@ -10,7 +10,7 @@
 busy) and ``work/band_threads`` the work of one GPU thread, which bounds the GPU's time
 when the band has too few threads to fill it (Leung's model has only the first term).
 The constants are fitted by non-negative least squares from the microbenchmarks that
-``megaguards calibrate`` runs (``runtime/calibrate.py``) and stored with the hardware
+``megaguards calibrate`` runs (``calibrate.py``) and stored with the hardware
 they were measured on in ``<cache dir>/calibration.json``.  Until a machine is
 calibrated, the constants measured on the H100 machine ship as the default
 (``data/calibration_default.json``).
@@ -18,9 +18,12 @@ calibrated, the constants measured on the H100 machine ship as the default
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import platform
+import subprocess
+import sys
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from operator import mul
@@ -39,6 +42,7 @@ TERMS = {
 }
 DEFAULT = Path(__file__).resolve().parent.parent / "data" / "calibration_default.json"
 CALIBRATION_FILE = "calibration.json"
+log = logging.getLogger("megaguards")
 
 
 def threads() -> int:
@@ -151,3 +155,36 @@ def save(calibration: Calibration, fit_errors: dict, samples: int) -> Path:
                         "samples": samples}, indent=1)
     _load.cache_clear()
     return target
+
+
+LOCK = "calibration.lock"   # in the cache folder while a calibration runs
+_calibration_tried = False  # calibrate_in_background ran in this process
+
+
+def calibrate_in_background() -> bool:
+    """Once per machine: calibrate in a detached, low-priority process while the user's
+    program runs (its results serve the next runs).  False when not started.  Tried once
+    per process: every loop's first entry asks."""
+    global _calibration_tried
+    options = config.current()
+    if _calibration_tried or not options.auto_calibrate or current().source == "measured":
+        return False
+    _calibration_tried = True
+    lock = options.cache_dir / LOCK
+    try:
+        options.cache_dir.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)   # one calibration per cache
+        os.write(descriptor, str(os.getpid()).encode())
+        os.close(descriptor)
+    except OSError:
+        return False
+    command = [sys.executable, "-m", "megaguards", "calibrate", "--quiet"]
+    try:
+        subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True, preexec_fn=lambda: os.nice(19),
+                         env={**os.environ, "MEGAGUARDS_AUTO_CALIBRATE": "0", "MEGAGUARDS_DEVICE": "auto"})
+    except OSError as error:
+        log.info("could not start the background calibration: %s", error)
+        return False
+    log.info("no calibration for this machine yet: `megaguards calibrate` started in the background")
+    return True

@@ -20,9 +20,10 @@ import numpy
 
 from ..codegen.cuda import CudaKernel
 from ..codegen.dialects.cuda import NVRTC_OPTIONS
-from ..errors import CompilerError
+from ..codegen.layout import LIST_KIND
+from ..errors import CompilerError, GuardFailure
 from .kernel import _BOX, _BOX_BY_TAG, UNSET, Specialization, check_list_rows
-from .marshal import LIST_KIND, GuardFailure, list_shape
+from .marshal import list_shape
 
 log = logging.getLogger("megaguards")
 

@@ -36,7 +36,7 @@ from ..frontend.scope import upward_exposed_reads
 from ..ir import nodes as ir
 from ..ir.types import NUMPY_DTYPE_SCALAR, Scalar, binary_result, scalar_of_class
 from .kernel import UNSET
-from .marshal import GuardFailure
+from ..errors import GuardFailure
 from .site import Rejected, Reporting, Site, SiteStats
 
 log = logging.getLogger("megaguards")

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 import numpy
 
 from ..analysis.typeinfer import TypedLoop
-from ..codegen.layout import BOX_TAGS, Layout
+from ..codegen.layout import BOX_TAGS, LIST_KIND, Layout
+from ..errors import GuardFailure
 from ..guards.signature import Binding
 from ..ir.types import Scalar
-from .marshal import GUARD_FAILED, LIST_KIND, PYTHON_ERROR, GuardFailure, list_shape
+from .marshal import GUARD_FAILED, PYTHON_ERROR, list_shape
 
 FLAG_REASONS = {1: "index out of range", 2: "integer overflow beyond int64 (or the NumPy type's range)",
                 3: "division or modulo by zero", 4: "a value CPython rejects (math domain, NaN to int, "

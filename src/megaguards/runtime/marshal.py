@@ -17,11 +17,6 @@ from .compiler import build_shared_object, load, python_include_flags
 
 GUARD_FAILED = -1   # a list that is not rectangular or homogeneous, an int beyond int64
 PYTHON_ERROR = -2   # memory exhausted while unboxing or boxing
-LIST_KIND = {bool: 1, int: 2, float: 3}
-
-
-class GuardFailure(Exception):
-    """A live-in does not match what the compiled code assumes."""
 
 
 @functools.lru_cache(maxsize=None)
@@ -41,21 +36,6 @@ def helper(cache_dir: Path, compiler: tuple[str, str]) -> ctypes.PyDLL:
         function.argtypes = [ctypes.py_object, ctypes.c_int, ctypes.c_int, ctypes.py_object]
         function.restype = ctypes.c_int
     return library
-
-
-def list_leaf_class(value: list, rank: int) -> type:
-    """Class of the first scalar of a ``rank``-deep list (the guard checks the rest
-    while unboxing); raises GuardFailure if it is not a list of that rank or is empty."""
-    leaf = value
-    for _ in range(rank):
-        if type(leaf) is not list:
-            raise GuardFailure(f"not a {rank}-D list")
-        if not leaf:
-            raise GuardFailure("an empty list (its element type is unknown)")
-        leaf = leaf[0]
-    if type(leaf) not in LIST_KIND:
-        raise GuardFailure(f"a list of {type(leaf).__name__}, not of bool, int or float")
-    return type(leaf)
 
 
 def list_shape(value: list, rank: int) -> tuple[int, ...]:

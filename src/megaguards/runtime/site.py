@@ -14,14 +14,12 @@ import warnings
 from dataclasses import dataclass, field
 
 from .. import config
-from ..diagnostics.caret import compilation_error, short_location
-from ..errors import CompilationError, Unsupported
+from ..errors import CompilationError, GuardFailure, Unsupported, compilation_error, short_location
 from ..frontend.lower import lower_loop
 from ..frontend.rewrite import SiteInfo
 from ..guards.signature import Binder, resolve_callee
 from . import backend
 from .kernel import FLAG_REASONS, UNSET
-from .marshal import GuardFailure
 
 log = logging.getLogger("megaguards")
 MAX_SPECIALIZATIONS = 16

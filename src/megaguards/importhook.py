@@ -16,7 +16,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from .rewrite import rewrite_module
+from .frontend.rewrite import rewrite_module
 
 _PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,7 +49,7 @@ def is_user_file(path: str, roots: list[Path] | None) -> bool:
 
 def compile_rewritten(source: str | bytes, filename: str):
     """Parse, rewrite loops to sites, compile: the code object to execute."""
-    from ..runtime.site import REGISTRY
+    from .runtime.site import REGISTRY
 
     tree = ast.parse(source, filename=filename)
     tree, _ = rewrite_module(tree, filename, REGISTRY.register)
@@ -62,7 +62,7 @@ class RewritingLoader(importlib.machinery.SourceFileLoader):
         return compile_rewritten(self.get_data(path), path)
 
     def exec_module(self, module) -> None:
-        from ..runtime.site import install_site_names
+        from .runtime.site import install_site_names
 
         install_site_names()
         super().exec_module(module)
@@ -109,7 +109,7 @@ def run_code(code, path: str, argv: list[str]) -> None:
 
     import builtins
 
-    from ..runtime.site import install_site_names
+    from .runtime.site import install_site_names
 
     script = os.path.abspath(path)
     install([os.path.dirname(script)])

@@ -11,20 +11,17 @@ from __future__ import annotations
 
 import datetime
 import logging
-import os
-import subprocess
-import sys
 import time
 
 import numpy
 
-from .. import config
-from . import costmodel, select
+from . import config
+from .runtime import costmodel, select
+from .runtime.costmodel import LOCK
 
 log = logging.getLogger("megaguards")
 REPEATS = 3
 SLOW = 0.5
-LOCK = "calibration.lock"
 
 
 def shapes():
@@ -53,7 +50,7 @@ def shapes():
 
 def measure(progress=lambda text: None) -> list[tuple[str, object, float, int, str]]:
     """(shape name, Features, seconds, threads, device) for every shape, size and device."""
-    from ..api import jit
+    from .api import jit
 
     samples = []
     observed: list = []
@@ -119,35 +116,3 @@ def main(quiet: bool = False) -> int:
             print(f"  {device}: {terms}  (median relative error {errors[device]:.0%})")
         print(f"stored in {config.current().cache_dir / costmodel.CALIBRATION_FILE}")
     return 0
-
-
-_tried = False   # start_in_background ran in this process
-
-
-def start_in_background() -> bool:
-    """Once per machine: calibrate in a detached, low-priority process while the user's
-    program runs (its results serve the next runs).  False when not started.  Tried once
-    per process: every loop's first entry asks."""
-    global _tried
-    options = config.current()
-    if _tried or not options.auto_calibrate or costmodel.current().source == "measured":
-        return False
-    _tried = True
-    lock = options.cache_dir / LOCK
-    try:
-        options.cache_dir.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)   # one calibration per cache
-        os.write(descriptor, str(os.getpid()).encode())
-        os.close(descriptor)
-    except OSError:
-        return False
-    command = [sys.executable, "-m", "megaguards", "calibrate", "--quiet"]
-    try:
-        subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True, preexec_fn=lambda: os.nice(19),
-                         env={**os.environ, "MEGAGUARDS_AUTO_CALIBRATE": "0", "MEGAGUARDS_DEVICE": "auto"})
-    except OSError as error:
-        log.info("could not start the background calibration: %s", error)
-        return False
-    log.info("no calibration for this machine yet: `megaguards calibrate` started in the background")
-    return True
