@@ -92,6 +92,15 @@ def test_report_table_and_dump(tmp_path):
     sources = sorted(path.read_text() for path in dump.glob("mod_line3_*.c"))
     assert len(sources) == 2 and all("mg_kernel" in source for source in sources)
     assert sum("#pragma omp parallel" in source for source in sources) == 1
+    # Beside the one-core kernel, the loop's IR after each stage, under the kernel's name.
+    (stages,) = dump.glob("mod_line3_*.ir")
+    assert stages.with_suffix(".c").exists()
+    text = stages.read_text()
+    headers = [line for line in text.splitlines() if line.startswith("## ")]
+    assert [header.split(" (")[0] for header in headers] == [
+        "## lowered", "## typed", "## checks hoisted before the loop", "## parallel plan"]
+    assert "    a[i] = a[i] * 2                             # line 4: py_float" in text
+    assert "# loop 'i' at line 3: parallel; private: none; reductions: none" in text
 
 
 def test_help_and_version():

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import logging
 import time
-from pathlib import Path
 from types import SimpleNamespace
 
 from .. import config
 from ..analysis.bounds import hoist_checks
 from ..analysis.features import LoopTemplate, loop_template
 from ..analysis.parallel import ISLPY_MISSING
-from ..codegen.dialects.c import C
 from .loopkey import LoopKey
 from .renders import cached_plan_and_render, cached_render
 from ..analysis.typeinfer import ArrayInfo, infer_types
@@ -24,6 +21,7 @@ from ..errors import CompilerError, Unsupported
 from .compiler import KERNEL_FLAGS, build_shared_object, find_compiler, load
 from ..ir import nodes as ir
 from .costmodel import calibrate_in_background
+from .dumps import dump, dump_stages
 from .kernel import Explanation, Specialization
 from .select import DeviceChoice
 from .warmup import gpu_present
@@ -96,6 +94,7 @@ def specialize(site, binding) -> Specialization:
     log.debug("loop %s: specialized for %s: %s; parallel depth %d", short_location(info),
               describe_signature(scalar_types, arrays), clock, plan.depth if plan and rendered.parallel else 0)
     kernel, object_name = compile_kernel(site, rendered, found)
+    dump_stages(site, rendered.source, loop, typed, facts, plan, key.loops)
     codec = helper(options.cache_dir, found)
     specialization = Specialization(
         typed, layout, kernel, rendered.checks_in_loop, rendered.preconditions,
@@ -331,14 +330,3 @@ def alias_groups(loop, binding) -> dict:
     """Array name -> the first name bound to the same object (one array for the analysis)."""
     first: dict[int, str] = {}
     return {use.name: first.setdefault(id(value), use.name) for use, value in zip(loop.arrays, binding.arrays)}
-
-
-def dump(site, source: str, suffix: str = C.suffix) -> None:
-    directory = config.current().dump_dir
-    if not directory:
-        return
-    target = Path(directory)
-    target.mkdir(parents=True, exist_ok=True)
-    digest = hashlib.sha256(source.encode()).hexdigest()[:10]
-    stem = Path(site.info.filename).stem
-    (target / f"{stem}_line{site.info.line}_{digest}{suffix}").write_text(source)

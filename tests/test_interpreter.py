@@ -1,0 +1,119 @@
+"""The IR's reference interpreter (ir/interp.py), and the differential tier that runs
+CPython, the interpreter and the compiled kernel on the same entries of each loop site
+(tests/reference_tier.py): on hand-picked loops and on generated programs."""
+from __future__ import annotations
+
+import math
+
+import numpy
+import pytest
+
+import test_parallel as corpus
+from reference_tier import DECLINED, check, entries, run_cpython, run_interpreter
+
+
+def control(a, out):
+    found = -1
+    for i in range(len(a)):
+        if a[i] < 0:
+            continue
+        j = 0
+        while True:
+            j += 1
+            if j * j > a[i]:
+                break
+        out[i] = j
+        if a[i] > 90:
+            found = i
+            break
+    return found, i
+
+
+def arithmetic(a, b, out):
+    for i in range(len(a)):
+        x, y = a[i], b[i]
+        out[i] = x // y + x % y - (x ** 2 if x < 9 else -x) + (x << 2) - (~y & 7) + abs(x - y) + max(x, y)
+
+
+def float_math(a, out):
+    for i in range(len(a)):
+        out[i] = math.sqrt(abs(a[i])) + math.floor(a[i] / 3.0) + a[i] % 2.5 - math.exp(-a[i] * a[i])
+
+
+def failing(a, d, out):
+    for i in range(len(a)):
+        out[i] = a[i] // d[i]
+
+
+def numpy_rows(a, b):
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            b[i, j] = a[i, j] * 2 + j
+
+
+CASES = [
+    (corpus.stencil, (corpus.grid(6), corpus.grid(6), 6)),
+    (corpus.int_sum_and_max, ([3, -1, 7, 7, 2],)),
+    (corpus.mandelbrot, ([[0] * 5 for _ in range(4)], 4, 5)),
+    (control, ([5, -3, 16, 99, 4], [0] * 5)),
+    (arithmetic, ([7, -7, 13, 0, 5], [3, 3, -4, 5, -2], [0] * 5)),
+    (float_math, ([1.5, -2.25, 0.0, 7.0], [0.0] * 4)),
+    (failing, ([5, 6, 7], [1, 0, 3], [0, 0, 0])),
+    (numpy_rows, (numpy.arange(12, dtype=numpy.int64).reshape(3, 4), numpy.zeros((3, 4), dtype=numpy.int64))),
+]
+
+
+@pytest.mark.parametrize("function, arguments", CASES, ids=[function.__name__ for function, _ in CASES])
+def test_cpython_interpreter_and_kernel_agree(function, arguments):
+    seen = entries(function, *arguments)
+    assert seen, "no loop site was entered"
+    interpreted = compiled = 0
+    for entry in seen:
+        ran_interpreter, ran_compiled = check(entry)
+        interpreted += ran_interpreter
+        compiled += ran_compiled
+    assert interpreted, "the interpreter never ran to the end"
+    if function is not failing:
+        assert compiled, "no compiled run was compared"
+
+
+def test_the_interpreter_raises_python_s_exception_where_the_kernel_declines():
+    (entry, *_) = entries(failing, [5, 6, 7], [1, 0, 3], [0, 0, 0])
+    assert run_cpython(entry)[:2] == ("raised", "ZeroDivisionError")
+    assert run_interpreter(entry) == run_cpython(entry)
+
+
+def test_the_interpreter_declines_a_reduction_over_nothing():
+    def row_maxima(a, out, m):
+        for i in range(len(a)):
+            out[i] = max(a[i][j] for j in range(m))
+    seen = entries(row_maxima, [[4, 9], [2, 1]], [0, 0], 0)
+    declined = [entry for entry in seen if run_interpreter(entry) == DECLINED]
+    assert declined and all(run_cpython(entry)[0] == "raised" for entry in declined)
+
+
+def compare_generated(seed: int) -> tuple[int, int]:
+    """Every entry of every call of the generated program of ``seed``, compared: how many
+    ran the interpreter to the end, and how many a compiled kernel."""
+    from fuzz import generator, harness
+
+    program = generator.generate(seed)
+    module, _ = harness.load_kernel(program.source, f"interpreted_{seed}")
+    interpreted = compiled = 0
+    for arguments in program.make_calls():
+        for entry in entries(module.kernel, *arguments):
+            ran_interpreter, ran_compiled = check(entry)
+            interpreted += ran_interpreter
+            compiled += ran_compiled
+    return interpreted, compiled
+
+
+@pytest.mark.parametrize("seed", range(10, 50))
+def test_generated_programs(seed):
+    compare_generated(seed)
+
+
+def test_generated_programs_are_really_compared():
+    """The tier is not vacuous: generated programs' entries reach the interpreter and kernels."""
+    interpreted, compiled = map(sum, zip(*map(compare_generated, range(10))))
+    assert interpreted >= 20 and compiled >= 10, (interpreted, compiled)
