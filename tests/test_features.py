@@ -11,7 +11,7 @@ import megaguards
 from conftest import choices_of
 from megaguards.analysis import features
 from megaguards.ir import nodes as ir
-from megaguards.runtime import backend, plans
+from megaguards.runtime import pipeline, plans
 
 
 def last_features(function):
@@ -115,7 +115,7 @@ def test_a_second_process_reads_the_template_with_the_plan(auto, monkeypatch):
         function = megaguards.jit(mixed)
         function(a, b, n)
         runs.append((b, last_features(function)))
-        monkeypatch.setattr(backend, "loop_template", refuse)
+        monkeypatch.setattr(pipeline, "loop_template", refuse)
         monkeypatch.setattr(plans, "loop_template", refuse)
     expected = numpy.zeros((n, n))
     mixed(a, expected, n)

@@ -4,7 +4,8 @@ from __future__ import annotations
 import os
 
 from ..runtime.kernel import Specialization
-from ..runtime.site import REGISTRY, Rejected, Site
+from ..runtime.pipeline import Rejected
+from ..runtime.site import REGISTRY, Site
 
 
 def explain_site(site: Site, show_source: bool = True) -> str:

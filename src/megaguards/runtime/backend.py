@@ -1,31 +1,27 @@
-"""Turning a lowered loop plus one entry's live-ins into a compiled specialization:
-type inference, layout, rendering (C dialect), compiling (cached), loading."""
+"""Turning a lowered loop plus one entry's live-ins into a runnable specialization: the
+compile pipeline's stages (pipeline.py), then building the kernel (compiling, cached;
+loading), its all-cores and GPU variants, and the device choice around them."""
 from __future__ import annotations
 
 import dataclasses
 import functools
 import logging
 import time
-from types import SimpleNamespace
 
 from .. import config
-from ..analysis.bounds import hoist_checks
-from ..analysis.features import LoopTemplate, loop_template
 from ..analysis.parallel import ISLPY_MISSING
-from .loopkey import LoopKey
-from .renders import cached_plan_and_render, cached_render
-from ..analysis.typeinfer import ArrayInfo, infer_types
-from ..codegen.layout import plan_layout
-from ..errors import short_location
-from ..errors import CompilerError, Unsupported
-from .compiler import KERNEL_FLAGS, build_shared_object, find_compiler, load
+from ..errors import CompilerError, Unsupported, short_location
 from ..ir import nodes as ir
+from . import pipeline
+from .compiler import KERNEL_FLAGS, build_shared_object, find_compiler, load
 from .costmodel import calibrate_in_background
 from .dumps import dump, dump_stages
 from .kernel import Explanation, Specialization
+from .loopkey import LoopKey
+from .marshal import helper
+from .renders import cached_render
 from .select import DeviceChoice
 from .warmup import gpu_present
-from .marshal import helper
 
 log = logging.getLogger("megaguards")
 
@@ -54,85 +50,41 @@ def specialize(site, binding) -> Specialization:
             warn_once("megaguards: device 'gpu' requested but no CUDA device is usable (CuPy not installed, "
                       "or no GPU/driver); loops run on the CPU")
     started = time.perf_counter()
-    clock = _StageClock()
-    functions, scalar_types, array_types = site.binder.describe(binding)
-    arrays = {use.name: ArrayInfo(array_types[use.name][0], use.rank, *array_types[use.name][1:])
-              for use in loop.arrays}
-    if any(use.rank > 8 for use in loop.arrays):
-        raise Unsupported("an array of more than 8 dimensions")
-    for use in loop.arrays:
-        if use.tuple_indexed and arrays[use.name].is_list:
-            raise Unsupported(f"'{use.name}[i, j]' on a list (Python raises TypeError)")
-    typed = infer_types(loop.body, scalar_types, arrays, functions)
-    clock.lap("type inference")
-    live_outs = tuple(n for n in info.live_outs if n in typed.variables)
     options = config.current()
-    facts = hoist_checks(typed) if options.hoist else None
-    layout = plan_layout(typed, tuple(scalar_types), live_outs, len(facts.loops) if facts else 0)
-    clock.lap("bounds and layout")
-    key = LoopKey.of(typed)   # names the cached plan and rendered source
-    clock.lap("cache key")
-    plan = template = None
-    # Under auto the loop is first rendered and compiled without OpenMP: a one-core choice
-    # (most small entries) then skips the parallel kernel's rendering, about twice as long.
-    wants_lazy = options.device == "auto"
-    if options.parallel and facts is not None:
-        plan, template, rendered = cached_plan_and_render(typed, layout, facts, alias_groups(loop, binding),
-                                                          options.strict, wants_lazy, options.threads,
-                                                          options.parallel_work, key)
-        if ISLPY_MISSING in plan.reasons:
-            from .site import warn_once
+    analysed = pipeline.analyse(loop, info.live_outs, pipeline.Signature.of(loop, site.binder, binding), options)
+    if isinstance(analysed, pipeline.Rejected):
+        return analysed
+    plan, rendered = analysed.plan, analysed.rendered
+    if plan is not None and ISLPY_MISSING in plan.reasons:
+        from .site import warn_once
 
-            warn_once(f"megaguards: {ISLPY_MISSING} (pip install islpy)")
-        for reason in plan.reasons:
-            site.note(reason)
-    else:
-        rendered = cached_render(typed, layout, facts, None, options.threads, options.parallel_work, key)
-    lazy_parallel = wants_lazy and plan is not None and bool(plan.loops)
-    clock.lap("parallel plan and render")
+        warn_once(f"megaguards: {ISLPY_MISSING} (pip install islpy)")
+    for reason in analysed.reasons:
+        site.note(str(reason))
     site.stats.analysis += time.perf_counter() - started
     log.debug("loop %s: specialized for %s: %s; parallel depth %d", short_location(info),
-              describe_signature(scalar_types, arrays), clock, plan.depth if plan and rendered.parallel else 0)
+              analysed.signature.describe(), analysed.describe_laps(), plan.depth if plan and rendered.parallel else 0)
     kernel, object_name = compile_kernel(site, rendered, found)
-    dump_stages(site, rendered.source, loop, typed, facts, plan, key.loops)
+    dump_stages(site, rendered.source, loop, analysed.typed, analysed.facts, plan, analysed.key.loops)
     codec = helper(options.cache_dir, found)
     specialization = Specialization(
-        typed, layout, kernel, rendered.checks_in_loop, rendered.preconditions,
+        analysed.typed, analysed.layout, kernel, rendered.checks_in_loop, rendered.preconditions,
         parallel_depth=plan.depth if plan is not None and rendered.parallel else 0,
         written=tuple(use.written for use in loop.arrays),
-        is_list=tuple(arrays[use.name].is_list for use in loop.arrays),
+        is_list=tuple(analysed.signature.arrays[use.name].is_list for use in loop.arrays),
         scalar_paths=site.binder.scalar_paths, live_outs=info.live_outs, object_name=object_name,
         enter=codec.mg_enter, enter_prologue=codec.mg_prologue,
-        explanation=Explanation(signature=describe_signature(scalar_types, arrays),
-                                parallel=describe_plan(key, plan, rendered.parallel or lazy_parallel),
+        explanation=Explanation(signature=analysed.signature.describe(),
+                                parallel=describe_plan(analysed.key, plan, rendered.parallel or analysed.lazy_parallel),
                                 source=kernel_source(rendered.source)))
-    analysis = LoopAnalysis(typed, layout, facts, plan, key, template, live_outs)
-    if lazy_parallel:
-        specialization.parallel_factory = functools.partial(parallel_variant, site, specialization, analysis, found)
-    if options.device in ("gpu", "auto") and facts is not None and plan is not None:
-        chosen = gpu_variant(site, specialization, analysis, binding, loop, options)
+    if analysed.lazy_parallel:
+        specialization.parallel_factory = functools.partial(parallel_variant, site, specialization, analysed, found)
+    if options.device in ("gpu", "auto") and analysed.facts is not None and plan is not None:
+        chosen = gpu_variant(site, specialization, analysed, options)
     else:
         chosen = specialization
     log.debug("loop %s: device %s", short_location(info), describe_device(chosen))
     return chosen
-
-
-@dataclasses.dataclass(frozen=True)
-class LoopAnalysis:
-    """What ``specialize`` found of one loop and signature, for the device variants."""
-
-    typed: object                    # analysis.typeinfer's typed loop
-    layout: object                   # codegen.layout's argument layout
-    facts: object                    # analysis.bounds' hoisted checks (None: not hoisted)
-    plan: object                     # analysis.parallel.ParallelPlan (None: no parallel analysis)
-    key: LoopKey
-    template: LoopTemplate | None    # the features' template without a GPU band, if cached
-    live_outs: tuple
-
-    def feature_template(self, band=None) -> LoopTemplate:
-        if band is None and self.template is not None:
-            return self.template
-        return loop_template(self.typed, self.plan, band)
 
 
 def describe_device(chosen) -> str:
@@ -143,22 +95,6 @@ def describe_device(chosen) -> str:
         return ("cuda, CPU or sequential" if getattr(chosen, "gpu", None) is not None else "CPU or sequential") + \
             ", chosen per entry (device auto)"
     return f"CPU, {chosen.parallel_depth} parallel loop level(s) (OpenMP)" if chosen.parallel_depth else "CPU, sequential"
-
-
-class _StageClock:
-    """Milliseconds of the analysis steps of one specialization, for one debug line."""
-
-    def __init__(self) -> None:
-        self.last = time.perf_counter()
-        self.laps: list[tuple[str, float]] = []
-
-    def lap(self, stage: str) -> None:
-        now = time.perf_counter()
-        self.laps.append((stage, now - self.last))
-        self.last = now
-
-    def __str__(self) -> str:
-        return ", ".join(f"{stage} {1e3 * seconds:.1f} ms" for stage, seconds in self.laps)
 
 
 def compile_kernel(site, rendered, found: tuple[str, str], what: str = "compile"):
@@ -179,7 +115,7 @@ def compile_kernel(site, rendered, found: tuple[str, str], what: str = "compile"
     return kernel, path.stem
 
 
-def parallel_variant(site, sequential: Specialization, analysis: LoopAnalysis, found) -> Specialization:
+def parallel_variant(site, sequential: Specialization, analysis: pipeline.Analysed, found) -> Specialization:
     """auto's all-cores kernel, rendered and compiled when the choice first sends the loop
     there (select.DeviceChoice.parallel_variant); Unsupported if it does not compile."""
     started = time.perf_counter()
@@ -196,7 +132,7 @@ def parallel_variant(site, sequential: Specialization, analysis: LoopAnalysis, f
         explanation=dataclasses.replace(sequential.explanation, source=kernel_source(rendered.source)))
 
 
-def gpu_variant(site, specialization, analysis: LoopAnalysis, binding, loop, options):
+def gpu_variant(site, specialization, analysis: pipeline.Analysed, options):
     """The loop on the GPU too, when its nest can go there (a band, or a time-step loop
     around bands); else the CPU specialization."""
     wants_gpu = options.device == "gpu"
@@ -207,13 +143,10 @@ def gpu_variant(site, specialization, analysis: LoopAnalysis, binding, loop, opt
         if not gpu_present():  # auto without a GPU: the features still describe the GPU shape (as trained)
             return choose_device(specialization, None, analysis, None, options, gpu_shape=parallel_nest(analysis))
         # The GPU analysis (its dependence tests import islpy), rendering and compiling wait
-        # until the selector first picks the GPU; identities stand in for the user's arrays.
-        markers: dict = {}
-        stand_in = SimpleNamespace(arrays=tuple(markers.setdefault(id(v), object()) for v in binding.arrays))
-
+        # until the selector first picks the GPU.
         def later():
             as_gpu = dataclasses.replace(options, device="gpu")
-            chosen = gpu_variant(site, specialization, analysis, stand_in, loop, as_gpu)
+            chosen = gpu_variant(site, specialization, analysis, as_gpu)
             return chosen.gpu if isinstance(chosen, DeviceChoice) else None
 
         return choose_device(specialization, None, analysis, None, options, later, parallel_nest(analysis))
@@ -222,7 +155,7 @@ def gpu_variant(site, specialization, analysis: LoopAnalysis, binding, loop, opt
     from ..analysis.mapping import GpuBand, GpuRegion, choose_band, choose_region
     from ..codegen.cuda import render_cuda
 
-    groups = alias_groups(loop, binding)
+    groups = analysis.signature.groups
     band = choose_band(typed, plan, facts, groups, options.strict)
     region = None if isinstance(band, GpuBand) else choose_region(typed, plan, facts, groups, options.strict)
     if not isinstance(band, GpuBand) and not isinstance(region, GpuRegion):
@@ -270,7 +203,7 @@ def gpu_variant(site, specialization, analysis: LoopAnalysis, binding, loop, opt
     return choose_device(specialization, build_gpu(), analysis, gpu_band, options)
 
 
-def parallel_nest(analysis: LoopAnalysis) -> tuple:
+def parallel_nest(analysis: pipeline.Analysed) -> tuple:
     """The GPU shape the features assume before the GPU analysis ran: the outermost parallel
     loop and the parallel loops perfectly nested in it, as threads of one launch."""
     nest, plan = [], analysis.plan
@@ -284,7 +217,7 @@ def parallel_nest(analysis: LoopAnalysis) -> tuple:
     return (tuple(nest),), None
 
 
-def choose_device(specialization, gpu, analysis: LoopAnalysis, band, options, gpu_factory=None, gpu_shape=None):
+def choose_device(specialization, gpu, analysis: pipeline.Analysed, band, options, gpu_factory=None, gpu_shape=None):
     """With ``device=auto`` (or a GPU variant), a DeviceChoice that picks seq, cpu or cuda at
     each entry (runtime/select.py); a CPU-only kernel without parallel loops is run as is."""
     parallel = specialization.parallel_depth or specialization.parallel_factory is not None
@@ -295,13 +228,6 @@ def choose_device(specialization, gpu, analysis: LoopAnalysis, band, options, gp
     return DeviceChoice(specialization, gpu, "gpu" if options.device == "gpu" else "auto",
                         analysis.feature_template(band), analysis.facts.loops, specialization.object_name,
                         gpu_factory=gpu_factory, gpu_shape=gpu_shape)
-
-
-def describe_signature(scalars: dict, arrays: dict) -> str:
-    parts = [f"{name}: {scalar!r}" for name, scalar in scalars.items()]
-    parts += [f"{name}: {'list' if info.is_list else 'ndarray'}[{info.rank}-D, {info.element!r}]"
-              for name, info in arrays.items()]
-    return ", ".join(parts)
 
 
 def describe_plan(key: LoopKey, plan, parallel: bool) -> list[str]:
@@ -324,9 +250,3 @@ def kernel_source(source: str, first_word: str = "int") -> str:
     start = source.find(f"\n{first_word} ")
     start = source.find(f"\n{first_word} ", source.find("mg_kernel") - 40) if start >= 0 else -1
     return source[start + 1:] if start >= 0 else source
-
-
-def alias_groups(loop, binding) -> dict:
-    """Array name -> the first name bound to the same object (one array for the analysis)."""
-    first: dict[int, str] = {}
-    return {use.name: first.setdefault(id(value), use.name) for use, value in zip(loop.arrays, binding.arrays)}

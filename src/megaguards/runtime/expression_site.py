@@ -37,7 +37,8 @@ from ..ir import nodes as ir
 from ..ir.types import NUMPY_DTYPE_SCALAR, Scalar, binary_result, scalar_of_class
 from .kernel import UNSET
 from ..errors import GuardFailure
-from .site import Rejected, Reporting, Site, SiteStats
+from .pipeline import Rejected
+from .site import Reporting, Site, SiteStats
 
 log = logging.getLogger("megaguards")
 NOT_COMPILED = object()
@@ -51,7 +52,7 @@ class NotHere(Exception):
     """This entry stays in CPython (the message is the reason)."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class WrongElement(Rejected):
     """The output (or accumulator) was set up for another element type than the loop's."""
 

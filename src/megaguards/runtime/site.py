@@ -20,6 +20,7 @@ from ..frontend.rewrite import SiteInfo
 from ..guards.signature import Binder, resolve_callee
 from . import backend
 from .kernel import FLAG_REASONS, UNSET
+from .pipeline import Rejected
 
 log = logging.getLogger("megaguards")
 MAX_SPECIALIZATIONS = 16
@@ -29,14 +30,6 @@ MAX_SPECIALIZATIONS = 16
 # not a failing guard, per entry, and live-ins of other classes are checked at once.
 GUARD_FAILURES_BEFORE_BACKOFF = 8
 GUARD_RETRY_EVERY = 64
-
-
-@dataclass
-class Rejected:
-    """A signature the loop cannot be compiled for (remembered: not re-analysed)."""
-
-    reason: str
-    location: tuple = field(default=(0, 0), kw_only=True)  # (line, col) of the construct, if known
 
 
 @dataclass
