@@ -12,14 +12,47 @@ the typed loop, shared by the renderer and the runtime's marshalling.
 """
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
+
+import numpy
 
 from ..analysis.typeinfer import TypedLoop
 from ..ir.types import Scalar
 
-# The kind code of an unboxed list in the marshalling plan, by element class (marshal.c's
-# KIND_BOOL, KIND_INT, KIND_FLOAT); the guard accepts lists of these classes only.
-LIST_KIND = {bool: 1, int: 2, float: 3}
+
+class ArrayKind(enum.IntEnum):
+    """How the marshalling helper passes one array argument (the plan's kind field)."""
+
+    NDARRAY = 0      # a NumPy array, read in place
+    LIST_BOOL = 1    # lists, unboxed into a buffer of their element class
+    LIST_INT = 2
+    LIST_FLOAT = 3
+    SHADOW = 4       # a NumPy copy of a written array, or None (NULL: no shadow)
+
+
+class ScalarBank(enum.IntEnum):
+    """Where one live-in scalar goes (the plan's bank field)."""
+
+    INTS = 0
+    FLOATS = 1
+    TRUTH = 2        # into the ints bank as its truth value (bool, numpy.bool_)
+    COMPLEX = 3      # two float slots: real, imaginary
+
+
+# The kind of an unboxed list by element class; the guard accepts lists of these only.
+LIST_KIND = {bool: ArrayKind.LIST_BOOL, int: ArrayKind.LIST_INT, float: ArrayKind.LIST_FLOAT}
+ARRAY_FIELDS = 5     # per array in the plan: kind, rank, itemsize, written, dims slot
+GUARD_FAILED = -1    # mg_enter's answer: a list not rectangular or homogeneous, an int beyond int64
+PYTHON_ERROR = -2    # mg_enter's answer: unboxing or boxing raised (memory)
+
+
+def abi_defines() -> tuple[str, ...]:
+    """The codes above as compiler flags for marshal.c, which has no copy of its own."""
+    codes = {f"MG_KIND_{kind.name}": int(kind) for kind in ArrayKind}
+    codes |= {f"MG_BANK_{bank.name}": int(bank) for bank in ScalarBank}
+    codes |= {"MG_ARRAY_FIELDS": ARRAY_FIELDS, "MG_GUARD": GUARD_FAILED, "MG_PYERROR": PYTHON_ERROR}
+    return tuple(f"-D{name}={value}" for name, value in sorted(codes.items()))
 
 
 @dataclass(frozen=True)
@@ -73,3 +106,31 @@ def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[st
 
 
 BOX_TAGS = {scalar: tag for tag, scalar in enumerate(Scalar)}
+
+
+def marshalling_plan(layout: Layout, typed: TypedLoop, written: tuple, is_list: tuple,
+                     scalar_paths: tuple) -> list[int]:
+    """The plan marshal.c follows at each entry (its header comment reads the same):
+    [n_arrays, then ARRAY_FIELDS per array, n_scalars, then (bank, slot) per scalar]."""
+    plan = [len(layout.arrays) + len(layout.shadows)]
+    for name, writes, listed in zip(layout.arrays, written, is_list):
+        info = typed.arrays[name]
+        kind = LIST_KIND[info.element.pyclass] if listed else ArrayKind.NDARRAY
+        itemsize = 0 if listed else numpy.dtype(info.element.pyclass).itemsize
+        plan += [kind, info.rank, itemsize, int(writes), layout.dims[name]]
+    for name in layout.shadows:
+        info = typed.arrays[name]
+        plan += [ArrayKind.SHADOW, info.rank, numpy.dtype(info.element.pyclass).itemsize, 0,
+                 layout.dims[f"{name}#shadow"]]
+    plan.append(len(scalar_paths))
+    for path in scalar_paths:
+        bank, slot = layout.scalars[path]
+        scalar = typed.variables[path]
+        if scalar.is_complex:
+            code = ScalarBank.COMPLEX
+        elif bank == "floats":
+            code = ScalarBank.FLOATS
+        else:
+            code = ScalarBank.TRUTH if scalar.is_bool else ScalarBank.INTS
+        plan += [code, slot]
+    return [int(value) for value in plan]

@@ -164,24 +164,15 @@ class GpuSpecialization:
         layout, typed = self.cpu.layout, self.cpu.typed
         ints[layout.mode_slot] = 0
         self.check_aliasing(binding.arrays)
-        device_arrays, commits, copies = [], [], {}
         written_objects = {id(v) for v, w in zip(binding.arrays, self.cpu.written) if w}
         band = self.band(ints)
-        for name, value in zip(layout.arrays, binding.arrays):
-            if id(value) in copies:  # the same object under two names: one device array
-                device_arrays.append(copies[id(value)])
-                continue
+
+        def place(name, value):
             if self.fully_overwritten(name, value, band, binding.arrays):
-                device, commit = self.allocate(cupy, value)
-            else:
-                device, commit = self.to_device(cupy, name, value, id(value) in written_objects)
-            copies[id(value)] = device
-            device_arrays.append(device)
-            if commit is not None:
-                commits.append(commit)
-            itemsize = device.itemsize
-            for d, stride in enumerate(device.strides):
-                ints[layout.dims[name] + typed.arrays[name].rank + d] = stride // itemsize
+                return self.allocate(cupy, value)
+            return self.to_device(cupy, name, value, id(value) in written_objects)
+
+        device_arrays, commits = arrays_to_device(layout, typed, binding.arrays, ints, place)
         total = 1
         for _, _, trips in band:
             total *= trips
@@ -190,12 +181,9 @@ class GpuSpecialization:
         outputs, reductions = self.kernel.outputs, self.kernel.reductions
         # Small inputs travel in one copy and small outputs in one copy back:
         # [array pointers | ints | floats (bits) | band]  and  [flag | marks | int partials | float partials].
-        pointers = [a.data.ptr for a in device_arrays] + [0] * len(layout.shadows)
-        ints_host, floats_host = numpy.ctypeslib.as_array(ints), numpy.ctypeslib.as_array(floats)
-        band_host = numpy.array([value for entry in band for value in entry], dtype=numpy.int64)
-        packed = numpy.concatenate([numpy.array(pointers or [0], dtype=numpy.uint64).view(numpy.int64),
-                                    ints_host, floats_host.view(numpy.int64), band_host])
-        offsets = numpy.cumsum([0, max(1, len(pointers)), len(ints_host), len(floats_host)])
+        common, offsets = packed_inputs(device_arrays, layout, ints, floats)
+        packed = numpy.concatenate([common, numpy.array([value for entry in band for value in entry],
+                                                        dtype=numpy.int64)])
         n_out, n_red = len(outputs), len(reductions)
         results = numpy.concatenate([
             numpy.zeros(1, dtype=numpy.int64), numpy.full(n_out, -1, dtype=numpy.int64),
@@ -364,6 +352,35 @@ class GpuSpecialization:
         return tuple(outputs)
 
 
+def arrays_to_device(layout, typed, arrays: tuple, ints, place) -> tuple[list, list]:
+    """Each array on the device (``place(name, value) -> (device array, commit or None)``),
+    once per object however many names it has, and each name's strides (in elements) into
+    the ints bank: the device copy of a strided view is contiguous, so the host's strides
+    the prologue wrote are wrong there, under every name."""
+    device_arrays, commits, copies = [], [], {}
+    for name, value in zip(layout.arrays, arrays):
+        if id(value) not in copies:
+            device, commit = place(name, value)
+            copies[id(value)] = device
+            if commit is not None:
+                commits.append(commit)
+        device = copies[id(value)]
+        device_arrays.append(device)
+        for d, stride in enumerate(device.strides):
+            ints[layout.dims[name] + typed.arrays[name].rank + d] = stride // device.itemsize
+    return device_arrays, commits
+
+
+def packed_inputs(device_arrays: list, layout, ints, floats) -> tuple[numpy.ndarray, numpy.ndarray]:
+    """The kernel's inputs as one int64 block, [array pointers | ints | floats (bits)], and
+    where each part starts (a fourth offset: where a band appended after them starts)."""
+    pointers = [array.data.ptr for array in device_arrays] + [0] * len(layout.shadows)
+    ints_host, floats_host = numpy.ctypeslib.as_array(ints), numpy.ctypeslib.as_array(floats)
+    packed = numpy.concatenate([numpy.array(pointers or [0], dtype=numpy.uint64).view(numpy.int64),
+                                ints_host, floats_host.view(numpy.int64)])
+    return packed, numpy.cumsum([0, max(1, len(pointers)), len(ints_host), len(floats_host)])
+
+
 def full_overwrites(typed, band_loops) -> dict:
     """Arrays never read whose one store sits unconditionally in the band body with the
     band variables as subscripts: array name -> band position of each dimension."""
@@ -436,20 +453,10 @@ class GpuRegionSpecialization:
         if steps == 0 or any(trips == 0 for band in bands for _, _, trips in band[1:]):
             return None  # empty loops: the CPU handles them and their last values
         written_objects = {id(v) for v, w in zip(binding.arrays, self.cpu.written) if w}
-        device_arrays, commits, copies = [], [], {}
-        for name, value in zip(layout.arrays, binding.arrays):
-            if id(value) not in copies:
-                device, commit = self.parts[0].to_device(cupy, name, value, id(value) in written_objects)
-                copies[id(value)] = device
-                if commit is not None:
-                    commits.append(commit)
-            device = copies[id(value)]
-            device_arrays.append(device)
-            for d, stride in enumerate(device.strides):
-                ints[layout.dims[name] + self.cpu.typed.arrays[name].rank + d] = stride // device.itemsize
-        pointers = [a.data.ptr for a in device_arrays] + [0] * len(layout.shadows)
-        common = numpy.concatenate([numpy.array(pointers or [0], dtype=numpy.uint64).view(numpy.int64),
-                                    numpy.ctypeslib.as_array(ints), numpy.ctypeslib.as_array(floats).view(numpy.int64)])
+        device_arrays, commits = arrays_to_device(
+            layout, self.cpu.typed, binding.arrays, ints,
+            lambda name, value: self.parts[0].to_device(cupy, name, value, id(value) in written_objects))
+        common, offsets = packed_inputs(device_arrays, layout, ints, floats)
         start, step, _ = bands[0][0]
         flag = cupy.zeros(1, dtype=cupy.int64)
         launches = []
@@ -462,7 +469,6 @@ class GpuRegionSpecialization:
                 total *= trips
             grid, block = part.grid(band)
             launches.append((function, packed, per_step.shape[1], total, grid, block))
-        offsets = numpy.cumsum([0, max(1, len(pointers)), len(ints), len(floats)])
         for k in range(steps):
             for function, packed, width, total, grid, block in launches:
                 base = packed.data.ptr

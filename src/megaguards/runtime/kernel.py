@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 import numpy
 
 from ..analysis.typeinfer import TypedLoop
-from ..codegen.layout import BOX_TAGS, LIST_KIND, Layout
+from ..codegen.layout import BOX_TAGS, GUARD_FAILED, PYTHON_ERROR, Layout, marshalling_plan
 from ..errors import GuardFailure
 from ..guards.signature import Binding
 from ..ir.types import Scalar
-from .marshal import GUARD_FAILED, PYTHON_ERROR, list_shape
+from .marshal import list_shape
 
 FLAG_REASONS = {1: "index out of range", 2: "integer overflow beyond int64 (or the NumPy type's range)",
                 3: "division or modulo by zero", 4: "a value CPython rejects (math domain, NaN to int, "
@@ -72,20 +72,7 @@ class Specialization:
 
     def __post_init__(self) -> None:
         layout, typed = self.layout, self.typed
-        plan = [len(layout.arrays) + len(layout.shadows)]
-        for name, written, is_list in zip(layout.arrays, self.written, self.is_list):
-            info = typed.arrays[name]
-            kind = LIST_KIND[info.element.pyclass] if is_list else 0
-            itemsize = 0 if is_list else numpy.dtype(info.element.pyclass).itemsize
-            plan += [kind, info.rank, itemsize, int(written), layout.dims[name]]
-        for name in layout.shadows:
-            info = typed.arrays[name]
-            plan += [4, info.rank, numpy.dtype(info.element.pyclass).itemsize, 0, layout.dims[f"{name}#shadow"]]
-        plan.append(len(self.scalar_paths))
-        for path in self.scalar_paths:
-            bank, slot = layout.scalars[path]
-            scalar = typed.variables[path]
-            plan += [3 if scalar.is_complex else 1 if bank == "floats" else 2 if scalar.is_bool else 0, slot]
+        plan = marshalling_plan(layout, typed, self.written, self.is_list, self.scalar_paths)
         self.plan = (ctypes.c_int64 * len(plan))(*plan)
         self.plan_address = ctypes.addressof(self.plan)
         self.kernel_address = ctypes.cast(self.kernel, ctypes.c_void_p).value

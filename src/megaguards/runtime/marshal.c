@@ -4,10 +4,8 @@
  * loaded with ctypes.PyDLL.
  *
  * plan (int64): [n_arrays, then per array: kind, rank, itemsize, written, dims_slot,
- *                n_scalars, then per scalar: bank (0 ints, 1 floats, 2 ints from a truth value,
- *                3 a complex in two float slots), slot]
- * kind: 0 NumPy array (used in place), 1/2/3 list of bool/int/float (unboxed),
- *       4 a shadow NumPy array for one of kind 0, or None (NULL: no shadow). */
+ *                n_scalars, then per scalar: bank, slot]
+ * kinds and banks: codegen/layout.py's ArrayKind and ScalarBank (marshalling_plan writes it). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -15,8 +13,14 @@
 #include <string.h>
 #include <time.h>
 
-enum { KIND_NDARRAY = 0, KIND_BOOL = 1, KIND_INT = 2, KIND_FLOAT = 3, KIND_SHADOW = 4 };
-enum { MG_GUARD = -1, MG_PYERROR = -2 };
+/* The ABI's codes are defined once, in codegen/layout.py, and passed as -D flags. */
+#if !defined(MG_KIND_NDARRAY) || !defined(MG_BANK_COMPLEX) || !defined(MG_ARRAY_FIELDS) || !defined(MG_GUARD)
+#error "compile marshal.c with codegen/layout.py's abi_defines()"
+#endif
+enum { KIND_NDARRAY = MG_KIND_NDARRAY, KIND_BOOL = MG_KIND_LIST_BOOL, KIND_INT = MG_KIND_LIST_INT,
+       KIND_FLOAT = MG_KIND_LIST_FLOAT, KIND_SHADOW = MG_KIND_SHADOW };
+enum { BANK_INTS = MG_BANK_INTS, BANK_FLOATS = MG_BANK_FLOATS, BANK_TRUTH = MG_BANK_TRUTH,
+       BANK_COMPLEX = MG_BANK_COMPLEX };
 #define MAX_ARRAYS 64
 #define MAX_RANK 8
 
@@ -127,16 +131,16 @@ static int list_shape(PyObject *obj, int rank, int64_t *shape) {
 }
 
 static int store_scalar(PyObject *value, int bank, int64_t slot, int64_t *ints, double *floats) {
-    if (bank == 3) {  /* a complex: two float slots */
+    if (bank == BANK_COMPLEX) {  /* two float slots */
         Py_complex c = PyComplex_AsCComplex(value);
         if (c.real == -1.0 && PyErr_Occurred()) return MG_PYERROR;
         floats[slot] = c.real;
         floats[slot + 1] = c.imag;
-    } else if (bank == 1) {
+    } else if (bank == BANK_FLOATS) {
         double d = PyFloat_AsDouble(value);
         if (d == -1.0 && PyErr_Occurred()) return MG_PYERROR;
         floats[slot] = d;
-    } else if (bank == 2) {  /* bool and numpy.bool: truth value */
+    } else if (bank == BANK_TRUTH) {  /* bool and numpy.bool */
         int truth = PyObject_IsTrue(value);
         if (truth < 0) return MG_PYERROR;
         ints[slot] = truth;
@@ -207,7 +211,7 @@ int mg_prologue(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *
     int64_t shape[MAX_RANK];
     int result = 0;
     if (n_arrays > MAX_ARRAYS) return MG_GUARD;
-    for (int64_t k = 0; k < n_arrays; k++, entry += 5) {
+    for (int64_t k = 0; k < n_arrays; k++, entry += MG_ARRAY_FIELDS) {
         PyObject *obj = PyTuple_GET_ITEM(arrays, k);
         int kind = (int)entry[0], rank = (int)entry[1];
         if (kind == KIND_SHADOW) continue;   /* copies of written arrays: the prologue reads none */
@@ -236,7 +240,7 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
     int64_t shapes[MAX_ARRAYS][MAX_RANK];
     int result = 0;
     if (n_arrays > MAX_ARRAYS) return MG_GUARD;
-    for (int64_t k = 0; k < n_arrays; k++, entry += 5) {
+    for (int64_t k = 0; k < n_arrays; k++, entry += MG_ARRAY_FIELDS) {
         PyObject *obj = PyTuple_GET_ITEM(arrays, k);
         int kind = (int)entry[0], rank = (int)entry[1];
         int64_t itemsize = entry[2], dims = entry[4];
@@ -278,7 +282,7 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
     seconds[1] += started - middle;
     if (result) goto done;
     entry = plan + 1;
-    for (int64_t k = 0; k < n_arrays; k++, entry += 5) {
+    for (int64_t k = 0; k < n_arrays; k++, entry += MG_ARRAY_FIELDS) {
         if (owned[k] == NULL || !written[k]) continue;  /* not an unboxed list, or read only */
         int64_t position = 0;
         if (box_level(PyTuple_GET_ITEM(arrays, k), 0, (int)entry[1], shapes[k], (int)entry[0],

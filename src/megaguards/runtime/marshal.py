@@ -13,16 +13,15 @@ import ctypes
 import functools
 from pathlib import Path
 
+from ..codegen.layout import abi_defines
 from .compiler import build_shared_object, load, python_include_flags
-
-GUARD_FAILED = -1   # a list that is not rectangular or homogeneous, an int beyond int64
-PYTHON_ERROR = -2   # memory exhausted while unboxing or boxing
 
 
 @functools.lru_cache(maxsize=None)
 def helper(cache_dir: Path, compiler: tuple[str, str]) -> ctypes.PyDLL:
     source = (Path(__file__).resolve().parent / "marshal.c").read_text()
-    flags = ("-O2", "-fPIC", "-shared", "-w", *python_include_flags(cache_dir))
+    # The ABI's codes come from codegen/layout.py as -D flags: one definition, read by both.
+    flags = ("-O2", "-fPIC", "-shared", "-w", *abi_defines(), *python_include_flags(cache_dir))
     path, _ = build_shared_object(source, cache_dir, compiler, flags, libraries=())
     library = load(path, python_api=True)
     library.mg_enter.argtypes = [ctypes.py_object, ctypes.py_object] + [ctypes.c_void_p] * 5
