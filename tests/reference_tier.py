@@ -27,6 +27,7 @@ import numpy
 import megaguards
 from megaguards.errors import GuardFailure
 from megaguards.ir.interp import Declined, interpret
+from megaguards.runtime.executable import Ran
 from megaguards.runtime.kernel import UNSET
 from megaguards.runtime.site import Site
 
@@ -160,9 +161,9 @@ def run_compiled(entry: Entry) -> tuple | None:
         result = specialization.run(binding)
     except GuardFailure:
         return None
-    if isinstance(result, int):
+    if type(result) is not Ran:
         return DECLINED
-    live_outs = dict(zip(entry.site.info.live_outs, result))
+    live_outs = dict(zip(entry.site.info.live_outs, result.values))
     values = {**dict(zip(entry.site.binder.scalar_paths, binding.scalars)),
               **{name: value for name, value in live_outs.items() if value is not UNSET}}
     return ("returned", outcome(entry, values, binding.arrays))

@@ -72,7 +72,7 @@ def test_a_loop_keeps_to_one_thread_until_it_has_paid_for_loading_its_all_cores_
     entries = 1
     while choice.rented < 0.02:
         assert choice.last_device == "seq" and "loading its all-cores kernel" in choice.last["why"]
-        assert choice.cpu.parallel_factory is not None and choice.sequential is None   # not loaded
+        assert choice.parallel_factory is not None and choice.sequential is None   # not loaded
         function(a, b, 16, 16)
         entries += 1
         assert entries < 10**6
@@ -184,7 +184,7 @@ def test_one_core_kernel_first_and_the_all_cores_kernel_when_first_chosen(auto):
     [choice] = choices_of(function)
     assert numpy.array_equal(b, 2 * a + 1) and choice.last_device == "seq"
     assert choice.cpu.parallel_depth == 0 and choice.sequential is None
-    assert choice.cpu.parallel_factory is not None and "omp" not in choice.explanation.source
+    assert choice.parallel_factory is not None and "omp" not in choice.explanation.source
     config.configure(select="cpu")
     b = numpy.zeros((16, 16))
     function(a, b, 16, 16)
@@ -211,7 +211,7 @@ def test_an_all_cores_kernel_that_fails_leaves_one_core(auto, monkeypatch):
     def broken():
         raise Unsupported("generated C did not compile (a megaguards bug): test")
 
-    choice.cpu.parallel_factory = broken
+    choice.parallel_factory = broken
     config.configure(select="cpu")
     function(a, b, 16, 16)
     assert numpy.array_equal(b, 2 * a + 1) and choice.cpu.parallel_depth == 0

@@ -77,10 +77,11 @@ def specialize(site, binding) -> Specialization:
         explanation=Explanation(signature=analysed.signature.describe(),
                                 parallel=describe_plan(analysed.key, plan, rendered.parallel or analysed.lazy_parallel),
                                 source=kernel_source(rendered.source)))
-    if analysed.lazy_parallel:
-        specialization.parallel_factory = functools.partial(parallel_variant, site, specialization, analysed, found)
     if options.device in ("gpu", "auto") and analysed.facts is not None and plan is not None:
-        chosen = gpu_variant(site, specialization, analysed, options)
+        parallel = functools.partial(parallel_variant, site, specialization, analysed, found) \
+            if analysed.lazy_parallel else None
+        chosen = choose_device(specialization, analysed, options, parallel, gpu_side(site, specialization,
+                                                                                   analysed, options))
     else:
         chosen = specialization
     log.debug("loop %s: device %s", short_location(info), describe_device(chosen))
@@ -128,28 +129,37 @@ def parallel_variant(site, sequential: Specialization, analysis: pipeline.Analys
     kernel, object_name = compile_kernel(site, rendered, found, rendering)
     return sequential.twin(
         kernel, object_name=object_name, checks_in_loop=rendered.checks_in_loop, preconditions=rendered.preconditions,
-        parallel_depth=plan.depth if rendered.parallel else 0, parallel_factory=None,
+        parallel_depth=plan.depth if rendered.parallel else 0,
         explanation=dataclasses.replace(sequential.explanation, source=kernel_source(rendered.source)))
 
 
-def gpu_variant(site, specialization, analysis: pipeline.Analysed, options):
+@dataclasses.dataclass(frozen=True)
+class GpuSide:
+    """The GPU's part of a device choice: its executable, or what builds it when the choice
+    first picks the GPU, the band the features describe and the GPU shape they assume."""
+
+    executable: object = None        # cuda.GpuSpecialization or GpuRegionSpecialization
+    factory: object = None           # builds ``executable`` later (None: built, or no GPU)
+    band: object = None              # analysis.mapping.GpuBand of the features (None: no band)
+    shape: tuple | None = None       # (loop ids of each band's threads, time-step loop id or None)
+
+
+def gpu_side(site, specialization, analysis: pipeline.Analysed, options) -> GpuSide:
     """The loop on the GPU too, when its nest can go there (a band, or a time-step loop
-    around bands); else the CPU specialization."""
+    around bands); an empty GpuSide where it cannot."""
     wants_gpu = options.device == "gpu"
     typed, facts, plan = analysis.typed, analysis.facts, analysis.plan
     if not wants_gpu:
         if not plan.loops:   # a GPU band or region needs a parallel loop: one core it is, no choice to make
-            return choose_device(specialization, None, analysis, None, options)
+            return GpuSide()
         if not gpu_present():  # auto without a GPU: the features still describe the GPU shape (as trained)
-            return choose_device(specialization, None, analysis, None, options, gpu_shape=parallel_nest(analysis))
+            return GpuSide(shape=parallel_nest(analysis))
         # The GPU analysis (its dependence tests import islpy), rendering and compiling wait
         # until the selector first picks the GPU.
         def later():
-            as_gpu = dataclasses.replace(options, device="gpu")
-            chosen = gpu_variant(site, specialization, analysis, as_gpu)
-            return chosen.gpu if isinstance(chosen, DeviceChoice) else None
+            return gpu_side(site, specialization, analysis, dataclasses.replace(options, device="gpu")).executable
 
-        return choose_device(specialization, None, analysis, None, options, later, parallel_nest(analysis))
+        return GpuSide(factory=later, shape=parallel_nest(analysis))
     # Imported only here: under auto they would cost about 20 ms at the first loop's entry.
     from . import cuda
     from ..analysis.mapping import GpuBand, GpuRegion, choose_band, choose_region
@@ -161,7 +171,7 @@ def gpu_variant(site, specialization, analysis: pipeline.Analysed, options):
     if not isinstance(band, GpuBand) and not isinstance(region, GpuRegion):
         if wants_gpu:
             site.note(f"not on the GPU: {band}; {region}")
-        return choose_device(specialization, None, analysis, None, options)
+        return GpuSide()
     bands = (band,) if region is None else region.bands
     kernels = tuple(render_cuda(typed, analysis.layout, facts, b, analysis.live_outs) for b in bands)
     lines = specialization.explanation.parallel
@@ -188,7 +198,7 @@ def gpu_variant(site, specialization, analysis: pipeline.Analysed, options):
     if not wants_gpu:
         shape = (tuple(tuple(id(loop) for loop in b.loops[b.fixed:]) for b in bands),
                  id(region.loop) if region is not None else None)
-        return choose_device(specialization, None, analysis, gpu_band, options, build_gpu, shape)
+        return GpuSide(factory=build_gpu, band=gpu_band, shape=shape)
     if cuda.cupy_module() is None:  # no GPU here: check the kernels with NVRTC, run on the CPU
         for kernel in kernels:
             try:
@@ -196,11 +206,11 @@ def gpu_variant(site, specialization, analysis: pipeline.Analysed, options):
             except CompilerError as error:
                 log.error("%s", error)
                 site.note(f"CUDA kernel did not compile (a megaguards bug): {str(error)[:300]}")
-                return choose_device(specialization, None, analysis, None, options)
+                return GpuSide()
         if wants_gpu:
             site.note("no CUDA device found: ran on the CPU" + ("" if checked else " (NVRTC not installed)"))
-        return choose_device(specialization, None, analysis, None, options)
-    return choose_device(specialization, build_gpu(), analysis, gpu_band, options)
+        return GpuSide()
+    return GpuSide(executable=build_gpu(), band=gpu_band)
 
 
 def parallel_nest(analysis: pipeline.Analysed) -> tuple:
@@ -217,17 +227,18 @@ def parallel_nest(analysis: pipeline.Analysed) -> tuple:
     return (tuple(nest),), None
 
 
-def choose_device(specialization, gpu, analysis: pipeline.Analysed, band, options, gpu_factory=None, gpu_shape=None):
+def choose_device(specialization, analysis: pipeline.Analysed, options, parallel_factory, gpu: GpuSide):
     """With ``device=auto`` (or a GPU variant), a DeviceChoice that picks seq, cpu or cuda at
-    each entry (runtime/select.py); a CPU-only kernel without parallel loops is run as is."""
-    parallel = specialization.parallel_depth or specialization.parallel_factory is not None
-    if gpu is None and gpu_factory is None and (options.device != "auto" or not parallel):
+    each entry (runtime/select.py); a CPU-only kernel without parallel loops is run as is.
+    ``parallel_factory``: under auto, builds the all-cores kernel when first chosen."""
+    parallel = specialization.parallel_depth or parallel_factory is not None
+    if gpu.executable is None and gpu.factory is None and (options.device != "auto" or not parallel):
         return specialization
     if options.device == "auto":
         calibrate_in_background()   # once per machine, when it has no calibration yet
-    return DeviceChoice(specialization, gpu, "gpu" if options.device == "gpu" else "auto",
-                        analysis.feature_template(band), analysis.facts.loops, specialization.object_name,
-                        gpu_factory=gpu_factory, gpu_shape=gpu_shape)
+    return DeviceChoice(specialization, gpu.executable, "gpu" if options.device == "gpu" else "auto",
+                        analysis.feature_template(gpu.band), analysis.facts.loops, specialization.object_name,
+                        gpu_factory=gpu.factory, gpu_shape=gpu.shape, parallel_factory=parallel_factory)
 
 
 def describe_plan(key: LoopKey, plan, parallel: bool) -> list[str]:

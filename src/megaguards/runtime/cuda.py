@@ -22,6 +22,7 @@ from ..codegen.cuda import CudaKernel
 from ..codegen.dialects.cuda import NVRTC_OPTIONS
 from ..codegen.layout import LIST_KIND
 from ..errors import CompilerError, GuardFailure
+from .executable import Declined, Outcome, Raised, Ran
 from .kernel import _BOX, _BOX_BY_TAG, UNSET, Specialization, check_list_rows
 from .marshal import list_shape
 
@@ -152,15 +153,15 @@ class GpuSpecialization:
     def timings(self) -> dict:
         return self.clock.timings
 
-    def run(self, binding, minimum_work: int = 0) -> tuple | int | None:
-        """Live-outs on success, a flag (int) to fall back, None to run on the CPU instead."""
-        return self.clock.entry(lambda: self.launch(binding, minimum_work))
+    def run(self, binding) -> Outcome:
+        """The live-outs, the flag the kernel raised, or declined: the CPU runs it (executable.py)."""
+        return self.clock.entry(lambda: self.launch(binding))
 
-    def launch(self, binding, minimum_work: int) -> tuple | int | None:
+    def launch(self, binding) -> Outcome:
         cupy = cupy_module()
         fast, ints, floats = self.prologue(binding)
         if not fast:
-            return None
+            return Declined("a hoisted check failed")
         layout, typed = self.cpu.layout, self.cpu.typed
         ints[layout.mode_slot] = 0
         self.check_aliasing(binding.arrays)
@@ -176,8 +177,8 @@ class GpuSpecialization:
         total = 1
         for _, _, trips in band:
             total *= trips
-        if total == 0 or total < minimum_work:
-            return None  # nothing (or too little) to launch: the CPU handles it
+        if total == 0:
+            return Declined("empty ranges")  # the CPU handles them and their last values
         outputs, reductions = self.kernel.outputs, self.kernel.reductions
         # Small inputs travel in one copy and small outputs in one copy back:
         # [array pointers | ints | floats (bits) | band]  and  [flag | marks | int partials | float partials].
@@ -207,11 +208,11 @@ class GpuSpecialization:
         fred = back[1 + n_out + n_red:].view(numpy.float64)
         code = int(flag[0])
         if code:
-            return code
+            return Raised(code)
         result = self.live_outs(binding, band, marks, values[0], values[1], ired, fred, total)
         for commit in commits:  # only now: nothing above may still send the loop to CPython
             commit()
-        return result
+        return Ran(result)
 
     def check_aliasing(self, arrays: tuple) -> None:
         """As on the CPU: shared list rows or overlapping views, one written, stay in CPython."""
@@ -437,21 +438,21 @@ class GpuRegionSpecialization:
     def timings(self) -> dict:
         return self.clock.timings
 
-    def run(self, binding, minimum_work: int = 0) -> tuple | int | None:
+    def run(self, binding) -> Outcome:
         return self.clock.entry(lambda: self.launch(binding))
 
-    def launch(self, binding) -> tuple | int | None:
+    def launch(self, binding) -> Outcome:
         cupy = cupy_module()
         fast, ints, floats = self.parts[0].prologue(binding)
         if not fast:
-            return None
+            return Declined("a hoisted check failed")
         layout = self.cpu.layout
         ints[layout.mode_slot] = 0
         self.parts[0].check_aliasing(binding.arrays)
         bands = [part.band(ints) for part in self.parts]
         steps = bands[0][0][2]
         if steps == 0 or any(trips == 0 for band in bands for _, _, trips in band[1:]):
-            return None  # empty loops: the CPU handles them and their last values
+            return Declined("empty ranges")  # the CPU handles them and their last values
         written_objects = {id(v) for v, w in zip(binding.arrays, self.cpu.written) if w}
         device_arrays, commits = arrays_to_device(
             layout, self.cpu.typed, binding.arrays, ints,
@@ -479,7 +480,7 @@ class GpuRegionSpecialization:
                                        numpy.uint64(0), numpy.uint64(0), numpy.int64(total)))
         code = int(flag.get().view(numpy.int32)[0])  # one synchronisation for the whole loop
         if code:
-            return code
+            return Raised(code)
         final = {self.region.loop.var: start + (steps - 1) * step}
         for band, kernel in zip(bands, self.kernels):
             for position, (first, stride, trips) in enumerate(band[1:], start=1):
@@ -487,4 +488,4 @@ class GpuRegionSpecialization:
         outputs = tuple(int(final[name]) if name in final else UNSET for name in self.cpu.live_outs)
         for commit in commits:
             commit()
-        return outputs
+        return Ran(outputs)

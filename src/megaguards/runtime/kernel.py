@@ -18,12 +18,8 @@ from ..codegen.layout import BOX_TAGS, GUARD_FAILED, PYTHON_ERROR, Layout, marsh
 from ..errors import GuardFailure
 from ..guards.signature import Binding
 from ..ir.types import Scalar
+from .executable import Raised, Ran
 from .marshal import list_shape
-
-FLAG_REASONS = {1: "index out of range", 2: "integer overflow beyond int64 (or the NumPy type's range)",
-                3: "division or modulo by zero", 4: "a value CPython rejects (math domain, NaN to int, "
-                "range step 0, inexact int/float conversion)", 5: "a result whose Python type differs "
-                "(e.g. int ** negative int)"}
 
 
 class Unset:
@@ -65,8 +61,6 @@ class Specialization:
     enter: ctypes._CFuncPtr     # marshal.c's mg_enter
     explanation: Explanation
     seconds: object = field(default_factory=lambda: (ctypes.c_double * 3)())
-    failed_precondition: str | None = None  # of the last run: the hoisted check that failed
-    parallel_factory: object = None  # under auto, a kernel compiled without OpenMP: builds its parallel twin
     object_name: str = ""            # the compiled object's (a hash of source, compiler, flags): names its decisions
     enter_prologue: ctypes._CFuncPtr = None   # marshal.c's mg_prologue (None: the banks filled from Python)
 
@@ -91,7 +85,7 @@ class Specialization:
         """This specialization with another kernel of the same loop and layout (auto's
         all-cores one): the marshalling plan and banks are shared, not built again."""
         twin = object.__new__(Specialization)
-        twin.__dict__.update(self.__dict__, **changes, kernel=kernel, failed_precondition=None,
+        twin.__dict__.update(self.__dict__, **changes, kernel=kernel,
                              kernel_address=ctypes.cast(kernel, ctypes.c_void_p).value)
         return twin
 
@@ -103,8 +97,11 @@ class Specialization:
     def timings(self) -> dict:
         return {"unbox": self.seconds[0], "execute": self.seconds[1], "writeback": self.seconds[2]}
 
-    def run(self, binding: Binding) -> tuple | int:
-        """Live-out tuple on success; the kernel's flag (an int > 0) otherwise."""
+    last_device = None   # the executable protocol's: one kernel, one device
+    gpu_runs = 0
+
+    def run(self, binding: Binding) -> Ran | Raised:
+        """The live-outs, or the flag the kernel raised (executable.py)."""
         arrays = binding.arrays
         if binding.on_device:
             raise GuardFailure("CuPy arrays need the GPU, and this loop cannot run there")
@@ -121,13 +118,13 @@ class Specialization:
         flag = self.enter(kernel_arrays, binding.scalars, self.plan_address, self.kernel_address, ints, floats,
                           self.seconds)
         failed = ints[self.layout.precondition_slot]
-        self.failed_precondition = self.preconditions[failed] if failed >= 0 else None
+        failed_check = self.preconditions[failed] if failed >= 0 else None
         if flag:
             if flag == GUARD_FAILED:
                 raise GuardFailure("a list that is not rectangular or not homogeneous, or an int beyond int64")
             if flag == PYTHON_ERROR:
                 raise GuardFailure("unboxing raised (out of memory, or a value that does not convert)")
-            return flag
+            return Raised(flag, failed_check)
         started = time.perf_counter()
         if not ints[self.layout.in_place_slot]:
             committed: set[int] = set()
@@ -148,7 +145,7 @@ class Specialization:
                 continue
             outputs.append(box((floats if bank == "floats" else ints)[slot]))
         self.seconds[2] += time.perf_counter() - started
-        return tuple(outputs)
+        return Ran(tuple(outputs), failed_check)
 
     def prologue(self, binding: Binding) -> tuple:
         """Run the kernel's prologue only (mode 1) on these live-ins: (ints, floats).  The

@@ -34,6 +34,7 @@ from ..analysis import features as feature_analysis
 from . import costmodel, selector, warmup
 from .decisions import DecisionStore, bucket
 from ..errors import Unsupported
+from .executable import Declined, Outcome, Ran
 from .kernel import Specialization
 
 log = logging.getLogger("megaguards")
@@ -103,17 +104,32 @@ class DeviceChoice:
     store: DecisionStore | None = None
     gpu_factory: object = None     # builds ``gpu`` when auto first picks the GPU (None: built)
     gpu_shape: tuple | None = None  # (loop ids of each band's threads, time-step loop id or None)
+    parallel_factory: object = None  # builds the all-cores kernel when first chosen (None: built, or none)
 
-    def __getattr__(self, name):  # report and explain read the CPU specialization's facts
-        return getattr(self.cpu, name)
+    # What the site's report and explain read: the CPU specialization's facts.
+    @property
+    def checks_in_loop(self) -> int:
+        return self.cpu.checks_in_loop
 
     @property
-    def failed_precondition(self) -> str | None:   # read at every entry: spared __getattr__'s detour
-        return self.cpu.failed_precondition
+    def parallel_depth(self) -> int:
+        return self.cpu.parallel_depth
+
+    @property
+    def typed(self):
+        return self.cpu.typed
+
+    @property
+    def explanation(self):
+        return self.cpu.explanation
+
+    @property
+    def timings(self) -> dict:
+        return self.cpu.timings
 
     def devices(self) -> tuple[str, ...]:
         available = ["cpu"]
-        if (self.sequential is not None or self.cpu.parallel_factory is not None) and not config.current().threads:
+        if (self.sequential is not None or self.parallel_factory is not None) and not config.current().threads:
             available.insert(0, "seq")
         if self.gpu is not None or self.gpu_factory is not None:
             available.append("cuda")
@@ -264,7 +280,7 @@ class DeviceChoice:
     def rent_due(self, one_thread: float) -> str | None:
         """Why an entry expected to take ``one_thread`` seconds on one thread runs there
         rather than on all cores, whose start-up is not paid yet; None once it is."""
-        if self.cpu.parallel_factory is not None and self.rented + one_thread <= PARALLEL_LOAD_SECONDS:
+        if self.parallel_factory is not None and self.rented + one_thread <= PARALLEL_LOAD_SECONDS:
             return (f"until it has spent {PARALLEL_LOAD_SECONDS * 1e3:g} ms there, about what loading "
                     f"its all-cores kernel costs")
         if not _openmp["started"] and _openmp["seq_seconds"] + one_thread <= OPENMP_STARTUP_SECONDS:
@@ -321,7 +337,7 @@ class DeviceChoice:
 
     # -- running ------------------------------------------------------------------------
 
-    def run(self, binding):
+    def run(self, binding) -> Outcome:
         self.entries += 1
         method = config.current().select
         device = "cuda" if self.policy == "gpu" else self.pick(binding, method)
@@ -333,13 +349,14 @@ class DeviceChoice:
         outcome = None
         if device == "cuda" and self.gpu is not None:
             outcome = self.gpu.run(binding)
-            if outcome is not None:
+            if type(outcome) is not Declined:
                 self.last_device = "cuda"
                 self.gpu_runs += 1
                 if self.policy == "auto":
                     warmup.note_gpu_used()
             else:
                 device, started = "cpu", time.perf_counter()   # the GPU declined: run on the CPU
+                outcome = None
         elif device == "cuda":
             device = "cpu"   # no usable GPU after all
         if outcome is None:
@@ -352,26 +369,22 @@ class DeviceChoice:
         elif device == "seq" and self.renting:
             _openmp["seq_seconds"] += seconds
             self.rented += seconds
-        if not isinstance(outcome, int):
+        if type(outcome) is Ran:
             self.remember(device, seconds, method, starting_openmp)
         return outcome
 
-    def run_cpu(self, binding, one_thread: bool):
+    def run_cpu(self, binding, one_thread: bool) -> Outcome:
         if not one_thread:
             return self.parallel_variant().run(binding)
-        if self.sequential is None:   # the parallel kernel is not built: cpu is the one-core kernel
-            return self.cpu.run(binding)
-        try:
-            return self.sequential.run(binding)
-        finally:
-            self.cpu.failed_precondition = self.sequential.failed_precondition   # the site reports it
+        # Until the parallel kernel is built, cpu is the one-core kernel.
+        return (self.cpu if self.sequential is None else self.sequential).run(binding)
 
     def parallel_variant(self) -> Specialization:
         """The all-cores specialization, built at the first entry sent there: until then
         ``cpu`` is the kernel compiled without OpenMP (backend.parallel_variant)."""
-        factory = self.cpu.parallel_factory
+        factory = self.parallel_factory
         if factory is not None:
-            self.cpu.parallel_factory = None
+            self.parallel_factory = None
             try:
                 self.sequential, self.cpu = self.cpu, factory()
             except Unsupported as error:   # a megaguards bug, logged: one core only

@@ -19,7 +19,8 @@ from ..frontend.lower import lower_loop
 from ..frontend.rewrite import SiteInfo
 from ..guards.signature import Binder, resolve_callee
 from . import backend
-from .kernel import FLAG_REASONS, UNSET
+from .executable import Raised, Ran
+from .kernel import UNSET
 from .pipeline import Rejected
 
 log = logging.getLogger("megaguards")
@@ -140,17 +141,18 @@ class Site(Reporting):
             outcome = specialization.run(binding)
         except GuardFailure as failure:
             return self.cannot_compile(f"guard: {failure}")
-        device = getattr(specialization, "last_device", None)
+        device = specialization.last_device
         if device is not None and device != self.last_device:
             self.last_device = device
             log.debug("loop %s: ran on %s", short_location(self.info), device)
-        if specialization.failed_precondition:
-            self.note(f"hoisted check failed ({specialization.failed_precondition}): "
-                      "ran the copy of the loop that checks inside")
-        if isinstance(outcome, int):
-            return self.fallback(f"runtime flag: {FLAG_REASONS.get(outcome, outcome)}")
-        self.stats.compiled_runs += 1
-        return outcome
+        if outcome.failed_check:
+            self.note(f"hoisted check failed ({outcome.failed_check}): ran the copy of the loop that checks inside")
+        if type(outcome) is Ran:
+            self.stats.compiled_runs += 1
+            return outcome.values
+        if type(outcome) is Raised:
+            return self.fallback(f"runtime flag: {outcome.reason}")
+        return self.fallback(f"declined: {outcome.why}")
 
     def specialize(self, binding):
         if len(self.specializations) >= MAX_SPECIALIZATIONS:
@@ -172,13 +174,13 @@ class Site(Reporting):
     def backend_name(self) -> str | None:
         if not self.compiled:
             return None
-        if any(getattr(s, "gpu_runs", 0) for s in self.compiled):
+        if any(s.gpu_runs for s in self.compiled):
             return "cuda"
         return "c-omp" if self.parallel_depth else "c-seq"
 
     def transfers(self) -> dict | None:
         """Host-device copies of GPU runs (counts and bytes), None if none ran on the GPU."""
-        gpus = [s.gpu for s in self.compiled if getattr(s, "gpu_runs", 0)]
+        gpus = [s.gpu for s in self.compiled if s.gpu_runs]
         if not gpus:
             return None
         fields = ("to_device", "bytes_to_device", "from_device", "bytes_from_device")

@@ -1,0 +1,59 @@
+"""One protocol for "run this loop somewhere": the one-core kernel, the all-cores kernel,
+the GPU kernel, the GPU region and the device choice between them all answer
+``run(binding)`` with one of three outcomes, and the site reads nothing else.
+
+* ``Ran``: the loop ran; its live-out values (``kernel.UNSET`` for names it did not assign).
+* ``Raised``: the kernel raised a flag (an index out of range, an overflow, ...): CPython
+  runs the loop again from the unchanged data and raises what it raises.
+* ``Declined``: this executable did not run the loop (a GPU kernel facing empty ranges or
+  failed hoisted checks); the device choice runs it on the CPU instead.
+
+Each also names the hoisted check that failed, if one did (the copy of the loop that checks
+inside then ran).  Outcomes are tuples: one is made at every entry, a few hundred
+nanoseconds cheaper than a dataclass.  A guard that fails at run time (a list that turns
+out ragged) raises ``errors.GuardFailure`` instead: the site falls back to CPython."""
+from __future__ import annotations
+
+from typing import NamedTuple, Protocol, Union
+
+# The flags the kernels raise (codegen/prelude.h's MG_ERR_*), as the report says them.
+FLAG_REASONS = {1: "index out of range", 2: "integer overflow beyond int64 (or the NumPy type's range)",
+                3: "division or modulo by zero", 4: "a value CPython rejects (math domain, NaN to int, "
+                "range step 0, inexact int/float conversion)", 5: "a result whose Python type differs "
+                "(e.g. int ** negative int)"}
+
+
+class Ran(NamedTuple):
+    values: tuple                    # the live-outs, in the site's order
+    failed_check: str | None = None  # the hoisted check that failed: the checking copy ran
+
+
+class Raised(NamedTuple):
+    flag: int                        # prelude.h's MG_ERR_* code
+    failed_check: str | None = None
+
+    @property
+    def reason(self) -> str:
+        return FLAG_REASONS.get(self.flag, str(self.flag))
+
+
+class Declined(NamedTuple):
+    why: str
+    failed_check: str | None = None
+
+
+Outcome = Union[Ran, Raised, Declined]
+
+
+class Executable(Protocol):
+    """What a site holds for one signature and what its report reads of it."""
+
+    checks_in_loop: int              # checks left inside the loop (not hoisted)
+    parallel_depth: int              # loop levels run on all cores (0: one core)
+    last_device: str | None          # the device of the last run (None: always the same)
+    gpu_runs: int                    # entries the GPU ran
+
+    def run(self, binding) -> Outcome: ...
+
+    @property
+    def timings(self) -> dict: ...
