@@ -217,20 +217,12 @@ def test_cupy_arrays_are_used_in_place(emulator):
 
 
 def test_same_array_under_two_names_1d_contiguous(emulator):
-    # The second name's strides are never written (below), but a contiguous 1-D array's
-    # only stride is the compile-time 1.
     on_gpu(emulator, shifted, lambda: (*(2 * [numpy.linspace(0.0, 1.0, N)]), N))
 
 
-ALIASING = (
-    "runtime/cuda.py GpuSpecialization.launch: an array object already on the device under an "
-    "earlier name takes the 'if id(value) in copies: ... continue' branch, which skips writing its "
-    "strides into the ints bank; the prologue (marshal.c mg_prologue: ndarray_dims with itemsize 0; "
-    "kernel.Specialization.prologue for CuPy) writes none for ndarrays, so every stride of the second "
-    "name that is not the compile-time unit last stride is 0 and it reads and writes element/row 0")
-
-
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=ALIASING)
+# One object under two names: each name's device strides are written (runtime/cuda.py's
+# arrays_to_device); the prologue leaves an ndarray's strides at 0, so a name skipped
+# would read and write element or row 0 only (this was so before arrays_to_device).
 @pytest.mark.parametrize("kind", ["numpy-2d", "strided-view-1d", "cupy-2d"])
 def test_same_array_under_two_names(emulator, kind):
     cupy = emulator.module
