@@ -125,8 +125,8 @@ def test_outer_iterable_is_evaluated_once():
 
 def test_unbound_name_raises_as_in_cpython():
     def unbound(n):
-        values = [i + later for i in range(n)]
-        later = 1
+        values = [i + later for i in range(n)]  # noqa: F821 (read before it is bound, on purpose)
+        later = 1  # noqa: F841
         return values
     assert_same_as_cpython(unbound, 3, compiled=False)
     assert_same_as_cpython(unbound, 0, compiled=None)  # CPython never reads 'later'

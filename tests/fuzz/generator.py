@@ -219,14 +219,14 @@ class Generator(HelperGeneration, StatementGeneration, InputGeneration):
                              f"range({D} - 1, 0, -2)", f"range(1, {D} - 1)", f"range({D} - 2, -1, -3)"])
             return form, dim
         if choice < 0.82:  # zero-trip ranges (or nearly)
-            return r.choice([f"range(0)", f"range({D}, {D})", f"range(0, {D}, -1)", f"range({D}, 0)",
+            return r.choice(["range(0)", f"range({D}, {D})", f"range(0, {D}, -1)", f"range({D}, 0)",
                              "range(-3)"]), dim
         if choice < 0.92:  # a small repetition count, independent of the arrays
             return r.choice(["range(3)", "range(5)", "range(2, 9)", "range(abs(k) + 1)", "range(10, 0, -3)",
                              "range(q % 7)", "range(40)"]), None
         # a step or bound from a parameter: k may be 0 (ValueError) or negative
         return r.choice([f"range(0, {D}, k)", f"range({D} - 1, -1, k)", f"range(k, {D})",
-                         f"range(0, {D}, abs(k) + 1)", f"range(k)"]), None
+                         f"range(0, {D}, abs(k) + 1)", "range(k)"]), None
 
     def array_with_dim0(self, dim: str) -> str:
         names = [a.name for a in self.arrays if a.dims[0] == dim]

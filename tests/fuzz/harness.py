@@ -33,7 +33,6 @@ import copy
 import importlib.util
 import itertools
 import json
-import math
 import os
 import queue
 import signal
