@@ -21,6 +21,7 @@ from ..guards.signature import Binder, resolve_callee
 from . import backend
 from .kernel import FLAG_REASONS, UNSET
 from .pipeline import Rejected
+from .process import current as current_process
 
 log = logging.getLogger("megaguards")
 MAX_SPECIALIZATIONS = 16
@@ -223,6 +224,8 @@ class Registry:
         return self.sites[site_id](values)
 
 
+# Not in process.Process: site ids are written into rewritten code and ``dispatch`` is a
+# built-in, so the registry outlives any stand-in process a test installs.
 REGISTRY = Registry()
 
 
@@ -241,11 +244,9 @@ def install_site_names() -> None:
     setattr(builtins, EXPRESSION_FUNCTION, dispatch)
 
 
-_warned: set[str] = set()
-
-
 def warn_once(message: str) -> None:
-    if message not in _warned:
-        _warned.add(message)
+    warned = current_process().warned
+    if message not in warned:
+        warned.add(message)
         # One line naming megaguards, not a megaguards source line.
         warnings.warn_explicit(message, RuntimeWarning, "megaguards", 0)
