@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from megaguards import config
-from megaguards.runtime import costmodel, select
+from megaguards.runtime import costmodel, process, select
 from megaguards.runtime.site import REGISTRY
 
 
@@ -142,11 +142,19 @@ def assert_same_as_cpython(function, *arguments, compiled=True):
 # -- device choice under auto (test_selection.py, test_selection_startup.py, test_features.py, test_surprise.py) --
 
 @pytest.fixture
-def auto(tmp_path, monkeypatch):
-    """device=auto with the prediction on, in a private cache (no decisions carried over),
-    OpenMP's threads taken as started and all-cores kernels as free to load (the one-thread
-    rentals have tests of their own)."""
-    monkeypatch.setattr(select, "_openmp", {"started": True, "seq_seconds": 0.0})
+def fresh_process():
+    """The runtime's per-process state (runtime/process.py) as in a process just started;
+    the test's own process is back afterwards."""
+    with process.fresh() as state:
+        yield state
+
+
+@pytest.fixture
+def auto(tmp_path, monkeypatch, fresh_process):
+    """device=auto with the prediction on, in a private cache (no decisions carried over)
+    and a fresh process, OpenMP's threads taken as started and all-cores kernels as free to
+    load (the one-thread rentals have tests of their own)."""
+    fresh_process.openmp_started = True
     monkeypatch.setattr(select, "PARALLEL_LOAD_SECONDS", 0.0)
     saved = config.current()
     config.configure(device="auto", select="model", cache_dir=tmp_path, parallel_work=0)

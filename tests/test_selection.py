@@ -16,7 +16,7 @@ from conftest import TreeSaying, choices_of, entry_features, scale_rows, write_c
 from megaguards import config
 from megaguards.analysis.features import FEATURE_NAMES, Features, KINDS
 from megaguards import calibrate
-from megaguards.runtime import backend, costmodel, cuda, select, selector
+from megaguards.runtime import backend, costmodel, cuda, process, select, selector
 from megaguards.runtime.site import REGISTRY
 
 
@@ -263,18 +263,17 @@ def test_calibration_fits_and_stores(auto, monkeypatch):
 def test_background_calibration_starts_once(auto, monkeypatch):
     started = []
     monkeypatch.setattr(costmodel.subprocess, "Popen", lambda command, **_: started.append(command))
-    monkeypatch.setattr(costmodel, "_calibration_tried", False)
     config.configure(auto_calibrate=True)
     try:
-        assert costmodel.calibrate_in_background() is True
+        assert costmodel.calibrate_in_background() is True      # auto's process is a fresh one
         assert costmodel.calibrate_in_background() is False      # tried once per process
-        monkeypatch.setattr(costmodel, "_calibration_tried", False)      # as in another process:
-        assert costmodel.calibrate_in_background() is False      # the lock says one is running
+        with process.fresh():                                    # as in another process:
+            assert costmodel.calibrate_in_background() is False  # the lock says one is running
         assert len(started) == 1 and started[0][-2:] == ["calibrate", "--quiet"]
         write_calibration(auto, 1e-9, 1e-9)
         (auto / costmodel.LOCK).unlink()
-        monkeypatch.setattr(costmodel, "_calibration_tried", False)
-        assert costmodel.calibrate_in_background() is False      # calibrated already
+        with process.fresh():
+            assert costmodel.calibrate_in_background() is False  # calibrated already
     finally:
         config.configure(auto_calibrate=False)
 
@@ -296,15 +295,13 @@ def test_decisions_are_written_at_exit(tmp_path):
         config.configure(cache_dir=saved.cache_dir)
 
 
-def test_the_decisions_folder_is_listed_once_per_process(tmp_path, monkeypatch):
+def test_the_decisions_folder_is_listed_once_per_process(tmp_path, monkeypatch, fresh_process):
     """A kernel without a decisions file reads none: the folder's names are listed at the
     first store, and a file another process writes later waits for the next process."""
     from megaguards.runtime import decisions
     from megaguards.runtime.cachefile import write_json
 
-    decisions.save_all()   # earlier tests' stores
-    listings = []
-    monkeypatch.setattr(decisions, "_listed", {})
+    listings = []   # fresh_process: nothing listed yet
     listdir = os.listdir
     monkeypatch.setattr(decisions.os, "listdir", lambda folder: listings.append(folder) or listdir(folder))
     saved = config.current()
@@ -384,8 +381,7 @@ def test_the_selection_data_is_read_before_the_script(auto, monkeypatch):
     then decides without any of it (here each would raise)."""
     from megaguards.runtime import decisions, warmup
 
-    config.configure(select="tree")
-    monkeypatch.setattr(decisions, "_listed", {})
+    config.configure(select="tree")   # auto's process is a fresh one: nothing listed yet
     for cached in (costmodel._load, costmodel.usable_cores, selector.load):
         cached.cache_clear()
     warmup.load_selection_data()

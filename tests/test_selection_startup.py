@@ -11,13 +11,13 @@ import pytest
 import megaguards
 from conftest import choices_of, scale_rows, write_calibration
 from megaguards import config
-from megaguards.runtime import costmodel, select
+from megaguards.runtime import costmodel, process, select
 
 
-def test_all_cores_wait_until_one_thread_has_cost_openmp_start_up(auto, monkeypatch):
+def test_all_cores_wait_until_one_thread_has_cost_openmp_start_up(auto, fresh_process, monkeypatch):
     """Rent or buy: a process whose OpenMP threads are not started runs the kernels chosen
     for all cores on one thread until OPENMP_STARTUP_SECONDS were spent that way."""
-    monkeypatch.setattr(select, "_openmp", {"started": False, "seq_seconds": 0.0})
+    fresh_process.openmp_started = False
     monkeypatch.setattr(select, "OPENMP_STARTUP_SECONDS", 0.05)
     monkeypatch.setattr(select, "RECHECK_EVERY", 10**9)   # no re-try of all cores meanwhile
     write_calibration(auto, seq_work=1e-9, cpu_work=1e-12)   # all cores predicted far faster; both tiny
@@ -29,28 +29,28 @@ def test_all_cores_wait_until_one_thread_has_cost_openmp_start_up(auto, monkeypa
     assert choice.last_device == "seq" and "OpenMP's threads are not started" in choice.last["why"]
     assert numpy.array_equal(b, 2 * a + 1)
     entries = 1
-    while select._openmp["seq_seconds"] < 0.05:
+    while fresh_process.one_thread_seconds < 0.05:
         function(a, b, 16, 16)
         entries += 1
         assert choice.last_device == "seq"
         assert entries < 10**6
     function(a, b, 16, 16)   # the rent is paid: this size is decided again, for all cores
-    assert choice.last_device == "cpu" and select._openmp["started"]
+    assert choice.last_device == "cpu" and fresh_process.openmp_started
     function(a, b, 16, 16)
     assert choice.last_device == "cpu"
 
 
-def test_an_entry_expected_to_take_longer_than_openmp_start_up_goes_to_all_cores(auto, monkeypatch):
-    monkeypatch.setattr(select, "_openmp", {"started": False, "seq_seconds": 0.0})
+def test_an_entry_expected_to_take_longer_than_openmp_start_up_goes_to_all_cores(auto, fresh_process):
+    fresh_process.openmp_started = False
     write_calibration(auto, seq_work=1.0, cpu_work=1e-9)   # one thread predicted to take seconds
     function = megaguards.jit(scale_rows)
     function(numpy.ones((16, 16)), numpy.zeros((16, 16)), 16, 16)
     [choice] = choices_of(function)
-    assert choice.last_device == "cpu" and select._openmp["started"]
+    assert choice.last_device == "cpu" and fresh_process.openmp_started
 
 
-def test_started_openmp_goes_to_all_cores_at_once(auto, monkeypatch):
-    monkeypatch.setattr(select, "_openmp", {"started": True, "seq_seconds": 0.0})
+def test_started_openmp_goes_to_all_cores_at_once(auto, fresh_process):
+    fresh_process.openmp_started = True
     write_calibration(auto, seq_work=1.0, cpu_work=1e-9)
     function = megaguards.jit(scale_rows)
     function(numpy.ones((16, 16)), numpy.zeros((16, 16)), 16, 16)
@@ -109,7 +109,6 @@ def gpu_choice(auto, monkeypatch, cpu_entry: float):
         "constants": {"seq": {"entry": 2 * cpu_entry}, "cpu": {"entry": cpu_entry}, "cuda": {"entry": 0.0}}}))
     costmodel._load.cache_clear()
     warm = {"started": False, "done": False}
-    monkeypatch.setattr(select, "_gpu_rent", {"lost": 0.0})
     monkeypatch.setattr(select.warmup, "start", lambda: warm.update(started=True))
     monkeypatch.setattr(select.warmup, "in_progress", lambda: warm["started"])
     monkeypatch.setattr(select.warmup, "done", lambda: warm["done"])
@@ -127,7 +126,7 @@ def gpu_choice(auto, monkeypatch, cpu_entry: float):
     # CPU: start afresh, with the stand-in as the only GPU
     choice.gpu = None
     choice.awaiting_gpu.clear()
-    select._gpu_rent["lost"] = 0.0
+    process.current().gpu_rent_lost = 0.0
     warm.update(started=False)
     return (lambda: function(a, b, 16, 16)), choice, fake, warm
 
@@ -139,7 +138,7 @@ def test_the_cpu_runs_until_it_has_lost_cuda_start_up_then_cuda_starts_in_the_ba
         call()
         assert choice.last_device == "cpu" and not warm["started"], entry
         assert "on the CPU (cpu 10 ms, seq 20 ms) until the CPU has lost CUDA's start-up time" in choice.last["why"]
-    assert select._gpu_rent["lost"] == pytest.approx(0.04)
+    assert process.current().gpu_rent_lost == pytest.approx(0.04)
     call()   # 50 ms lost: CUDA starts in the background, this entry still on the CPU
     assert warm["started"] and choice.last_device == "cpu"
     call()

@@ -12,7 +12,7 @@ import numpy
 import megaguards
 from conftest import TreeSaying, choices_of, write_calibration
 from megaguards import config
-from megaguards.runtime import select, selector
+from megaguards.runtime import process, select, selector
 
 
 def scale(a, b, n):
@@ -24,7 +24,7 @@ def devices_of_entries(monkeypatch, tree_device: str, entries: int = 4) -> tuple
     monkeypatch.setattr(selector, "load", lambda: TreeSaying(tree_device))
     config.configure(select="tree")
     ran = []
-    monkeypatch.setattr(select, "OBSERVER", lambda choice, device, seconds: ran.append(device))
+    process.current().observer = lambda choice, device, seconds: ran.append(device)
     function = megaguards.jit(scale)
     a = numpy.arange(64.0)
     for _ in range(entries):
@@ -47,7 +47,7 @@ def test_an_entry_far_over_its_prediction_tries_the_models_device_once(auto, mon
 def test_a_try_of_all_cores_that_started_openmp_is_made_again_and_kept_for_later_processes(auto, monkeypatch):
     from megaguards.runtime.decisions import DecisionStore
 
-    monkeypatch.setattr(select, "_openmp", {"started": False, "seq_seconds": 0.0})   # a fresh process
+    process.current().openmp_started = False   # a process just started
     write_calibration(auto, seq_work=1e-15, cpu_work=1e-16)
     ran, choice = devices_of_entries(monkeypatch, "seq", entries=5)
     assert ran[:3] == ["seq", "cpu", "cpu"]   # the try that started the threads, then a try with them up
@@ -88,7 +88,7 @@ def rented_then_all_cores(monkeypatch, slow: str, entries: int = 6) -> tuple[lis
     """Entries of a kernel the model sends to all cores, in a process whose OpenMP threads
     are not started: one thread runs the first entries (the rental), then all cores.
     Entries on the ``slow`` device take 5 ms more (far above any hiccup of a tiny entry)."""
-    monkeypatch.setattr(select, "_openmp", {"started": False, "seq_seconds": 0.0})
+    process.current().openmp_started = False
     monkeypatch.setattr(select, "OPENMP_STARTUP_SECONDS", 0.0002)
     run_cpu = select.DeviceChoice.run_cpu
 
@@ -99,7 +99,7 @@ def rented_then_all_cores(monkeypatch, slow: str, entries: int = 6) -> tuple[lis
 
     monkeypatch.setattr(select.DeviceChoice, "run_cpu", timed)
     ran = []
-    monkeypatch.setattr(select, "OBSERVER", lambda choice, device, seconds: ran.append(device))
+    process.current().observer = lambda choice, device, seconds: ran.append(device)
     function = megaguards.jit(scale)
     a = numpy.arange(64.0)
     while "cpu" not in ran:   # the rental lasts until one thread has spent OpenMP's start-up

@@ -16,7 +16,7 @@ import time
 import numpy
 
 from . import config
-from .runtime import costmodel, select
+from .runtime import costmodel, process
 from .runtime.costmodel import LOCK
 
 log = logging.getLogger("megaguards")
@@ -54,7 +54,8 @@ def measure(progress=lambda text: None) -> list[tuple[str, object, float, int, s
 
     samples = []
     observed: list = []
-    select.OBSERVER = lambda choice, used, seconds: observed.append(
+    state = process.current()   # its observer sees every entry's device and time
+    state.observer = lambda choice, used, seconds: observed.append(
         (choice.last.get("features"), seconds) if used == device else (None, seconds))
     saved = config.current()
     try:
@@ -81,7 +82,7 @@ def measure(progress=lambda text: None) -> list[tuple[str, object, float, int, s
                     if seconds > SLOW:
                         slow.add(device)
     finally:
-        select.OBSERVER = None
+        state.observer = None
         config.configure(device=saved.device, select=saved.select)
     return samples
 

@@ -31,7 +31,7 @@ KERNEL_FLAGS = ("-O3", "-std=gnu11", "-fPIC", "-shared", "-ffp-contract=off", "-
 # -fsignaling-nans: x * -1.0 keeps a NaN's sign; -frounding-math: 0.0 - (double)k is not folded
 # into -(double)k, which is -0.0 for k == 0.
 _lock = threading.Lock()
-_loaded: dict[Path, ctypes.CDLL] = {}
+_loaded: dict[Path, ctypes.CDLL] = {}   # a cache, not per-process state: see process.py
 COMPILERS_FILE = "compilers.json"   # in the cache dir: compiler identity -> version line
 PYTHON_FILE = "python.json"         # in the cache dir: interpreter identity -> include directory
 

@@ -33,6 +33,7 @@ import numpy
 
 from .. import config
 from .cachefile import write_json
+from .process import current as current_process
 
 DEVICES = ("seq", "cpu", "cuda")
 TERMS = {
@@ -158,18 +159,16 @@ def save(calibration: Calibration, fit_errors: dict, samples: int) -> Path:
 
 
 LOCK = "calibration.lock"   # in the cache folder while a calibration runs
-_calibration_tried = False  # calibrate_in_background ran in this process
 
 
 def calibrate_in_background() -> bool:
     """Once per machine: calibrate in a detached, low-priority process while the user's
     program runs (its results serve the next runs).  False when not started.  Tried once
     per process: every loop's first entry asks."""
-    global _calibration_tried
-    options = config.current()
-    if _calibration_tried or not options.auto_calibrate or current().source == "measured":
+    options, process = config.current(), current_process()
+    if process.calibration_tried or not options.auto_calibrate or current().source == "measured":
         return False
-    _calibration_tried = True
+    process.calibration_tried = True
     lock = options.cache_dir / LOCK
     try:
         options.cache_dir.mkdir(parents=True, exist_ok=True)

@@ -18,16 +18,17 @@ import math
 import os
 
 from .cachefile import cache_folder, read_json, write_json
+from .process import current as current_process
 
 KEEP = 5   # newest times kept per bucket and device
-_unsaved: set = set()   # stores with times not yet written
-_listed: dict = {}      # decisions folder -> the file names in it (listed once per process)
 
 
 @atexit.register
 def save_all() -> None:
-    while _unsaved:
-        _unsaved.pop().save()
+    """Write the times this process measured (at its exit)."""
+    unsaved = current_process().unsaved_stores
+    while unsaved:
+        unsaved.pop().save()
 
 
 def bucket(work: float) -> str:
@@ -57,7 +58,7 @@ class DecisionStore:
         """Counts the processes that met this size (once per process and size, from select)."""
         self.visits[size] = self.visits.get(size, 0) + 1
         if size in self.times:
-            _unsaved.add(self)
+            current_process().unsaved_stores.add(self)
         return self.visits[size]
 
     def best(self, size: str) -> tuple[str | None, dict]:
@@ -74,7 +75,7 @@ class DecisionStore:
             self.start_ups.append((size, device, seconds))
         else:
             self._keep(size, device, seconds)
-        _unsaved.add(self)
+        current_process().unsaved_stores.add(self)
 
     def _keep(self, size: str, device: str, seconds: float) -> None:
         times = self.times.setdefault(size, {}).setdefault(device, [])
@@ -82,7 +83,7 @@ class DecisionStore:
         del times[:-KEEP]
 
     def save(self) -> None:
-        _unsaved.discard(self)
+        current_process().unsaved_stores.discard(self)
         for start_up in self.start_ups:
             self._keep(*start_up)
         self.start_ups.clear()
@@ -106,9 +107,10 @@ def stored_names() -> set:
 
 
 def _names_in(folder: str) -> set:
-    if folder not in _listed:
+    listed = current_process().listed_folders
+    if folder not in listed:
         try:
-            _listed[folder] = set(os.listdir(folder))
+            listed[folder] = set(os.listdir(folder))
         except OSError:   # no folder yet: nothing stored
-            _listed[folder] = set()
-    return _listed[folder]
+            listed[folder] = set()
+    return listed[folder]

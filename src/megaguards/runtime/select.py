@@ -36,6 +36,8 @@ from .decisions import DecisionStore, bucket
 from ..errors import Unsupported
 from .executable import Declined, Outcome, Ran
 from .kernel import Specialization
+from .process import Process
+from .process import current as current_process
 
 log = logging.getLogger("megaguards")
 # Entries of one size in a process before the first re-try of another device; later ones
@@ -61,21 +63,20 @@ SURPRISE = 2.0
 # when it is up.  A single entry waits for CUDA at once only if it is expected to lose more
 # than the whole start-up (GPU_WAIT_SECONDS): otherwise the CPU runs it while CUDA starts.
 # (stencil_numpy, large: one entry, 0.31 s on 16 cores, 0.99 s for a process on the GPU.)
+# The sum so far is the process's (Process.gpu_rent_lost).
 GPU_STARTUP_SECONDS = 0.5
 GPU_WAIT_SECONDS = 1.0
-_gpu_rent = {"lost": 0.0}
 # Likewise OpenMP's first parallel region in a process starts its thread team (2-3 ms on
 # the H100 machine, 16 cores).  Until then a kernel the choice sends to all cores runs on
 # one thread instead when the one-thread time spent so far plus this entry's expected
 # one-thread time stays below this: a rent-or-buy rule, about twice the better at worst.
+# Whether it started, and the one-thread time so far: Process.openmp_started, one_thread_seconds.
 OPENMP_STARTUP_SECONDS = 0.003
-_openmp = {"started": False, "seq_seconds": 0.0}
 # The same rule per loop for loading its all-cores kernel (reading the rendered source from
 # the cache, loading the shared object: 0.3-0.7 ms a loop on the development machine): a
 # loop whose entries take microseconds keeps to one thread unless it runs long enough to
 # pay for it (particlefilter, small: five loops of 15-80 us an entry, five entries each).
 PARALLEL_LOAD_SECONDS = 0.0005
-OBSERVER = None         # calibration: called with (choice, device, seconds) after each entry
 LOGGED_ENTRIES = 50     # per size: entries written to MEGAGUARDS_FEATURES_LOG
 
 
@@ -183,7 +184,7 @@ class DeviceChoice:
         if method in ("seq", "cpu", "cuda"):  # forced (calibration, training): "cpu" when unavailable
             available = self.devices()
             device = method if method in available else "cpu"
-            if OBSERVER is not None or config.current().features_log:
+            if current_process().observer is not None or config.current().features_log:
                 found = self.features(binding)
                 self.last = {"features": found, "predicted": costmodel.current().predict(found), "device": device,
                              "why": f"forced (MEGAGUARDS_SELECT={method})", "bucket": bucket(found.work)}
@@ -283,7 +284,8 @@ class DeviceChoice:
         if self.parallel_factory is not None and self.rented + one_thread <= PARALLEL_LOAD_SECONDS:
             return (f"until it has spent {PARALLEL_LOAD_SECONDS * 1e3:g} ms there, about what loading "
                     f"its all-cores kernel costs")
-        if not _openmp["started"] and _openmp["seq_seconds"] + one_thread <= OPENMP_STARTUP_SECONDS:
+        process = current_process()
+        if not process.openmp_started and process.one_thread_seconds + one_thread <= OPENMP_STARTUP_SECONDS:
             return (f"while OpenMP's threads are not started (until {OPENMP_STARTUP_SECONDS * 1e3:g} ms "
                     f"are spent on one thread)")
         return None
@@ -307,7 +309,7 @@ class DeviceChoice:
         rent_gpu(lost)
         waiting = "while CUDA starts in the background" if warmup.in_progress() else (
             f"until the CPU has lost CUDA's start-up time ({GPU_STARTUP_SECONDS} s; "
-            f"{_gpu_rent['lost'] * 1e3:.3g} ms so far)")
+            f"{current_process().gpu_rent_lost * 1e3:.3g} ms so far)")
         return device, f"{why}, but on the CPU ({format_times(cpu_times)}) {waiting}", lost
 
     @staticmethod
@@ -363,14 +365,15 @@ class DeviceChoice:
             outcome = self.run_cpu(binding, one_thread=device == "seq")
             self.last_device = device
         seconds = time.perf_counter() - started
-        starting_openmp = device == "cpu" and not _openmp["started"]
+        process = current_process()
+        starting_openmp = device == "cpu" and not process.openmp_started
         if device == "cpu":
-            _openmp["started"] = True
+            process.openmp_started = True
         elif device == "seq" and self.renting:
-            _openmp["seq_seconds"] += seconds
+            process.one_thread_seconds += seconds
             self.rented += seconds
         if type(outcome) is Ran:
-            self.remember(device, seconds, method, starting_openmp)
+            self.remember(device, seconds, method, starting_openmp, process)
         return outcome
 
     def run_cpu(self, binding, one_thread: bool) -> Outcome:
@@ -391,7 +394,7 @@ class DeviceChoice:
                 self.cpu.explanation.parallel.append(f"the parallel kernel failed: {error}")
         return self.cpu
 
-    def remember(self, device: str, seconds: float, method: str, starting_openmp: bool = False) -> None:
+    def remember(self, device: str, seconds: float, method: str, starting_openmp: bool, process: Process) -> None:
         if method == "explore" or self.policy != "auto":   # explore's own measurements (its only memory)
             times = self.times[device]
             times.append(seconds)
@@ -406,9 +409,9 @@ class DeviceChoice:
                 self.after_openmp_start(device)
             elif self.last.get("size_key") is not None:
                 self.check_first_entry(device, seconds)
-        if OBSERVER is not None:
-            OBSERVER(self, device, seconds)
-        log_observation(self, device, seconds)
+        if process.observer is not None:
+            process.observer(self, device, seconds)
+        log_observation(self, device, seconds, process)
 
     def after_openmp_start(self, device: str) -> None:
         """An entry that started OpenMP's thread team (0.75-11.7 ms on the H100 machine) does
@@ -468,8 +471,9 @@ def size_of(binding) -> tuple:
 
 def rent_gpu(lost: float) -> None:
     """Add what an entry lost on the CPU for want of CUDA; start CUDA once it adds up."""
-    _gpu_rent["lost"] += lost
-    if _gpu_rent["lost"] >= GPU_STARTUP_SECONDS:
+    process = current_process()
+    process.gpu_rent_lost += lost
+    if process.gpu_rent_lost >= GPU_STARTUP_SECONDS:
         warmup.start()
 
 
@@ -488,18 +492,16 @@ def _short(value) -> str:
     return f"{value:.3g}" if isinstance(value, float) else str(value)
 
 
-_logged: dict = {}
-
-
-def log_observation(choice: DeviceChoice, device: str, seconds: float) -> None:
+def log_observation(choice: DeviceChoice, device: str, seconds: float, process: Process) -> None:
     """One JSON line per entry into MEGAGUARDS_FEATURES_LOG (training data for the tree)."""
     path = config.current().features_log
     if not path:
         return
-    counted = _logged.get((choice.key, choice.last["bucket"]), 0)
+    logged = process.features_logged
+    counted = logged.get((choice.key, choice.last["bucket"]), 0)
     if counted >= LOGGED_ENTRIES:
         return
-    _logged[(choice.key, choice.last["bucket"])] = counted + 1
+    logged[(choice.key, choice.last["bucket"])] = counted + 1
     found = choice.last["features"]
     record = {"kernel": choice.key, "bucket": choice.last["bucket"], "device": device, "seconds": seconds,
               "features": found.as_dict(), "vector": list(found.vector()),

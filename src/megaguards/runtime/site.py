@@ -22,6 +22,7 @@ from . import backend
 from .executable import Raised, Ran
 from .kernel import UNSET
 from .pipeline import Rejected
+from .process import current as current_process
 
 log = logging.getLogger("megaguards")
 MAX_SPECIALIZATIONS = 16
@@ -225,6 +226,8 @@ class Registry:
         return self.sites[site_id](values)
 
 
+# Not in process.Process: site ids are written into rewritten code and ``dispatch`` is a
+# built-in, so the registry outlives any stand-in process a test installs.
 REGISTRY = Registry()
 
 
@@ -243,11 +246,9 @@ def install_site_names() -> None:
     setattr(builtins, EXPRESSION_FUNCTION, dispatch)
 
 
-_warned: set[str] = set()
-
-
 def warn_once(message: str) -> None:
-    if message not in _warned:
-        _warned.add(message)
+    warned = current_process().warned
+    if message not in warned:
+        warned.add(message)
         # One line naming megaguards, not a megaguards source line.
         warnings.warn_explicit(message, RuntimeWarning, "megaguards", 0)

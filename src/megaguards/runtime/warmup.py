@@ -22,12 +22,11 @@ import threading
 from pathlib import Path
 
 from .. import config
+from .process import Process
+from .process import current as current_process
 
 log = logging.getLogger("megaguards")
 JOIN_AT_EXIT_SECONDS = 30.0
-_thread: threading.Thread | None = None
-_script_mark: Path | None = None   # under auto: the script's mark, kept only while it uses the GPU
-_used = False
 
 
 def mark_path(script: str) -> Path:
@@ -37,7 +36,6 @@ def mark_path(script: str) -> Path:
 
 def start_for_script(script: str) -> bool:
     """At ``megaguards run``: start CUDA now if this script will likely use it."""
-    global _script_mark
     settings = config.current()
     if settings.device not in ("gpu", "auto") or not gpu_present():
         return False
@@ -46,9 +44,10 @@ def start_for_script(script: str) -> bool:
         return True
     if settings.select not in ("tree", "model"):
         return False
-    _script_mark = mark_path(script)
-    atexit.register(_forget_unused_mark)
-    if not _script_mark.exists():
+    process = current_process()
+    process.script_mark = mark_path(script)   # kept only while the script uses the GPU
+    atexit.register(_forget_unused_mark, process)
+    if not process.script_mark.exists():
         return False
     start()
     return True
@@ -79,12 +78,12 @@ def load_selection_data() -> None:
 
 
 def start() -> None:
-    global _thread
-    if _thread is not None:
+    process = current_process()
+    if process.warmup_thread is not None:
         return
-    _thread = threading.Thread(target=_bring_up, name="megaguards-cuda-warmup", daemon=True)
-    _thread.start()
-    atexit.register(_join)
+    process.warmup_thread = threading.Thread(target=_bring_up, name="megaguards-cuda-warmup", daemon=True)
+    process.warmup_thread.start()
+    atexit.register(_join, process)
 
 
 def _bring_up() -> None:
@@ -100,42 +99,44 @@ def _bring_up() -> None:
 
 def wait() -> None:
     """Called before the first GPU use: let the warm-up finish rather than race it."""
-    if _thread is not None and _thread.is_alive() and _thread is not threading.current_thread():
-        _thread.join()
+    thread = current_process().warmup_thread
+    if thread is not None and thread.is_alive() and thread is not threading.current_thread():
+        thread.join()
 
 
 def in_progress() -> bool:
     """Has CUDA been started (done or under way) in this process?"""
-    return _thread is not None
+    return current_process().warmup_thread is not None
 
 
 def done() -> bool:
     """Has the warm-up finished (CUDA up, or found unusable)?"""
-    return _thread is not None and not _thread.is_alive()
+    thread = current_process().warmup_thread
+    return thread is not None and not thread.is_alive()
 
 
 def note_gpu_used() -> None:
     """Under auto, the first GPU use marks the script: its next process warms CUDA up."""
-    global _used
-    if _used or _script_mark is None:
+    process = current_process()
+    if process.gpu_used or process.script_mark is None:
         return
-    _used = True
+    process.gpu_used = True
     try:
-        _script_mark.parent.mkdir(parents=True, exist_ok=True)
-        _script_mark.touch()
+        process.script_mark.parent.mkdir(parents=True, exist_ok=True)
+        process.script_mark.touch()
     except OSError:  # a read-only cache: no warm-up next time
         pass
 
 
-def _forget_unused_mark() -> None:
+def _forget_unused_mark(process: Process) -> None:
     """A process that warmed CUDA up for nothing (sizes changed, say) drops the mark."""
-    if not _used and _thread is not None and _script_mark is not None:
+    if not process.gpu_used and process.warmup_thread is not None and process.script_mark is not None:
         try:
-            _script_mark.unlink()
+            process.script_mark.unlink()
         except OSError:
             pass
 
 
-def _join() -> None:
-    if _thread is not None:
-        _thread.join(JOIN_AT_EXIT_SECONDS)
+def _join(process: Process) -> None:
+    if process.warmup_thread is not None:
+        process.warmup_thread.join(JOIN_AT_EXIT_SECONDS)

@@ -1,0 +1,69 @@
+"""What the runtime remembers for the rest of this process, in one object.
+
+Facts about the process itself, not about one loop: whether OpenMP's thread team is up,
+what the CPU has lost while CUDA was not, the CUDA warm-up thread, measured times not yet
+written, what was logged or warned once.  ``PROCESS`` is created at import; the modules
+read it through ``current()`` (once or twice per entry of a device choice, about 10 ns
+more each than the module dicts it replaces) and none keeps a copy, so a test that needs
+another process installs a new one with ``fresh()`` instead of patching module privates.
+
+Left where they are, being caches rather than state (a fresh process would only redo
+the work): the ``functools.lru_cache``s (compiler, calibration, tree, CuPy), the loaded
+shared objects (``compiler.py``: the dynamic loader keeps one copy per process anyway).
+Also left: the site registry (``site.py``), whose ids are written into rewritten code
+and whose ``dispatch`` is a built-in, so it must outlive any stand-in process; and the
+options (``config.py``), which have their own ``configure()``.
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(slots=True, eq=False)   # slots: a misspelt field raises instead of adding one
+class Process:
+    # -- OpenMP (select.py): its first parallel region starts the thread team; until then a
+    # kernel chosen for all cores runs on one thread while that stays cheaper (rent or buy).
+    openmp_started: bool = False
+    one_thread_seconds: float = 0.0   # spent on one thread while renting, toward OPENMP_STARTUP_SECONDS
+
+    # -- CUDA's start-up (select.py, warmup.py)
+    gpu_rent_lost: float = 0.0        # seconds entries lost on the CPU for want of CUDA, toward GPU_STARTUP_SECONDS
+    warmup_thread: threading.Thread | None = None   # imports CuPy, creates the context; None: not started
+    script_mark: Path | None = None   # under auto at `megaguards run`: the script's "used the GPU" mark
+    gpu_used: bool = False            # under auto: the GPU ran an entry (the mark is written once)
+
+    # -- calibration (calibrate.py, costmodel.py)
+    observer: Callable | None = None  # called with (choice, device, seconds) after each entry
+    calibration_tried: bool = False   # costmodel.calibrate_in_background ran (every loop's first entry asks)
+
+    # -- measured decisions (decisions.py)
+    unsaved_stores: set = field(default_factory=set)     # DecisionStores with times to write at exit
+    listed_folders: dict = field(default_factory=dict)   # decisions folder -> the file names in it
+
+    # -- said once
+    features_logged: dict = field(default_factory=dict)  # (kernel key, bucket) -> lines in MEGAGUARDS_FEATURES_LOG
+    warned: set = field(default_factory=set)             # RuntimeWarning messages already shown
+
+
+PROCESS = Process()
+
+
+def current() -> Process:
+    return PROCESS
+
+
+@contextlib.contextmanager
+def fresh(process: Process | None = None) -> Iterator[Process]:
+    """Run the block as another process would (tests): ``process`` (a new one by default)
+    is current inside and the previous one again after.  What the block's process left
+    unsaved is dropped, as by a process killed; ``decisions.save_all()`` ends it as an exit."""
+    global PROCESS
+    previous, PROCESS = PROCESS, Process() if process is None else process
+    try:
+        yield PROCESS
+    finally:
+        PROCESS = previous
