@@ -1,5 +1,5 @@
 """Turning a lowered loop plus one entry's live-ins into a compiled specialization:
-type inference, layout, rendering (C dialect), compiling (cached), loading."""
+type inference, layout, rendering (C or OpenMP target), compiling (cached), loading."""
 from __future__ import annotations
 
 import dataclasses
@@ -220,7 +220,7 @@ def gpu_variant(site, specialization, analysis: LoopAnalysis, binding, loop, opt
     # Imported only here: under auto they would cost about 20 ms at the first loop's entry.
     from . import cuda
     from ..analysis.mapping import GpuBand, GpuRegion, choose_band, choose_region
-    from ..codegen.cuda import render_cuda
+    from ..codegen.renderer import render_cuda
 
     groups = alias_groups(loop, binding)
     band = choose_band(typed, plan, facts, groups, options.strict)
