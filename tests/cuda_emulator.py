@@ -400,7 +400,7 @@ def install(monkeypatch) -> CudaEmulator:
     """Fake CuPy for one test: megaguards' device=gpu path then runs kernels on the CPU.
     Undone by ``monkeypatch`` (and ``uninstall``), so it never leaks into other tests."""
     global _current
-    from megaguards.codegen import cuda as codegen_cuda
+    from megaguards.codegen.targets import cuda as codegen_cuda
     from megaguards.runtime import cuda as runtime_cuda
 
     emulator = _current = CudaEmulator()

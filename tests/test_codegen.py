@@ -8,9 +8,9 @@ import pytest
 
 from megaguards import config
 from megaguards.analysis.typeinfer import ArrayInfo, infer_types
-from megaguards.codegen.dialects.c import C
 from megaguards.codegen.layout import plan_layout
 from megaguards.codegen.renderer import Renderer
+from megaguards.codegen.targets.c import C
 from megaguards.frontend.lower import lower_loop
 from megaguards.ir.types import Scalar
 from megaguards.runtime.compiler import KERNEL_FLAGS, build_shared_object, find_compiler

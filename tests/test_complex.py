@@ -186,11 +186,11 @@ def test_storing_complex_into_a_float_list_stays_in_cpython():
     assert_same_as_cpython(store, [0.0, 1.0], 1j, compiled=False)
 
 
-def test_complex_helpers_compile_in_the_cuda_dialect(tmp_path):
+def test_complex_helpers_compile_for_the_cuda_target(tmp_path):
     """The shared prelude's complex helpers compile with NVRTC (complex loops themselves
     stay on the CPU: GPU results carry ints and doubles only)."""
     pytest.importorskip("cuda.bindings.nvrtc", reason="NVRTC (cuda-bindings) not installed")
-    from megaguards.codegen.dialects.cuda import CUDA
+    from megaguards.codegen.targets.cuda import CUDA
     from megaguards.runtime.cuda import check_with_nvrtc
 
     kernel = CUDA.prelude + """

@@ -299,7 +299,7 @@ def test_emulator_blocks_share_memory_and_refuse_bad_launches(emulator):
 
 
 def test_real_block_size(emulator, monkeypatch):
-    from megaguards.codegen import cuda as codegen_cuda
+    from megaguards.codegen.targets import cuda as codegen_cuda
 
     monkeypatch.setattr(codegen_cuda, "BLOCK_2D", (32, 8, 1))   # the real one: a team of 256 threads
 

@@ -86,6 +86,14 @@ def test_the_checker_sees_relative_and_local_imports(tmp_path):
     assert ("runtime", "analysis") in EDGES and ("diagnostics", "runtime") in EDGES
 
 
+def test_no_codegen_module_imports_the_renderer():
+    """The renderer asks the targets (codegen/targets/) and imports them; their hooks
+    receive the renderer instead of importing it, so that imports go one way."""
+    importers = [path.relative_to(PACKAGE) for path in sorted((PACKAGE / "codegen").rglob("*.py"))
+                 if "megaguards.codegen.renderer" in imported_modules(path)]
+    assert not importers, importers
+
+
 @pytest.mark.parametrize("path", sorted([*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.c"), *PACKAGE.rglob("*.h")]),
                          ids=lambda path: str(path.relative_to(PACKAGE)))
 def test_no_source_file_is_over_600_lines(path: Path):

@@ -273,7 +273,7 @@ def test_body_weight_counts_nodes_and_inner_loops_by_their_trips():
     from types import SimpleNamespace
 
     from megaguards.analysis.parallel import INNER_LOOP_TRIPS, BodyWeight
-    from megaguards.codegen.openmp import runtime_weight
+    from megaguards.codegen.targets.openmp import runtime_weight
     from megaguards.ir import nodes as ir
 
     i, k = ir.Name("i"), ir.Name("k")

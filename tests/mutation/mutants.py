@@ -67,7 +67,7 @@ LISTED = (
            "if (Py_TYPE(items[i]) != &PyLong_Type) return 1;",
            "if (!PyLong_Check(items[i])) return 1;",
            ("tests/test_boxing.py",), "an int list with bools mixed in accepted by the guard"),
-    Mutant("cuda-band-ignores-start", "codegen/cuda.py",
+    Mutant("cuda-band-ignores-start", "codegen/targets/cuda.py",
            'emit(1, f"const int64_t {c_name(loop.var)} = mg_band[{3 * position}] + mg_k{position} * mg_band[{3 * position + 1}];")',
            'emit(1, f"const int64_t {c_name(loop.var)} = mg_k{position} * mg_band[{3 * position + 1}];")',
            ("tests/test_cuda_emulation.py",), "CUDA band variable ignores the range start (range(1, n) maps thread 0 to i = 0)"),

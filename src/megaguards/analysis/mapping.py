@@ -122,3 +122,27 @@ def _band(typed, outer: ir.For, decision: ParallelLoop, fixed: tuple, facts, gro
     votes = _contiguous_votes(tuple(band))
     x_loop = max(range(len(fixed), len(band)), key=lambda position: (votes[position], position))
     return GpuBand(tuple(band), x_loop, decision, len(fixed))
+
+
+def full_overwrites(typed, band_loops) -> dict:
+    """Arrays never read whose one store sits unconditionally in the band body with the
+    band variables as subscripts: array name -> band position of each dimension.  The
+    GPU host allocates such an array on the device without copying it in."""
+    positions = {loop.var: k for k, loop in enumerate(band_loops)}
+    if any(isinstance(n, ir.Continue) for n in ir.walk(band_loops[-1])):
+        return {}  # a 'continue' could skip the store in some iterations
+    loaded = {n.array for n in ir.walk(typed.body) if isinstance(n, (ir.Load, ir.Length))}
+    stores: dict[str, list] = {}
+    for node in ir.walk(typed.body):
+        if isinstance(node, ir.Store):
+            stores.setdefault(node.array, []).append(node)
+    top_level = {id(statement) for statement in band_loops[-1].body}
+    result = {}
+    for name, found in stores.items():
+        if name in loaded or len(found) != 1 or id(found[0]) not in top_level:
+            continue
+        indices = found[0].indices
+        if all(isinstance(i, ir.Name) and i.id in positions for i in indices) and \
+                len({i.id for i in indices}) == len(indices):
+            result[name] = tuple(positions[i.id] for i in indices)
+    return result

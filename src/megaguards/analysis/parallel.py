@@ -263,7 +263,7 @@ class BodyWeight:
     """The cost of one iteration of a loop body: one per IR node at its own level (an
     ``if``'s branches included) plus, per inner loop, that loop's body weight times its
     trips.  Folded two ways: ``static()`` takes INNER_LOOP_TRIPS trips (the plan's weight)
-    and ``codegen.openmp.runtime_weight`` the trips the prologue computed at the entry."""
+    and ``codegen.targets.openmp.runtime_weight`` the trips the prologue computed at the entry."""
 
     nodes: int
     loops: tuple    # (ir.For or ir.While, BodyWeight) per inner loop

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from ..ir import nodes as ir
 from ..ir.types import Scalar
+from .spelling import ERR
 
-ERR = "&mg_err"
 _MATH_GENERIC = {"exp", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh"}
 _MATH_CHECKED = {"sqrt": "mg_sqrt", "log10": "mg_log10", "log2": "mg_log2"}
 _TO_INT = {"floor": "mg_f2i_floor", "ceil": "mg_f2i_ceil", "trunc": "mg_f2i_trunc"}

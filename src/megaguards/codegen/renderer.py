@@ -1,139 +1,56 @@
-"""The only IR walker: typed loop IR -> C-style source, for any dialect.
+"""The only IR walker: typed loop IR -> C-style source, for any target.
 
 Every operation that can raise in Python renders as a prelude helper taking
 ``&mg_err``; a statement that used one is followed by a jump to ``mg_exit``
 when the flag is set, so no later statement runs on a bad value.  The number
 of such helpers in the loop body is reported as ``checks_in_loop``.
+
+Where targets differ the walker asks the target's table (``codegen/targets/``): the
+spelling of float arithmetic, how to leave on a flag, what ``continue`` becomes
+outside C loops, and two hooks, the kernel wrapper and the parallel loop.
 """
 from __future__ import annotations
 
-import functools
-import re
-from dataclasses import dataclass
-
 from ..analysis.bounds import HoistFacts
+from ..analysis.mapping import GpuBand
 from ..analysis.parallel import ParallelPlan
 from ..analysis.typeinfer import TypedLoop
 from ..ir import nodes as ir
 from ..ir.types import Scalar, buffer_ctype
 from .calls import render_call
-from .dialects.base import Dialect
 from .layout import BOX_TAGS, Layout
-from .openmp import render_parallel_loop
-from .prologue import PrologueWriter
+from .spelling import ERR, array_name, c_name
+from .targets.base import Target
+from .targets.cuda import CUDA, CudaKernel
 
-ERR = "&mg_err"
-COMPARISONS = {"<", "<=", ">", ">=", "==", "!="}
 EXACT_LIMIT = {"double": "9007199254740992LL", "float": "16777216LL"}
-MATH_ONE_ARG = {"math.exp": "exp", "math.sin": "sin", "math.cos": "cos", "math.tan": "tan",
-                "math.asin": "asin", "math.acos": "acos", "math.atan": "atan", "math.sinh": "sinh",
-                "math.cosh": "cosh", "math.tanh": "tanh"}
-
-
-@dataclass(frozen=True)
-class RenderedKernel:
-    source: str
-    checks_in_loop: int           # checks inside the loop that runs when the hoisted ones pass
-    preconditions: tuple = ()     # descriptions of the hoisted checks, by number
-    parallel: bool = False        # uses OpenMP (compile with -fopenmp)
-
-
-def zero_of(scalar: Scalar) -> str:
-    """The initial value of a variable not bound before the loop."""
-    return "mg_cmake(0.0, 0.0)" if scalar.is_complex else "0"
-
-
-@functools.lru_cache(maxsize=4096)   # called for every name the renderer writes
-def mangle(name: str) -> str:
-    """A C identifier for a Python name or attribute path, one-to-one (θ, self.grid)."""
-    return _NOT_ALPHANUMERIC.sub(lambda m: f"_{ord(m.group()):x}_", name)
-
-
-_NOT_ALPHANUMERIC = re.compile(r"[^0-9A-Za-z]")
-
-
-def c_name(name: str) -> str:
-    return "v_" + mangle(name)
-
-
-def array_name(name: str) -> str:
-    return "a_" + mangle(name)
 
 
 class Renderer:
-    def __init__(self, typed: TypedLoop, layout: Layout, dialect: Dialect, facts: HoistFacts | None = None,
+    def __init__(self, typed: TypedLoop, layout: Layout, target: Target, facts: HoistFacts | None = None,
                  plan: ParallelPlan | None = None, threads: int = 0, work_threshold: int = 20000,
                  entry: str = "mg_kernel") -> None:
         self.typed = typed
         self.plan = plan if plan is not None else ParallelPlan({}, ())
         self.threads = threads
         self.work_threshold = work_threshold
-        self.parallel = None  # the ParallelContext while rendering a parallel loop's body
+        self.region = None  # the target's parallel region while walking a parallel loop's body
         self.flags_outside_checks = False  # e.g. an int reduction's merge can overflow
-        self.gpu = False        # rendering the body of a CUDA thread (one band iteration)
         self.loop_depth = 0     # loops entered inside the code being rendered
         self.facts = facts if facts is not None and not facts.empty else None
         self.fast = False  # rendering a copy that relies on the hoisted checks: "direct" or "wrap"
         self.layout = layout
-        self.dialect = dialect
+        self.target = target
         self.entry = entry
         self.lines: list[str] = []
         self.checks = 0
         self.labels = 0
 
     # -- top level ---------------------------------------------------------------
-    def render(self) -> RenderedKernel:
-        self.emit(0, f"{self.dialect.kernel_prefix} {self.entry}(char **mg_arrays, int64_t *mg_ints, double *mg_floats) {{")
-        self.emit(1, "int mg_err = 0;")
-        self.declare_arrays()
-        self.declare_scalars()
-        self.emit(1, "int mg_fast = 1; int64_t mg_failed = -1;")
-        preconditions: list[str] = []
-        if self.facts is None:
-            placeholder = self.shadow_switch()
-            before = self.checks
-            self.statement(self.typed.body, 1)
-            checks = self.checks - before
-        else:
-            self.emit(1, "int mg_negative = 0;  /* some wrapped subscript is negative somewhere */")
-            preconditions = PrologueWriter(self, self.facts).render(1)
-            self.export_prologue()
-            placeholder = self.shadow_switch()
-            wraps = any(h.wrap for h in self.facts.indices)
-            # Copies of the loop: subscripts proven non-negative (no wrap at all), proven
-            # within [-n, n) (branch-free wrap), and the one with every check inside.
-            self.emit(1, "if (mg_fast && !mg_negative) {" if wraps else "if (mg_fast) {")
-            before, self.fast = self.checks, "direct"
-            self.statement(self.typed.body, 2)
-            checks = self.checks - before
-            if wraps:
-                self.emit(1, "} else if (mg_fast) {")
-                self.fast = "wrap"
-                self.statement(self.typed.body, 2)
-            self.fast = False
-            self.emit(1, "} else {")
-            self.statement(self.typed.body, 2)
-            self.emit(1, "}")
-        can_flag = checks > 0 or self.flags_outside_checks
-        self.lines[placeholder] = self.lines[placeholder].replace("MG_CHECK_FREE", "0" if can_flag else "1")
-        self.emit(0, "mg_exit:")
-        self.emit(1, f"mg_ints[{self.layout.precondition_slot}] = mg_failed;")
-        self.emit(1, "if (mg_err) return mg_err;")
-        for name, (bank, slot) in self.layout.scalars.items():
-            if name in self.layout.assigned_flags:
-                if self.typed.variables[name].is_complex:
-                    self.emit(1, f"mg_floats[{slot}] = {c_name(name)}.re; mg_floats[{slot + 1}] = {c_name(name)}.im;")
-                else:
-                    cast = "(double)" if bank == "floats" else "(int64_t)"
-                    self.emit(1, f"mg_{bank}[{slot}] = {cast}{c_name(name)};")
-                self.emit(1, f"mg_ints[{self.layout.assigned_flags[name]}] = mg_set_{c_name(name)};")
-            if name in self.layout.box_tags:
-                self.emit(1, f"mg_ints[{self.layout.box_tags[name]}] = mg_tag_{c_name(name)};")
-        self.emit(1, "return 0;")
-        self.emit(0, "}")
-        headers = "#include <omp.h>\n" if self.uses_openmp else ""
-        source = headers + self.dialect.prelude + "\n" + "\n".join(self.lines) + "\n"
-        return RenderedKernel(source, checks, tuple(preconditions), self.uses_openmp)
+    def render(self, **inputs):
+        """The kernel, written by the target's wrapper around the walked loop; ``inputs``:
+        what that wrapper needs besides the loop (CUDA: the band and the live-outs)."""
+        return self.target.write_kernel(self, **inputs)
 
     def emit(self, depth: int, text: str) -> None:
         self.lines.append("    " * depth + text)
@@ -152,61 +69,16 @@ class Renderer:
                 else:
                     self.emit(1, f"{qualifier}int64_t {array_name(name)}_s{d} = mg_ints[{base + info.rank + d}];")
 
-    def export_prologue(self) -> None:
-        """In mode 1 (the GPU host's call) the kernel stops after its hoisted checks and
-        reports them with the loops' ranges, which give the GPU grid."""
-        slot = self.layout.intervals_slot
-        self.emit(1, f"if (mg_ints[{self.layout.mode_slot}]) {{")
-        self.emit(2, f"mg_ints[{slot}] = mg_fast; mg_ints[{slot + 1}] = mg_negative;")
-        for k in range(len(self.facts.loops)):
-            self.emit(2, f"mg_ints[{slot + 2 + 2 * k}] = (int64_t)mg_L{k}_lo; "
-                         f"mg_ints[{slot + 3 + 2 * k}] = (int64_t)mg_L{k}_hi;")
-        self.emit(2, "return 0;")
-        self.emit(1, "}")
-
-    def shadow_switch(self) -> int:
-        """NumPy arrays are written in place only when the loop that runs cannot raise a
-        flag; otherwise into shadow copies, committed by the caller after success.
-        Returns the index of the line whose MG_CHECK_FREE is decided after rendering."""
-        self.emit(1, "const int mg_in_place = mg_fast && MG_CHECK_FREE;")
-        placeholder = len(self.lines) - 1
-        self.emit(1, f"mg_ints[{self.layout.in_place_slot}] = mg_in_place;")
-        for name, index in self.layout.shadows.items():
-            info, array = self.typed.arrays[name], array_name(name)
-            rank = info.rank
-            self.emit(1, f"if (!mg_in_place && mg_arrays[{index}]) {{")
-            shape = ", ".join(f"{array}_n{d}" for d in range(rank))
-            strides = ", ".join(f"{array}_s{d}" for d in range(rank))
-            self.emit(2, f"const int64_t shape[] = {{{shape}}}, strides[] = {{{strides}}};")
-            self.emit(2, f"mg_copy_strided(mg_arrays[{index}], (const char *){array}, {rank}, shape, strides, "
-                         f"sizeof(*{array}));")
-            self.emit(2, f"{array} = ({buffer_ctype(info.element)} *)mg_arrays[{index}];")
-            for d in reversed(range(rank)):
-                if d == rank - 1 and info.unit_stride:
-                    continue  # already the constant 1
-                following = "1" if d == rank - 1 else f"{array}_s{d + 1} * ({array}_n{d + 1} ? {array}_n{d + 1} : 1)"
-                self.emit(2, f"{array}_s{d} = {following};")
-            self.emit(1, "}")
-        return placeholder
-
-    def declare_scalars(self) -> None:
-        for name, scalar in self.typed.variables.items():
-            if name in self.typed.live_ins:
-                bank, slot = self.layout.scalars[name]
-                value = (f"mg_cmake(mg_floats[{slot}], mg_floats[{slot + 1}])" if scalar.is_complex
-                         else f"({scalar.ctype})mg_{bank}[{slot}]")
-                self.emit(1, f"{scalar.ctype} {c_name(name)} = {value};")
-            else:
-                self.emit(1, f"{scalar.ctype} {c_name(name)} = {zero_of(scalar)};")
-            if name in self.layout.assigned_flags:
-                self.emit(1, f"int mg_set_{c_name(name)} = 0;")
-            if name in self.layout.box_tags:
-                self.emit(1, f"int mg_tag_{c_name(name)} = 0;")
-
     # -- statements ----------------------------------------------------------------
     def block(self, statements, depth: int) -> None:
         for statement in statements:
             self.statement(statement, depth)
+
+    def region_block(self, region, statements, depth: int) -> None:
+        """Statements walked inside a target's parallel region (its error exit, its marks)."""
+        saved, self.region = self.region, region
+        self.block(statements, depth)
+        self.region = saved
 
     def guarded(self, depth: int, before: int) -> None:
         """Leave the kernel if a helper of the statement just rendered set the flag."""
@@ -216,21 +88,14 @@ class Renderer:
             self.emit(depth, "}")
 
     @property
-    def uses_openmp(self) -> bool:
-        return bool(self.plan.loops) and self.facts is not None
+    def uses_parallel_loops(self) -> bool:
+        return self.target.parallel_loop is not None and bool(self.plan.loops) and self.facts is not None
 
     def error_exit(self, depth: int) -> None:
-        """Leave on a flag: the kernel, or (in a parallel loop) this iteration, stopping the rest."""
-        if self.gpu:  # every thread must reach the block's barrier: jump, don't return
-            self.emit(depth, "atomicCAS(mg_flag, 0, mg_err);")
-            self.emit(depth, "goto mg_iteration_end;")
-            return
-        if self.parallel is None:
-            self.emit(depth, "goto mg_exit;")
-            return
-        self.emit(depth, "#pragma omp atomic write")
-        self.emit(depth, f"{self.parallel.label}_error = mg_err;")
-        self.emit(depth, f"goto {self.parallel.label}_next;")
+        """Leave on a flag: the kernel (or the GPU thread's iteration), or in a parallel
+        region this iteration, stopping the rest."""
+        for line in self.target.error_exit if self.region is None else self.region.error_exit:
+            self.emit(depth, line)
 
     def statement(self, node: ir.Stmt, depth: int) -> None:
         before = self.checks
@@ -280,16 +145,17 @@ class Renderer:
         elif isinstance(node, ir.Break):
             self.emit(depth, "break;")
         elif isinstance(node, ir.Continue):
-            # In a GPU thread the band loops are the grid, not C loops: end this iteration.
-            self.emit(depth, "goto mg_iteration_end;" if self.gpu and self.loop_depth == 0 else "continue;")
+            self.emit(depth, self.target.continue_outside_loops if self.loop_depth == 0 else "continue;")
         elif isinstance(node, ir.Pass):
             pass
         else:
             raise TypeError(f"cannot render {type(node).__name__}")
 
     def range_loop(self, node: ir.For, depth: int, allow_parallel: bool = True) -> None:
-        if allow_parallel and self.fast and self.parallel is None and id(node) in self.plan.loops:
-            render_parallel_loop(self, node, self.plan.loops[id(node)], depth, self.threads, self.work_threshold)
+        parallel_loop = self.target.parallel_loop
+        if parallel_loop is not None and allow_parallel and self.fast and self.region is None \
+                and id(node) in self.plan.loops:
+            parallel_loop(self, node, self.plan.loops[id(node)], depth, self.threads, self.work_threshold)
             return
         label = self.fresh("r")
         before = self.checks
@@ -315,8 +181,9 @@ class Renderer:
         self.emit(depth, "}")
 
     def mark_assigned(self, name: str, scalar: Scalar, depth: int) -> None:
-        if self.parallel is not None and name in self.parallel.variables:
-            self.emit(depth, f"{self.parallel.label}_at_{c_name(name)} = {self.parallel.label}_k;")
+        mark = self.region.assignment_mark(name) if self.region is not None else None
+        if mark is not None:
+            self.emit(depth, mark)
         if name in self.layout.assigned_flags:
             self.emit(depth, f"mg_set_{c_name(name)} = 1;")
         if name in self.layout.box_tags:
@@ -481,15 +348,10 @@ class Renderer:
                     f"{self.cast(self.expr(right), right.type, Scalar.PY_INT)}, {ERR})")
         a, b = self.operand(left, result), self.operand(right, result)
         if result.is_float:
-            suffix = "f64" if result.ctype == "double" else "f32"
             if op in ("+", "-", "*"):
-                if self.dialect.name == "cuda":  # round-to-nearest intrinsics: no contraction, no rewriting
-                    kind = "d" if result.ctype == "double" else "f"
-                    return f"__{kind}{ {'+': 'add', '-': 'sub', '*': 'mul'}[op] }_rn({a}, {b})"
-                return f"({a} {op} {b})"
+                return self.target.float_arithmetic[op, result.ctype].format(a=a, b=b)
             self.checks += 1
-            helper = {"/": "div", "//": "floordiv", "%": "mod", "**": "pow"}[op]
-            return f"mg_{helper}_{suffix}({a}, {b}, {ERR})"
+            return f"{self.target.float_helpers[op, result.ctype]}({a}, {b}, {ERR})"
         if op in ("&", "|", "^"):
             return f"({a} {op} {b})"
         if self.proven(node) and result is not Scalar.NP_INT32:
@@ -497,9 +359,7 @@ class Renderer:
                 return f"mg_fdiv_pos({a}, {b})"
             return f"mg_fmod_pos({a}, {b})" if op == "%" else f"({a} {op} {b})"
         self.checks += 1
-        helper = {"+": "add", "-": "sub", "*": "mul", "//": "floordiv", "%": "mod", "**": "pow",
-                  "<<": "lshift", ">>": "rshift"}[op]
-        text = f"mg_{helper}_i64({a}, {b}, {ERR})"
+        text = f"{self.target.integer_helpers[op]}({a}, {b}, {ERR})"
         if result is Scalar.NP_INT32:
             self.checks += 1
             text = f"mg_to_i32({text}, {ERR})"
@@ -578,3 +438,9 @@ class Renderer:
                     text = f"(double){text}"
             sides.append(text)
         return f"({sides[0]} {op} {sides[1]})"
+
+
+def render_cuda(typed: TypedLoop, layout: Layout, facts: HoistFacts, band: GpuBand,
+                live_outs: tuple[str, ...]) -> CudaKernel:
+    """The CUDA kernel of a band that goes to the GPU (``targets/cuda.py``)."""
+    return Renderer(typed, layout, CUDA, facts).render(band=band, live_outs=live_outs)

@@ -163,7 +163,7 @@ def gpu_side(site, specialization, analysis: pipeline.Analysed, options) -> GpuS
     # Imported only here: under auto they would cost about 20 ms at the first loop's entry.
     from . import cuda
     from ..analysis.mapping import GpuBand, GpuRegion, choose_band, choose_region
-    from ..codegen.cuda import render_cuda
+    from ..codegen.renderer import render_cuda
 
     groups = analysis.signature.groups
     band = choose_band(typed, plan, facts, groups, options.strict)

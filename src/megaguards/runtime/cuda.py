@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy
 
-from ..codegen.cuda import CudaKernel
-from ..codegen.dialects.cuda import NVRTC_OPTIONS
+from ..analysis.mapping import full_overwrites
 from ..codegen.layout import LIST_KIND
+from ..codegen.targets.cuda import NVRTC_OPTIONS, CudaKernel
 from ..errors import CompilerError, GuardFailure
 from .executable import Declined, Outcome, Raised, Ran
 from .kernel import _BOX, _BOX_BY_TAG, UNSET, Specialization, check_list_rows
@@ -380,31 +380,6 @@ def packed_inputs(device_arrays: list, layout, ints, floats) -> tuple[numpy.ndar
     packed = numpy.concatenate([numpy.array(pointers or [0], dtype=numpy.uint64).view(numpy.int64),
                                 ints_host, floats_host.view(numpy.int64)])
     return packed, numpy.cumsum([0, max(1, len(pointers)), len(ints_host), len(floats_host)])
-
-
-def full_overwrites(typed, band_loops) -> dict:
-    """Arrays never read whose one store sits unconditionally in the band body with the
-    band variables as subscripts: array name -> band position of each dimension."""
-    from ..ir import nodes as ir
-
-    positions = {loop.var: k for k, loop in enumerate(band_loops)}
-    if any(isinstance(n, ir.Continue) for n in ir.walk(band_loops[-1])):
-        return {}  # a 'continue' could skip the store in some iterations
-    loaded = {n.array for n in ir.walk(typed.body) if isinstance(n, (ir.Load, ir.Length))}
-    stores: dict[str, list] = {}
-    for node in ir.walk(typed.body):
-        if isinstance(node, ir.Store):
-            stores.setdefault(node.array, []).append(node)
-    top_level = {id(statement) for statement in band_loops[-1].body}
-    result = {}
-    for name, found in stores.items():
-        if name in loaded or len(found) != 1 or id(found[0]) not in top_level:
-            continue
-        indices = found[0].indices
-        if all(isinstance(i, ir.Name) and i.id in positions for i in indices) and \
-                len({i.id for i in indices}) == len(indices):
-            result[name] = tuple(positions[i.id] for i in indices)
-    return result
 
 
 def _dtype(info) -> numpy.dtype:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from ..analysis.features import LoopTemplate
 from ..analysis.parallel import ParallelPlan
-from ..codegen.dialects.c import C
-from ..codegen.renderer import RenderedKernel, Renderer
+from ..codegen.renderer import Renderer
+from ..codegen.targets.c import C, RenderedKernel
+from ..codegen.targets.openmp import OPENMP
 from . import plans
 from .cachefile import cache_path, read_record, write_record
 from .loopkey import LoopKey, digest
@@ -26,7 +27,8 @@ def cached_render(typed, layout, facts, plan, threads: int, work_threshold: int,
         return from_record(read_record(path))
     except (OSError, ValueError, KeyError, TypeError):
         pass
-    rendered = Renderer(typed, layout, C, facts, plan, threads, work_threshold).render()
+    target = OPENMP if plan is not None and plan.loops else C
+    rendered = Renderer(typed, layout, target, facts, plan, threads, work_threshold).render()
     try:
         write_record(path, record(rendered))
     except OSError:

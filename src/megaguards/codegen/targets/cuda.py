@@ -1,9 +1,10 @@
-"""The CUDA kernel of a site whose loop band goes to the GPU.
+"""The CUDA target: the same prelude (guarded for NVRTC) and renderer, one thread per
+iteration of the loop band, and its kernel wrapper.
 
 One thread runs one iteration of the band (``analysis.mapping``); the band loop
 chosen for coalescing is ``threadIdx.x``.  Loops inside run sequentially in the
-thread, rendered by the same ``Renderer`` as the CPU code (its walker, its prelude
-helpers), in its "wrap" mode: the host ran the hoisted checks before launching.
+thread, walked by the same renderer as the CPU code (its prelude helpers), in its
+"wrap" mode: the host ran the hoisted checks before launching.
 
 Results leave a thread through global memory: the first flag raised (the host then
 discards everything and CPython re-runs the loop); for each live-out scalar, its
@@ -13,15 +14,21 @@ last assignment wins); reduction partials (``atomicAdd``/``atomicMax``/``atomicM
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import MappingProxyType
 
-from ..analysis.bounds import HoistFacts
-from ..analysis.mapping import GpuBand
-from ..analysis.parallel import ParallelPlan
-from ..analysis.typeinfer import TypedLoop
-from .dialects.cuda import CUDA
-from .layout import Layout
-from .renderer import Renderer, c_name
+from ...analysis.mapping import GpuBand
+from ..spelling import c_name
+from .base import (
+    FLOAT_ARITHMETIC,
+    FLOAT_HELPERS,
+    INTEGER_HELPERS,
+    PRELUDE,
+    Target,
+    reduction_identity,
+)
 
+# No FMA contraction: + - * / and sqrt stay bit-identical to CPython.
+NVRTC_OPTIONS = ("--fmad=false", "--device-int128", "-std=c++17", "-default-device")
 BLOCK_1D = (256, 1, 1)
 BLOCK_2D = (32, 8, 1)
 BLOCK_3D = (32, 4, 2)
@@ -38,10 +45,11 @@ class CudaKernel:
     checks_in_loop: int
 
 
-def render_cuda(typed: TypedLoop, layout: Layout, facts: HoistFacts, band: GpuBand,
-                live_outs: tuple[str, ...]) -> CudaKernel:
-    renderer = Renderer(typed, layout, CUDA, facts, ParallelPlan({}, ()))
-    renderer.gpu, renderer.fast = True, "wrap"
+def write_band_kernel(renderer, band: GpuBand, live_outs: tuple[str, ...]) -> CudaKernel:
+    """The kernel wrapper: the band's iteration from the thread's position, the body
+    walked once in "wrap" mode, the results combined per block, then globally."""
+    typed, layout = renderer.typed, renderer.layout
+    renderer.fast = "wrap"
     emit = renderer.emit
     loops = band.loops
     grid_positions = range(band.fixed, len(loops))  # leading fixed loops: one value per launch
@@ -49,7 +57,7 @@ def render_cuda(typed: TypedLoop, layout: Layout, facts: HoistFacts, band: GpuBa
     reductions = {r.var: r.kind for r in band.decision.reductions}
     outputs = tuple((name, typed.variables[name].is_float) for name in band.decision.private
                     if name in live_outs and name in typed.variables)
-    emit(0, f"{CUDA.kernel_prefix} mg_kernel(char **mg_arrays, const int64_t *mg_ints, const double *mg_floats,")
+    emit(0, f"{renderer.target.kernel_prefix} {renderer.entry}(char **mg_arrays, const int64_t *mg_ints, const double *mg_floats,")
     emit(1, "const int64_t *mg_band, int *mg_flag, int64_t *mg_marks, int64_t *mg_ivals, double *mg_fvals,")
     emit(1, "long long *mg_ired, double *mg_fred, int64_t mg_total) {")
     axes = ("x", "y", "z")
@@ -85,11 +93,10 @@ def render_cuda(typed: TypedLoop, layout: Layout, facts: HoistFacts, band: GpuBa
     for position, loop in enumerate(loops):
         emit(1, f"const int64_t {c_name(loop.var)} = mg_band[{3 * position}] + mg_k{position} * mg_band[{3 * position + 1}];")
     band_vars = {loop.var for loop in loops}
-    from .openmp import _identity
     for name, scalar in typed.variables.items():
         if name in band_vars or (name in typed.live_ins and name not in typed.assigned_types):
             continue
-        start = _identity(reductions[name], scalar) if name in reductions else "0"
+        start = reduction_identity(reductions[name], scalar) if name in reductions else "0"
         emit(1, f"{scalar.ctype} {c_name(name)} = {start}; int mg_set_{c_name(name)} = 0; "
                 f"int mg_tag_{c_name(name)} = 0;")
     emit(1, "if (mg_active) {")
@@ -134,5 +141,22 @@ def render_cuda(typed: TypedLoop, layout: Layout, facts: HoistFacts, band: GpuBa
     reduction_list = tuple((name, kind, typed.variables[name].is_float, name in conditional)
                            for name, kind in reductions.items())
     block = {1: BLOCK_1D, 2: BLOCK_2D, 3: BLOCK_3D}[len(loops) - band.fixed]
-    source = CUDA.prelude + "\n" + "\n".join(renderer.lines) + "\n"
-    return CudaKernel(source, outputs, reduction_list, tuple(l.var for l in loops), order, block, checks)
+    source = renderer.target.prelude + "\n" + "\n".join(renderer.lines) + "\n"
+    return CudaKernel(source, outputs, reduction_list, tuple(loop.var for loop in loops), order, block, checks)
+
+
+# Round-to-nearest intrinsics: NVCC may neither contract nor rewrite them.
+_INTRINSIC = {"+": "add", "-": "sub", "*": "mul"}
+CUDA = Target(
+    name="cuda",
+    kernel_prefix='extern "C" __global__ void',
+    write_kernel=write_band_kernel,
+    # Every thread must reach the block's barrier: jump to the iteration's end, don't return.
+    error_exit=("atomicCAS(mg_flag, 0, mg_err);", "goto mg_iteration_end;"),
+    continue_outside_loops="goto mg_iteration_end;",   # the band loops are the grid, not C loops
+    prelude=PRELUDE,   # its helpers are __device__ functions under NVRTC
+    float_arithmetic=MappingProxyType({(operator, ctype): f"__{ctype[0]}{_INTRINSIC[operator]}_rn({{a}}, {{b}})"
+                                       for operator, ctype in FLOAT_ARITHMETIC}),
+    float_helpers=FLOAT_HELPERS,
+    integer_helpers=INTEGER_HELPERS,
+)

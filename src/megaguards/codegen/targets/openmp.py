@@ -1,4 +1,5 @@
-"""Rendering one parallel loop with OpenMP (part of the renderer, split for size).
+"""The OpenMP target: the C target plus its parallel-loop hook, which renders one loop
+of the parallel plan as an OpenMP region.
 
 Every scalar the loop body assigns gets a private copy per thread (declared in
 the parallel region, shadowing the kernel's variable), plus the number of the
@@ -11,13 +12,17 @@ An error in any iteration stops the others and discards the results.
 """
 from __future__ import annotations
 
-from ..analysis.parallel import INNER_LOOP_TRIPS, BodyWeight, ParallelLoop
-from ..ir import nodes as ir
-from ..ir.types import Scalar
+import dataclasses
+from dataclasses import dataclass
+
+from ...analysis.parallel import INNER_LOOP_TRIPS, BodyWeight, ParallelLoop
+from ...ir import nodes as ir
+from ...ir.types import Scalar
+from ..spelling import c_name, zero_of
+from .base import reduction_identity
+from .c import C
 
 MAX_THREADS = 256
-IDENTITY = {"+": ("0", "-0.0"), "*": ("1", "1.0"), "&": ("-1", None), "|": ("0", None), "^": ("0", None),
-            "max": ("INT64_MIN", "-INFINITY"), "min": ("INT64_MAX", "INFINITY")}
 
 
 def runtime_weight(statements, facts) -> str:
@@ -39,25 +44,26 @@ def runtime_weight(statements, facts) -> str:
     return render(BodyWeight.of(statements))
 
 
-def _identity(kind: str, scalar: Scalar) -> str:
-    integer, floating = IDENTITY[kind]
-    if scalar.is_float:
-        return floating
-    if scalar.ctype == "int32_t" and kind in ("max", "min"):
-        return "INT32_MIN" if kind == "max" else "INT32_MAX"
-    return integer
+@dataclass(frozen=True)
+class ParallelRegion:
+    """The body of a parallel loop, as the renderer walks it: an error ends this
+    iteration and stops the others; an assignment records its iteration's number."""
 
+    label: str
+    variables: tuple[str, ...]   # scalars private to each thread, reductions included
 
-class ParallelContext:
-    def __init__(self, label: str, variables: tuple[str, ...]) -> None:
-        self.label = label
-        self.variables = variables
+    @property
+    def error_exit(self) -> tuple[str, ...]:
+        return ("#pragma omp atomic write", f"{self.label}_error = mg_err;", f"goto {self.label}_next;")
+
+    def assignment_mark(self, name: str) -> str | None:
+        if name not in self.variables:
+            return None
+        return f"{self.label}_at_{c_name(name)} = {self.label}_k;"
 
 
 def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int, threads: int,
                          work_threshold: int) -> None:
-    from .renderer import c_name, zero_of
-
     label = renderer.fresh("p")
     before = renderer.checks
     bounds = [renderer.convert(e, Scalar.PY_INT) for e in (node.start, node.stop, node.step)]
@@ -99,7 +105,7 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
     emit(region, f"int64_t {c_name(node.var)} = 0;")
     for name in variables:
         scalar = typed.variables[name]
-        start = _identity(reductions[name], scalar) if name in reductions else zero_of(scalar)
+        start = reduction_identity(reductions[name], scalar) if name in reductions else zero_of(scalar)
         emit(region, f"{scalar.ctype} {c_name(name)} = {start}; int64_t {label}_at_{c_name(name)} = -1;")
         emit(region, f"int mg_set_{c_name(name)} = 0; int mg_tag_{c_name(name)} = 0;")
     # Uneven iterations (mandelbrot rows) balance with guided chunks; a float sum or
@@ -111,10 +117,7 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
     body = region + 1
     emit(body, f"if ({label}_error) continue;")
     emit(body, f"{c_name(node.var)} = {label}_start + {label}_k * {label}_step;")
-    saved = renderer.parallel
-    renderer.parallel = ParallelContext(label, variables)
-    renderer.block(node.body, body)
-    renderer.parallel = saved
+    renderer.region_block(ParallelRegion(label, variables), node.body, body)
     emit(body, f"{label}_next: ;")
     emit(region, "}")
     for name in variables:
@@ -135,8 +138,6 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
 
 def _merge(renderer, label: str, variables, reductions: dict, depth: int, conditional: set) -> None:
     """Thread results back into the kernel's variables, in thread (= iteration) order."""
-    from .renderer import c_name
-
     emit = renderer.emit
     if any(kind in ("+", "*") and not renderer.typed.variables[name].is_float for name, kind in reductions.items()):
         renderer.flags_outside_checks = True
@@ -174,3 +175,7 @@ def _combine(kind: str, scalar: Scalar, total: str, part: str) -> str:
     helper = {"+": "mg_add_i64", "*": "mg_mul_i64"}[kind]  # may flag: the renderer knows (see merge)
     text = f"{helper}({total}, {part}, &mg_err)"
     return f"mg_to_i32({text}, &mg_err)" if scalar.ctype == "int32_t" else text
+
+
+OPENMP = dataclasses.replace(C, name="openmp", parallel_loop=render_parallel_loop,
+                             parallel_headers="#include <omp.h>\n")

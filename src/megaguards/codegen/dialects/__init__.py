@@ -1,1 +1,0 @@
-"""Per-target tables for the renderer."""

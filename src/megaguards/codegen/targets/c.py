@@ -1,0 +1,148 @@
+"""The C target for the CPU: plain C99 plus the GNU builtins the prelude uses, and its
+kernel wrapper ``int mg_kernel(char **mg_arrays, int64_t *mg_ints, double *mg_floats)``
+(the ABI of ``codegen/layout.py``): unbox the live-ins, run the hoisted checks, run one
+copy of the loop, box the live-outs."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...ir.types import buffer_ctype
+from ..prologue import PrologueWriter
+from ..spelling import array_name, c_name, zero_of
+from .base import FLOAT_ARITHMETIC, FLOAT_HELPERS, INTEGER_HELPERS, PRELUDE, Target
+
+
+@dataclass(frozen=True)
+class RenderedKernel:
+    source: str
+    checks_in_loop: int           # checks inside the loop that runs when the hoisted ones pass
+    preconditions: tuple = ()     # descriptions of the hoisted checks, by number
+    parallel: bool = False        # uses OpenMP (compile with -fopenmp)
+
+
+def write_cpu_kernel(renderer) -> RenderedKernel:
+    layout, typed = renderer.layout, renderer.typed
+    emit = renderer.emit
+    emit(0, f"{renderer.target.kernel_prefix} {renderer.entry}(char **mg_arrays, int64_t *mg_ints, double *mg_floats) {{")
+    emit(1, "int mg_err = 0;")
+    renderer.declare_arrays()
+    _declare_scalars(renderer)
+    emit(1, "int mg_fast = 1; int64_t mg_failed = -1;")
+    preconditions: list[str] = []
+    if renderer.facts is None:
+        placeholder = _shadow_switch(renderer)
+        before = renderer.checks
+        renderer.statement(typed.body, 1)
+        checks = renderer.checks - before
+    else:
+        emit(1, "int mg_negative = 0;  /* some wrapped subscript is negative somewhere */")
+        preconditions = PrologueWriter(renderer, renderer.facts).render(1)
+        _export_prologue(renderer)
+        placeholder = _shadow_switch(renderer)
+        wraps = any(h.wrap for h in renderer.facts.indices)
+        # Copies of the loop: subscripts proven non-negative (no wrap at all), proven
+        # within [-n, n) (branch-free wrap), and the one with every check inside.
+        emit(1, "if (mg_fast && !mg_negative) {" if wraps else "if (mg_fast) {")
+        before, renderer.fast = renderer.checks, "direct"
+        renderer.statement(typed.body, 2)
+        checks = renderer.checks - before
+        if wraps:
+            emit(1, "} else if (mg_fast) {")
+            renderer.fast = "wrap"
+            renderer.statement(typed.body, 2)
+        renderer.fast = False
+        emit(1, "} else {")
+        renderer.statement(typed.body, 2)
+        emit(1, "}")
+    can_flag = checks > 0 or renderer.flags_outside_checks
+    lines = renderer.lines
+    lines[placeholder] = lines[placeholder].replace("MG_CHECK_FREE", "0" if can_flag else "1")
+    emit(0, "mg_exit:")
+    emit(1, f"mg_ints[{layout.precondition_slot}] = mg_failed;")
+    emit(1, "if (mg_err) return mg_err;")
+    for name, (bank, slot) in layout.scalars.items():
+        if name in layout.assigned_flags:
+            if typed.variables[name].is_complex:
+                emit(1, f"mg_floats[{slot}] = {c_name(name)}.re; mg_floats[{slot + 1}] = {c_name(name)}.im;")
+            else:
+                cast = "(double)" if bank == "floats" else "(int64_t)"
+                emit(1, f"mg_{bank}[{slot}] = {cast}{c_name(name)};")
+            emit(1, f"mg_ints[{layout.assigned_flags[name]}] = mg_set_{c_name(name)};")
+        if name in layout.box_tags:
+            emit(1, f"mg_ints[{layout.box_tags[name]}] = mg_tag_{c_name(name)};")
+    emit(1, "return 0;")
+    emit(0, "}")
+    parallel = renderer.uses_parallel_loops
+    headers = renderer.target.parallel_headers if parallel else ""
+    source = headers + renderer.target.prelude + "\n" + "\n".join(lines) + "\n"
+    return RenderedKernel(source, checks, tuple(preconditions), parallel)
+
+
+def _declare_scalars(renderer) -> None:
+    layout, typed = renderer.layout, renderer.typed
+    for name, scalar in typed.variables.items():
+        if name in typed.live_ins:
+            bank, slot = layout.scalars[name]
+            value = (f"mg_cmake(mg_floats[{slot}], mg_floats[{slot + 1}])" if scalar.is_complex
+                     else f"({scalar.ctype})mg_{bank}[{slot}]")
+            renderer.emit(1, f"{scalar.ctype} {c_name(name)} = {value};")
+        else:
+            renderer.emit(1, f"{scalar.ctype} {c_name(name)} = {zero_of(scalar)};")
+        if name in layout.assigned_flags:
+            renderer.emit(1, f"int mg_set_{c_name(name)} = 0;")
+        if name in layout.box_tags:
+            renderer.emit(1, f"int mg_tag_{c_name(name)} = 0;")
+
+
+def _export_prologue(renderer) -> None:
+    """In mode 1 (the GPU host's call) the kernel stops after its hoisted checks and
+    reports them with the loops' ranges, which give the GPU grid."""
+    layout, emit = renderer.layout, renderer.emit
+    slot = layout.intervals_slot
+    emit(1, f"if (mg_ints[{layout.mode_slot}]) {{")
+    emit(2, f"mg_ints[{slot}] = mg_fast; mg_ints[{slot + 1}] = mg_negative;")
+    for k in range(len(renderer.facts.loops)):
+        emit(2, f"mg_ints[{slot + 2 + 2 * k}] = (int64_t)mg_L{k}_lo; "
+                f"mg_ints[{slot + 3 + 2 * k}] = (int64_t)mg_L{k}_hi;")
+    emit(2, "return 0;")
+    emit(1, "}")
+
+
+def _shadow_switch(renderer) -> int:
+    """NumPy arrays are written in place only when the loop that runs cannot raise a
+    flag; otherwise into shadow copies, committed by the caller after success.
+    Returns the index of the line whose MG_CHECK_FREE is decided after rendering."""
+    layout, emit = renderer.layout, renderer.emit
+    emit(1, "const int mg_in_place = mg_fast && MG_CHECK_FREE;")
+    placeholder = len(renderer.lines) - 1
+    emit(1, f"mg_ints[{layout.in_place_slot}] = mg_in_place;")
+    for name, index in layout.shadows.items():
+        info, array = renderer.typed.arrays[name], array_name(name)
+        rank = info.rank
+        emit(1, f"if (!mg_in_place && mg_arrays[{index}]) {{")
+        shape = ", ".join(f"{array}_n{d}" for d in range(rank))
+        strides = ", ".join(f"{array}_s{d}" for d in range(rank))
+        emit(2, f"const int64_t shape[] = {{{shape}}}, strides[] = {{{strides}}};")
+        emit(2, f"mg_copy_strided(mg_arrays[{index}], (const char *){array}, {rank}, shape, strides, "
+                f"sizeof(*{array}));")
+        emit(2, f"{array} = ({buffer_ctype(info.element)} *)mg_arrays[{index}];")
+        for d in reversed(range(rank)):
+            if d == rank - 1 and info.unit_stride:
+                continue  # already the constant 1
+            following = "1" if d == rank - 1 else f"{array}_s{d + 1} * ({array}_n{d + 1} ? {array}_n{d + 1} : 1)"
+            emit(2, f"{array}_s{d} = {following};")
+        emit(1, "}")
+    return placeholder
+
+
+C = Target(
+    name="c",
+    kernel_prefix="int",
+    write_kernel=write_cpu_kernel,
+    error_exit=("goto mg_exit;",),
+    continue_outside_loops="continue;",   # every continue of a C kernel sits in a C loop
+    prelude=PRELUDE,
+    float_arithmetic=FLOAT_ARITHMETIC,
+    float_helpers=FLOAT_HELPERS,
+    integer_helpers=INTEGER_HELPERS,
+)
