@@ -283,7 +283,7 @@ def test_body_weight_counts_nodes_and_inner_loops_by_their_trips():
     weight = BodyWeight.of((store, branch))
     assert (weight.nodes, [loop for loop, _ in weight.loops]) == (6 + 1 + 6, [inner])
     assert weight.static() == 13 + INNER_LOOP_TRIPS * 2 == 45   # as the nested walk counted it
-    hoisted = SimpleNamespace(loops=(SimpleNamespace(loop=id(inner), step=1),))
+    hoisted = SimpleNamespace(loops=(SimpleNamespace(loop=inner.nid, step=1),))
     assert runtime_weight((store, branch), hoisted) == \
         "13.0 + (mg_L0_empty ? 0.0 : (double)((mg_L0_hi - mg_L0_lo) / 1 + 1)) * (2.0)"
     assert runtime_weight((store, branch), SimpleNamespace(loops=())) == f"13.0 + {INNER_LOOP_TRIPS}.0 * (2.0)"

@@ -10,7 +10,9 @@ import numpy
 
 import megaguards
 from megaguards import config
+from megaguards.analysis.typeinfer import ArrayInfo, infer_types
 from megaguards.ir import nodes as ir
+from megaguards.ir.types import Scalar
 from megaguards.runtime import loopkey
 
 from conftest import run_megaguards, site_for
@@ -93,7 +95,22 @@ def test_loop_positions_follow_the_walk_in_preorder():
     outer = ir.For("i", ir.Const(0), ir.Name("n"), ir.Const(1), (inner, second))
     key = loopkey.LoopKey("digest", outer)
     assert key.loops == (outer, inner, second)
-    assert key.positions() == {id(outer): 0, id(inner): 1, id(second): 2}
+
+
+def test_type_inference_numbers_every_node_in_preorder_the_same_in_every_run():
+    """Facts are keyed by these numbers (not id()): the plan a process stored names the
+    loops of a loop typed afresh in another process."""
+    def typed_body():
+        inner = ir.For("j", ir.Const(0), ir.Name("n"), ir.Const(1),
+                       (ir.Store("a", (ir.Name("j"),), ir.BinOp("+", ir.Name("i"), ir.Name("j"))),))
+        outer = ir.For("i", ir.Const(0), ir.Name("n"), ir.Const(1), (inner, ir.Pass()))
+        arrays = {"a": ArrayInfo(Scalar.PY_INT, 1, True)}
+        return infer_types(outer, {"n": Scalar.PY_INT}, arrays, {}).body
+
+    first, again = typed_body(), typed_body()
+    assert [node.nid for node in ir.walk(first)] == list(range(len(list(ir.walk(first)))))
+    assert [node.nid for node in ir.walk(again)] == [node.nid for node in ir.walk(first)]
+    assert first.nid == 0 and all(node is not other for node, other in zip(ir.walk(first), ir.walk(again)))
 
 
 def test_every_loop_follows_the_full_walk_through_ifs_and_whiles():

@@ -35,7 +35,7 @@ LISTED = (
            'constraints.append(f"{copies[0].variables[candidate.var]} < {copies[1].variables[candidate.var]}")',
            PARALLEL_TESTS, "only dependences whose write comes first are kept"),
     Mutant("output-dependences-unchecked", "analysis/parallel.py",
-           "if second.group != first.group or (second.write and id(second.node) < id(first.node)):",
+           "if second.group != first.group or (second.write and second.node.nid < first.node.nid):",
            "if second.group != first.group or second.write:",
            PARALLEL_TESTS, "write-after-write dependences never checked"),
     Mutant("one-branch-scalar-private", "analysis/parallel.py",

@@ -26,7 +26,7 @@ HOISTABLE_TYPES = (Scalar.PY_INT, Scalar.PY_BOOL, Scalar.NP_INT64, Scalar.NP_BOO
 class LoopRange:
     """A ``for`` loop whose variable's range is computable at entry."""
 
-    loop: int              # id() of the ir.For node
+    loop: int              # nid of the ir.For node
     var: str
     start: ir.Expr
     stop: ir.Expr
@@ -39,7 +39,7 @@ class LoopRange:
 class HoistedIndex:
     """One subscript (one dimension of one access) checked once, at entry."""
 
-    access: int            # id() of the ir.Load / ir.Store
+    access: int            # nid of the ir.Load / ir.Store
     array: str
     dim: int
     index: ir.Expr
@@ -54,14 +54,14 @@ class HoistFacts:
     loops: tuple[LoopRange, ...]                 # outer before inner
     indices: tuple[HoistedIndex, ...]
     ranges: tuple[tuple[ir.Expr, int | None, tuple], ...]  # other hoisted integer expressions: (expr, loop, scope)
-    unchecked: frozenset                         # id() of BinOp/UnaryOp nodes proven within int64
+    unchecked: frozenset                         # nid of BinOp/UnaryOp nodes proven within int64
 
     @property
     def empty(self) -> bool:
         return not (self.indices or self.ranges)
 
     def index(self, access: ir.Node, dim: int) -> HoistedIndex | None:
-        return self._by_access.get((id(access), dim))
+        return self._by_access.get((access.nid, dim))
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_access", {(h.access, h.dim): h for h in self.indices})
@@ -114,7 +114,7 @@ class _Hoister:
     def mark(self, node: ir.Expr) -> None:
         for child in ir.walk(node):
             if isinstance(child, (ir.BinOp, ir.UnaryOp)):
-                self.unchecked.add(id(child))
+                self.unchecked.add(child.nid)
 
     @staticmethod
     def may_be_negative(node: ir.Expr) -> bool:
@@ -144,10 +144,10 @@ class _Hoister:
                       and node.var not in self.reassigned
                       and _for_bindings_in(node.body).get(node.var, 0) == 0)
             if usable:
-                self.loops.append(LoopRange(id(node), node.var, node.start, node.stop, step.value, loop,
+                self.loops.append(LoopRange(node.nid, node.var, node.start, node.stop, step.value, loop,
                                             tuple(scope.items())))
-                inner_scope[node.var] = id(node)
-                inner_loop = id(node)
+                inner_scope[node.var] = node.nid
+                inner_loop = node.nid
             self.statements(node.body, inner_scope, inner_loop)
             return
         if isinstance(node, ir.Assign):
@@ -168,7 +168,7 @@ class _Hoister:
             if self.hoistable(index, scope):
                 self.mark(index)
                 where = f"line {node.line}: subscript {dim + 1} of '{node.array}' in range"
-                self.indices.append(HoistedIndex(id(node), node.array, dim, index, self.may_be_negative(index), loop, where,
+                self.indices.append(HoistedIndex(node.nid, node.array, dim, index, self.may_be_negative(index), loop, where,
                                                  tuple(scope.items())))
             else:
                 self.expressions((index,), scope, loop)

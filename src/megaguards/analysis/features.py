@@ -42,7 +42,7 @@ FEATURE_NAMES = ("log_work", "log_parallel_trips", "log_band_trips", "log_inner_
 class LoopCost:
     """The operations directly in one loop's body (not in loops nested in it)."""
 
-    loop: int                 # id() of the ir.For / ir.While
+    loop: int                 # nid of the ir.For / ir.While
     parent: int | None        # the enclosing loop's id (None: the site's outermost loop)
     counts: tuple             # count per KINDS entry
     parallel: bool            # planned parallel (OpenMP)
@@ -53,7 +53,7 @@ class LoopCost:
 @dataclass(frozen=True)
 class LoopTemplate:
     loops: tuple[LoopCost, ...]          # outer before inner
-    outer_parallel: int | None           # id() of the outermost parallel loop
+    outer_parallel: int | None           # nid of the outermost parallel loop
     coalesced: float                     # share of the band's accesses whose last subscript follows threadIdx.x
 
 
@@ -126,7 +126,7 @@ def _narrowing(loop, enclosing: tuple) -> tuple[int, tuple]:
         outer_step = ir.int_constant(outer.step)
         start, stop = coefficient(loop.start, outer.var), coefficient(loop.stop, outer.var)
         if outer_step and start is not None and stop is not None and (start or stop):
-            found.append((id(outer), abs(start) + abs(stop), abs(outer_step)))
+            found.append((outer.nid, abs(start) + abs(stop), abs(outer_step)))
     return abs(step), tuple(found)
 
 
@@ -142,14 +142,14 @@ def loop_template(typed, plan=None, band=None) -> LoopTemplate:
         counts = dict.fromkeys(KINDS, 0)
         nested: list = []
         _statement_counts(node.body, typed.functions, counts, nested)
-        is_parallel = id(node) in parallel
+        is_parallel = node.nid in parallel
         if is_parallel and outer_parallel is None:
-            outer_parallel = id(node)
+            outer_parallel = node.nid
         step, narrowing = _narrowing(node, enclosing)
-        loops.append(LoopCost(id(node), parent, tuple(counts[k] for k in KINDS), is_parallel, step, narrowing))
+        loops.append(LoopCost(node.nid, parent, tuple(counts[k] for k in KINDS), is_parallel, step, narrowing))
         inside = enclosing + ((node,) if isinstance(node, ir.For) else ())
         for child in nested:
-            visit(child, id(node), inside)
+            visit(child, node.nid, inside)
 
     visit(typed.body, None, ())
     return LoopTemplate(tuple(loops), outer_parallel, _coalesced_share(band))
@@ -205,7 +205,7 @@ class Features:
 
 def evaluate(template: LoopTemplate, trips: dict, band_trips: int = 0, launches: int = 0,
              bytes_moved: int = 0, list_elements: int = 0) -> Features:
-    """``trips``: id() of a loop -> its iterations at this entry (missing: unknown), the
+    """``trips``: nid of a loop -> its iterations at this entry (missing: unknown), the
     hull of its range over the loops around it (see the module doc).  Run at every first
     entry of a size under auto: the sums are done by ``map`` (the same floats as a loop)."""
     trips = average_trips(template, trips)

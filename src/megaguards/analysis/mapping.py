@@ -63,24 +63,24 @@ def choose_band(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: dic
                 ) -> GpuBand | str:
     """The GPU band of the site's loop nest, or why the nest cannot go to the GPU."""
     outer = typed.body
-    if facts is None or id(outer) not in plan.loops:
+    if facts is None or outer.nid not in plan.loops:
         return "the outermost loop is not parallel"
-    return _band(typed, outer, plan.loops[id(outer)], (), facts, groups, strict)
+    return _band(typed, outer, plan.loops[outer.nid], (), facts, groups, strict)
 
 
 def choose_region(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: dict, strict: bool
                   ) -> GpuRegion | str:
     """A time-step loop around GPU bands, or why the nest is not one."""
     outer = typed.body
-    if facts is None or not any(h.loop == id(outer) for h in facts.loops):
+    if facts is None or not any(h.loop == outer.nid for h in facts.loops):
         return "the outermost loop's range is not computable before it"
-    if not outer.body or not all(isinstance(s, ir.For) and id(s) in plan.loops for s in outer.body):
+    if not outer.body or not all(isinstance(s, ir.For) and s.nid in plan.loops for s in outer.body):
         return "the outermost loop is sequential and its body is not only parallel loops"
     bands = []
     for inner in outer.body:
         if _mentions(inner.start, {outer.var}) or _mentions(inner.stop, {outer.var}):
             return f"loop '{inner.var}' has bounds that change with '{outer.var}'"
-        band = _band(typed, inner, plan.loops[id(inner)], (outer,), facts, groups, strict)
+        band = _band(typed, inner, plan.loops[inner.nid], (outer,), facts, groups, strict)
         if isinstance(band, str):
             return band
         if band.decision.reductions or band.decision.private:
@@ -136,10 +136,10 @@ def full_overwrites(typed, band_loops) -> dict:
     for node in ir.walk(typed.body):
         if isinstance(node, ir.Store):
             stores.setdefault(node.array, []).append(node)
-    top_level = {id(statement) for statement in band_loops[-1].body}
+    top_level = {statement.nid for statement in band_loops[-1].body}
     result = {}
     for name, found in stores.items():
-        if name in loaded or len(found) != 1 or id(found[0]) not in top_level:
+        if name in loaded or len(found) != 1 or found[0].nid not in top_level:
             continue
         indices = found[0].indices
         if all(isinstance(i, ir.Name) and i.id in positions for i in indices) and \

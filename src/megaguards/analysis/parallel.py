@@ -29,7 +29,7 @@ class Reduction:
 
 @dataclass(frozen=True)
 class ParallelLoop:
-    loop: int                   # id() of the ir.For
+    loop: int                   # nid of the ir.For
     private: tuple[str, ...]    # scalars written before read in every iteration
     reductions: tuple[Reduction, ...]
     weight: int                 # static cost estimate of one iteration (for the work threshold)
@@ -37,7 +37,7 @@ class ParallelLoop:
 
 @dataclass(frozen=True)
 class ParallelPlan:
-    loops: dict                 # id() of ir.For -> ParallelLoop
+    loops: dict                 # nid of ir.For -> ParallelLoop
     reasons: tuple[str, ...]
 
     @property
@@ -170,7 +170,7 @@ class _Planner:
             if isinstance(statement, ir.For):
                 decision = self.decide(statement, outer)
                 if isinstance(decision, ParallelLoop):
-                    self.loops[statement.line, id(statement)] = decision
+                    self.loops[statement.nid] = decision
                     continue
                 self.reasons.append(f"loop '{statement.var}' at line {statement.line}: {decision}")
                 self.visit(statement.body, outer + (statement,))
@@ -181,7 +181,7 @@ class _Planner:
                 self.visit(statement.body, outer)
 
     def decide(self, loop: ir.For, outer: tuple) -> ParallelLoop | str:
-        if not any(h.var == loop.var and h.loop == id(loop) for h in self.facts.loops):
+        if not any(h.var == loop.var and h.loop == loop.nid for h in self.facts.loops):
             return "its range is not computable before the loop"
         if any(isinstance(s, ir.Break) for s in _level_statements(loop.body)):
             return "'break' leaves it early"
@@ -190,7 +190,7 @@ class _Planner:
             if not first.write:
                 continue
             for second in accesses:
-                if second.group != first.group or (second.write and id(second.node) < id(first.node)):
+                if second.group != first.group or (second.write and second.node.nid < first.node.nid):
                     continue
                 if carries_dependence(loop, outer, first, second, self.invariant, self.facts):
                     kind = "output" if second.write else "flow/anti"
@@ -220,7 +220,7 @@ class _Planner:
             if scalar.is_float and kind in "&|^" or scalar.is_bool or scalar.is_complex:
                 return f"scalar {ir.describe_name(name)} carries a value from one iteration to the next"
             reductions.append(Reduction(name, kind, conditional))
-        return ParallelLoop(id(loop), tuple(private), tuple(reductions), BodyWeight.of(loop.body).static())
+        return ParallelLoop(loop.nid, tuple(private), tuple(reductions), BodyWeight.of(loop.body).static())
 
 
 def _level_statements(statements):
@@ -299,4 +299,4 @@ def plan_parallel(typed: TypedLoop, facts: HoistFacts | None, groups: dict, stri
         return ParallelPlan({}, (ISLPY_MISSING,))
     planner = _Planner(typed, facts, groups, strict)
     planner.visit((typed.body,), ())
-    return ParallelPlan({key[1]: value for key, value in planner.loops.items()}, tuple(planner.reasons))
+    return ParallelPlan(dict(planner.loops), tuple(planner.reasons))

@@ -75,6 +75,7 @@ class _Inference:
             if len({t.ctype for t in types}) > 1:
                 raise Unsupported(f"{ir.describe_name(name)} changes type inside the loop ({_describe(types)}); "
                                   "the loop is not type-stable")
+        self.positions = itertools.count()
         typed = self.rebuild(loop)
         variables = {name: representative(types) for name, types in self.sets.items()}
         return TypedLoop(typed, variables, dict(self.assigned), self.arrays, self.functions,
@@ -260,17 +261,18 @@ class _Inference:
             return self.empty_reduction(node)
         if isinstance(node, ir.Name) and self.part_of(node.id):
             node = part_call(node)  # analyses then see a read of the variable itself
+        position = next(self.positions)   # preorder: the node before its children
         if isinstance(node, ir.Expr):
             types = self.expression(node, test=True)
             if Scalar.PY_COMPLEX in types and not COMPLEX_AS_PAIRS:
                 raise Unsupported("complex arithmetic of Python 3.14+ (mixed real/complex rules changed)",
                                   node.line, node.col)
             changes = {key: self.rebuild_value(value) for key, value in node.__dict__.items()
-                       if key not in ("line", "col", "type")}
-            return dataclasses.replace(node, type=representative(types), **changes)
+                       if key not in ("line", "col", "type", "nid")}
+            return dataclasses.replace(node, type=representative(types), nid=position, **changes)
         changes = {key: self.rebuild_value(value) for key, value in node.__dict__.items()
-                   if key not in ("line", "col")}
-        return dataclasses.replace(node, **changes)
+                   if key not in ("line", "col", "nid")}
+        return dataclasses.replace(node, nid=position, **changes)
 
     def empty_reduction(self, node: ir.EmptyReduction) -> ir.Assign:
         """A plain assignment when its value has exactly the target's one type, else kept:
@@ -281,7 +283,8 @@ class _Inference:
         exact = not node.raises and len(value) == 1 and self.assigned.get(node.target) == value
         kind = ir.Assign if exact else ir.EmptyReduction
         extra = {} if exact else {"raises": True}
-        return kind(node.target, self.rebuild(node.value), line=node.line, col=node.col, **extra)
+        position = next(self.positions)
+        return kind(node.target, self.rebuild(node.value), line=node.line, col=node.col, nid=position, **extra)
 
     def rebuild_value(self, value):
         if isinstance(value, tuple):

@@ -154,8 +154,8 @@ class Renderer:
     def range_loop(self, node: ir.For, depth: int, allow_parallel: bool = True) -> None:
         parallel_loop = self.target.parallel_loop
         if parallel_loop is not None and allow_parallel and self.fast and self.region is None \
-                and id(node) in self.plan.loops:
-            parallel_loop(self, node, self.plan.loops[id(node)], depth, self.threads, self.work_threshold)
+                and node.nid in self.plan.loops:
+            parallel_loop(self, node, self.plan.loops[node.nid], depth, self.threads, self.work_threshold)
             return
         label = self.fresh("r")
         before = self.checks
@@ -217,7 +217,7 @@ class Renderer:
 
     def proven(self, node: ir.Expr) -> bool:
         """Integer arithmetic the prologue proved within int64 (in the fast copy only)."""
-        return self.fast and id(node) in self.facts.unchecked
+        return self.fast and node.nid in self.facts.unchecked
 
     def store_value(self, value: ir.Expr, element: Scalar, is_list: bool) -> str:
         if is_list or element.is_bool:

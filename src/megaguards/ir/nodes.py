@@ -17,6 +17,10 @@ from .types import Scalar
 class Node:
     line: int = field(default=0, kw_only=True, compare=False)
     col: int = field(default=0, kw_only=True, compare=False)
+    # The node's position in the typed loop's preorder walk (-1 before type inference
+    # numbers it): the key of every analysis fact, the same in every process that types
+    # the same loop for the same signature, unlike id().
+    nid: int = field(default=-1, kw_only=True, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -196,8 +196,8 @@ def gpu_side(site, specialization, analysis: pipeline.Analysed, options) -> GpuS
 
     gpu_band = band if region is None else region.bands[0]
     if not wants_gpu:
-        shape = (tuple(tuple(id(loop) for loop in b.loops[b.fixed:]) for b in bands),
-                 id(region.loop) if region is not None else None)
+        shape = (tuple(tuple(loop.nid for loop in b.loops[b.fixed:]) for b in bands),
+                 region.loop.nid if region is not None else None)
         return GpuSide(factory=build_gpu, band=gpu_band, shape=shape)
     if cuda.cupy_module() is None:  # no GPU here: check the kernels with NVRTC, run on the CPU
         for kernel in kernels:
@@ -218,11 +218,11 @@ def parallel_nest(analysis: pipeline.Analysed) -> tuple:
     loop and the parallel loops perfectly nested in it, as threads of one launch."""
     nest, plan = [], analysis.plan
     for node in analysis.key.loops:
-        if id(node) in plan.loops:
-            nest.append(id(node))
-            while len(node.body) == 1 and isinstance(node.body[0], ir.For) and id(node.body[0]) in plan.loops:
+        if node.nid in plan.loops:
+            nest.append(node.nid)
+            while len(node.body) == 1 and isinstance(node.body[0], ir.For) and node.body[0].nid in plan.loops:
                 node = node.body[0]
-                nest.append(id(node))
+                nest.append(node.nid)
             break
     return (tuple(nest),), None
 
@@ -246,7 +246,7 @@ def describe_plan(key: LoopKey, plan, parallel: bool) -> list[str]:
         return []
     lines = []
     for node in key.loops:
-        decision = plan.loops.get(id(node))
+        decision = plan.loops.get(node.nid)
         if decision is None:
             continue
         reductions = ", ".join(f"{r.var} ({r.kind})" for r in decision.reductions) or "none"

@@ -290,7 +290,7 @@ class GpuSpecialization:
         number = {loop.loop: k for k, loop in enumerate(self.hoisted_loops)}
         result = []
         for loop in self.band_loops:
-            k = number[id(loop)]
+            k = number[loop.nid]
             low, high = ints[slot + 2 * k], ints[slot + 2 * k + 1]
             step = loop.step.value
             trips = 0 if low > high else (high - low) // abs(step) + 1

@@ -55,7 +55,7 @@ def _plan(plan, loops: tuple) -> str:
         return "# none: not planned (no parallel loops asked for, or no checks hoisted)\n"
     lines = []
     for loop in loops:
-        decision = plan.loops.get(id(loop))
+        decision = plan.loops.get(loop.nid)
         if decision is not None:
             reductions = ", ".join(f"{r.var} ({r.kind})" for r in decision.reductions) or "none"
             lines.append(f"# loop '{loop.var}' at line {loop.line}: parallel; private: "

@@ -1,8 +1,7 @@
 """A typed loop's identity across processes, for the caches that skip analysis steps
 (``plans.py``: the parallel plan; ``renders.py``: the rendered kernel).
 
-Ids do not survive a process, so loops are named by their position in the IR walk, and
-the key hashes everything those steps read: the typed IR (every node with its type and
+The caches name nodes by their nid (a position in the typed loop's walk), and the key hashes everything those steps read: the typed IR (every node with its type and
 source line), the scalar and array types, the functions, the live-ins, and megaguards'
 own code (each module's size and modification time: an edited analysis or renderer in a
 development checkout must not meet results of the old one)."""
@@ -58,7 +57,3 @@ class LoopKey:
     def loops(self) -> tuple:
         """The ir.For nodes in walk order: position -> loop (the parallel plan's)."""
         return tuple(node for node in self.every_loop if isinstance(node, ir.For))
-
-    def positions(self) -> dict:
-        """id() of each loop -> its position."""
-        return {id(loop): position for position, loop in enumerate(self.loops)}

@@ -5,7 +5,7 @@ source's hash as usual (``compiler.py``).
 
 The key is everything the renderer reads: the typed loop (``loopkey.py``, which also
 determines the hoisted-check facts), the layout, whether checks are hoisted, the parallel
-plan by loop position, the thread count and the work threshold of OpenMP.  A loop's first
+plan by loop nid, the thread count and the work threshold of OpenMP.  A loop's first
 kernel is also kept with its parallel plan in one file (``cached_plan_and_render``)."""
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from .loopkey import LoopKey, digest
 
 def cached_render(typed, layout, facts, plan, threads: int, work_threshold: int, key: LoopKey) -> RenderedKernel:
     hoisted = facts is not None and not facts.empty
-    name = digest(key.typed_digest, layout, hoisted, plans.by_position(plan, key), threads, work_threshold)
+    name = digest(key.typed_digest, layout, hoisted, plans.plan_loops(plan), threads, work_threshold)
     path = cache_path("renders", f"{name}.marshal")
     try:
         return from_record(read_record(path))
@@ -61,7 +61,7 @@ def cached_plan_and_render(typed, layout, facts, groups: dict, strict: bool, laz
     path = cache_path("bundles", f"{name}.marshal")
     try:
         data = read_record(path)
-        return (*plans.from_record(data["plan"], key), from_record(data["render"]))
+        return (*plans.from_record(data["plan"]), from_record(data["render"]))
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         pass
     plan, template = plans.cached_plan(typed, facts, groups, strict, key)
@@ -69,7 +69,7 @@ def cached_plan_and_render(typed, layout, facts, groups: dict, strict: bool, laz
     rendered = cached_render(typed, layout, facts, None if lazy else plan, threads, work_threshold, key)
     if template is not None:   # else not kept by the plan's cache either (no islpy, no hoisted checks)
         try:
-            write_record(path, {"plan": plans.record(plan, template, key), "render": record(rendered)})
+            write_record(path, {"plan": plans.record(plan, template), "render": record(rendered)})
         except OSError:
             pass
     return plan, template, rendered

@@ -35,7 +35,7 @@ def runtime_weight(statements, facts) -> str:
     def render(weight: BodyWeight) -> str:
         parts = [f"{weight.nodes}.0"] if weight.nodes or not weight.loops else []
         for loop, inner in weight.loops:
-            k, step = hoisted.get(id(loop), (None, 1))
+            k, step = hoisted.get(loop.nid, (None, 1))
             trips = (f"{INNER_LOOP_TRIPS}.0" if k is None
                      else f"(mg_L{k}_empty ? 0.0 : (double)((mg_L{k}_hi - mg_L{k}_lo) / {step} + 1))")
             parts.append(f"{trips} * ({render(inner)})")
