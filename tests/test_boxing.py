@@ -45,3 +45,20 @@ def test_bools_among_ints_keep_their_type():
     assert_same_as_cpython(copy_into, [1, 2, 3], [0, 0, 0])
     assert_same_as_cpython(copy_into, [1, True, 2], [0, 0, 0], compiled=False)
     assert_same_as_cpython(copy_into, [1, 2, False], [5, 6, 7], compiled=False)
+
+
+def third_column(A, n):
+    s = 0
+    for i in range(n):
+        s = s * 10 + A[i][2]
+    return s
+
+
+def test_ragged_rows_fail_the_guard():
+    """The matrix's shape comes from its first row; unboxing checks every row against it.
+    A shorter row would otherwise shift the rows after it in the buffer: A[1][2]
+    (IndexError in Python) would read 6, row 2's second element."""
+    assert_same_as_cpython(third_column, [[1, 2, 3], [4, 5, 6], [7, 8, 9], [1, 1, 1]], 3)
+    ragged = [[1, 2, 3], [4], [5, 6, 7], [8, 9, 10]]
+    assert_same_as_cpython(third_column, ragged, 3, compiled="not rectangular")
+    assert_same_as_cpython(third_column, ragged, 1, compiled="not rectangular")   # a row not even read

@@ -48,3 +48,22 @@ def test_wrapped_subscript_meets_the_last_element():
 
 def test_same_element_written_every_iteration_is_an_output_dependence():
     assert analyse("for i in range(n):\n    a[0] = i * 1.0\n", {"a": FLOAT_1D})
+
+
+INT_1D = ArrayInfo(Scalar.PY_INT, 1, True, True)
+FLOAT_2D = ArrayInfo(Scalar.PY_FLOAT, 2, True, True)
+
+
+def test_non_affine_subscript_may_touch_any_element():
+    # h[b[i]]: b may hold one index twice (a histogram), so two iterations may meet.
+    assert analyse("for i in range(n):\n    h[b[i]] = h[b[i]] + 1\n", {"h": INT_1D, "b": INT_1D})
+    assert analyse("for i in range(n):\n    a[b[i]] = a[i] * 2.0\n", {"a": FLOAT_1D, "b": INT_1D})
+
+
+def test_non_affine_subscript_in_one_dimension_leaves_the_others_to_decide():
+    # a[i][b[j]]: any column, but iterations of i touch different rows.
+    assert not analyse("for i in range(n):\n    for j in range(n):\n        a[i][b[j]] = 1.0\n",
+                       {"a": FLOAT_2D, "b": INT_1D})
+    # a[b[j]][j]: any row, and every iteration of i the same columns.
+    assert analyse("for i in range(n):\n    for j in range(n):\n        a[b[j]][j] = i * 1.0\n",
+                   {"a": FLOAT_2D, "b": INT_1D})

@@ -257,6 +257,45 @@ def test_empty_max_and_reduce_raise_as_in_python():
     assert_same_as_cpython(reduced, [], 2, compiled=None)
 
 
+def int_extremes(xs, n):
+    out = 0
+    for i in range(n):
+        out = out * 3 + max(xs[j] for j in range(i, len(xs))) - min(xs[j] for j in range(i, len(xs)))
+    return out
+
+
+def int_filtered_max(xs, n):
+    out = 0
+    for t in range(n):
+        out = out * 2 + max(x for x in xs if x > t)
+    return out
+
+
+def test_empty_int_max_and_min_raise_in_compiled_code():
+    """Of ints, the empty max()/min()'s placeholder 0 has the accumulator's very type: only
+    ``raises`` keeps it from being taken as the result (floats fail the type test anyway)."""
+    every_site_compiled(int_extremes, [3, -1, 4, 1], 4)
+    every_site_compiled(int_filtered_max, [3, -1, 4, 1], 3)
+    # At i = 4 (t = 4) the generator yields nothing: the kernel flags it, CPython raises ValueError.
+    assert_same_as_cpython(int_extremes, [3, -1, 4, 1], 5, compiled="runtime flag")
+    assert_same_as_cpython(int_filtered_max, [3, -1, 4, 1], 5, compiled="runtime flag")
+
+
+def reduce_from_int(xs, n):
+    r = None
+    for i in range(n):
+        r = functools.reduce(lambda acc, x: acc + x * 0.5, (xs[j] for j in range(i, len(xs))), 0)
+    return r
+
+
+def test_empty_reduce_of_floats_from_an_int_initial_is_that_int():
+    """reduce(f, [], 0) is the int 0 even where every step gives a float: the compiled loop
+    (a float accumulator) must not return 0.0 (a check independent of sum()'s, which stays
+    in CPython for floats from 3.12 on)."""
+    every_site_compiled(reduce_from_int, [1.0, 2.0, -0.5], 3)
+    assert_same_as_cpython(reduce_from_int, [1.0, 2.0, -0.5], 4, compiled="runtime flag")
+
+
 def test_exception_inside_a_generator_is_pythons():
     def roots(xs):
         s = 0.0

@@ -6,7 +6,7 @@ import numpy
 import megaguards
 from megaguards import config
 
-from conftest import assert_same_as_cpython, site_for
+from conftest import assert_same_as_cpython, site_for, sites_of
 
 
 def checks_of(function, *arguments):
@@ -100,3 +100,40 @@ def test_hoisting_can_be_switched_off():
         assert site_for(fast)[-1]["checks_in_loop"] == 3  # x[i], y[i] read, y[i] written
     finally:
         config.configure(hoist=previous.hoist)
+
+
+def mirrored_rows(A, m):
+    s = 0.0
+    for j in range(len(A) - 1):
+        for i in range(m):
+            s = s * 0.5 + A[j][m - i]   # m - i ranges over [m - (m - 1), m - 0] = [1, m]
+    return s
+
+
+def test_interval_of_a_difference_pairs_low_with_high():
+    rows = [[10.0 * r + c for c in range(4)] for r in range(3)]
+    fast = assert_same_as_cpython(mirrored_rows, rows, 3)
+    assert sites_of(fast)[0]["checks_in_loop"] == 0
+    # m = 4 reaches A[j][4], past each row's end (inside the unboxed matrix, a row further):
+    # the hoisted check fails, the checked copy raises and CPython says IndexError.
+    fast = assert_same_as_cpython(mirrored_rows, rows, 4, compiled=None)
+    assert any("hoisted check failed" in reason and "subscript 2 of 'A'" in reason
+               for reason in sites_of(fast)[0]["reasons"]), sites_of(fast)[0]["reasons"]
+
+
+def rebound_by_an_inner_loop(A, n, m):
+    s = 0
+    for j in range(n):
+        for i in range(n):
+            for i in range(m):       # rebinds the middle loop's variable: i is m - 1 afterwards
+                s += 1
+            s = s * 3 + A[j][i]
+    return s
+
+
+def test_a_loop_variable_rebound_by_an_inner_loop_is_not_bounded_by_its_range():
+    rows = [[4 * r + c for c in range(4)] for r in range(3)]
+    assert_same_as_cpython(rebound_by_an_inner_loop, rows, 3, 2)
+    # i is 5 after the inner loop, though the middle loop's range(2) stops at 1: IndexError
+    # (the element the flat index j * 4 + 5 points to lies inside the unboxed matrix).
+    assert_same_as_cpython(rebound_by_an_inner_loop, rows, 2, 6, compiled=None)

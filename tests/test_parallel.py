@@ -10,6 +10,7 @@ import megaguards
 from megaguards import config
 
 from conftest import assert_same_as_cpython, site_for, sites_of
+from megaguards.runtime.site import REGISTRY
 
 
 @pytest.fixture(autouse=True)
@@ -166,6 +167,32 @@ def carry_last_positive(a, b):
         b[i] = t
 
 
+def histogram(b, h):
+    for i in range(len(b)):
+        h[b[i]] += 1              # b repeats indices: iterations meet on h's elements
+
+
+def permute_forward(a, p):
+    for i in range(len(p)):
+        a[p[i]] = a[i] + 1        # a[p[i]] may be an element a later iteration reads
+
+
+def hash_mix(a):
+    h = 7
+    for i in range(len(a)):
+        h ^= a[i]                 # two operators on one scalar: neither reduction alone
+        h *= 3
+    return h
+
+
+def add_then_double(a):
+    s = 1
+    for i in range(len(a)):
+        s += a[i]
+        s *= 2
+    return s
+
+
 @pytest.mark.parametrize("function, arguments, expected", [
     (prefix_sum, ([1, 2, 3, 4, 5],), "dependence on 'a'"),
     (gauss_seidel, (grid(6), 6), "dependence on 'A'"),
@@ -173,6 +200,10 @@ def carry_last_positive(a, b):
     (shift_left, ([1, 2, 3, 4, 5, 6],), "carries a flow/anti dependence on 'a'"),
     (pairs_into, ([1, 2, 3, 4, 5, 6], [0, 0, 0]), "carries a output dependence on 'b'"),
     (carry_last_positive, ([3, -1, 4, -1, -5, 9], [0] * 6), "scalar 't' carries a value"),
+    (histogram, ([0, 2, 1, 2, 2, 0, 1, 2] * 4, [0, 0, 0]), "dependence on 'h'"),
+    (permute_forward, ([0] * 16, [(3 * k + 1) % 16 for k in range(16)]), "dependence on 'a'"),
+    (hash_mix, (list(range(1, 30)),), "scalar 'h' carries a value"),
+    (add_then_double, ([3, -1, 4, 1, -5, 9, 2, 6] * 3,), "scalar 's' carries a value"),
 ])
 def test_must_stay_sequential(function, arguments, expected):
     depth, backend, reasons = decision(function, *arguments)
@@ -209,6 +240,58 @@ def test_aliased_arguments_are_one_array_for_the_analysis():
     (loop,) = sites_of(fast_aliased)
     assert (loop["compiled_runs"], loop["parallel_depth"], loop["backend"]) == (1, 0, "c-seq"), loop
     assert any("carries a flow/anti dependence on 'a'" in reason for reason in loop["reasons"]), loop["reasons"]
+
+
+def test_a_list_passed_twice_gets_its_own_sequential_kernel_after_two_lists():
+    """The cache key holds which names are one object: a kernel planned parallel for two
+    lists is not reused for one list passed twice (a dependence then)."""
+    fast = megaguards.jit(shifted)
+    a, b = list(range(1000)), [0] * 1000
+    fast(a, b)
+    same = list(range(1000))
+    fast(same, same)
+    expected = list(range(1000))
+    shifted(expected, expected)
+    assert same == expected
+    (site,) = [site for site in REGISTRY.sites if site.id in fast.__megaguards_sites__]
+    assert sorted(kernel.parallel_depth for kernel in site.compiled) == [0, 1]
+    assert sites_of(fast)[0]["compiled_runs"] == 2
+
+
+def int_max_call(a):
+    best = -10 ** 9
+    for i in range(len(a)):
+        best = max(best, a[i])
+    return best
+
+
+def int_max_if(a):
+    best = -10 ** 9
+    for i in range(len(a)):
+        if a[i] > best:
+            best = a[i]
+    return best
+
+
+def int_min_call(a):
+    low = 10 ** 9
+    for i in range(len(a)):
+        low = min(low, a[i])
+    return low
+
+
+@pytest.mark.parametrize("function, sign", [(int_max_call, -1), (int_max_if, -1), (int_min_call, 1)])
+def test_int_max_and_min_reductions_of_one_sign_on_several_threads(function, sign):
+    """Each thread's partial starts at the reduction's identity (INT64_MIN for max), not 0:
+    with every element below 0 (above, for min) any other start would win the merge."""
+    data = [sign * (k * 7919 % 1000 + 5) for k in range(64)]
+    saved = config.current()
+    try:
+        config.configure(threads=4)
+        depth, backend, reasons = decision(function, data)
+    finally:
+        config.configure(threads=saved.threads)
+    assert (depth, backend) == (1, "c-omp"), reasons
 
 
 def test_float_sum_reassociates_only_outside_strict_mode():

@@ -262,13 +262,24 @@ def test_numpy_strided_views():
 
 
 def test_overlapping_views_fall_back_correctly():
+    """A view the loop only reads, overlapping one it writes, must see the writes (Python
+    reads base[i] after iteration i - 1 wrote it); the kernel, writing into a shadow copy
+    (math.sqrt may raise), would read the old values: the guard sends such a call to
+    CPython.  (The views are made inside the test: the deep copies assert_same_as_cpython
+    makes of its arguments would not share memory.)"""
     def shift(a, b):
         for i in range(len(b)):
-            a[i] = b[i] + 1.0
-    def overlapping(base):
-        shift(base[1:], base[:-1])
-        return base
-    assert_same_as_cpython(overlapping, numpy.arange(8, dtype=numpy.float64), compiled=None)
+            a[i] = math.sqrt(b[i]) + 1.0
+    import megaguards
+
+    fast = megaguards.jit(shift)
+    expected, base = numpy.zeros(64), numpy.zeros(64)
+    shift(expected[1:], expected[:-1])
+    fast(base[1:], base[:-1])
+    assert base.tobytes() == expected.tobytes()
+    (loop,) = sites_of(fast)
+    assert loop["compiled_runs"] == 0, loop
+    assert any("overlapping NumPy views, one of them written" in reason for reason in loop["reasons"]), loop
 
 
 def test_methods_reading_attributes():
