@@ -206,3 +206,22 @@ def entry_features(parallel_entries: int = 1):
     from megaguards.analysis.features import KINDS, Features
 
     return Features(1e6, dict.fromkeys(KINDS, 1.0), 10, parallel_entries, 0, 0, 1.0, 0, 0, 0.0)
+
+
+# -- the GPU path without a GPU (test_cuda_emulation.py, test_interpreter.py) ------------
+
+@pytest.fixture
+def emulator(monkeypatch):
+    """device=gpu with CuPy faked by tests/cuda_emulator.py: kernels run as C++ on the CPU."""
+    import cuda_emulator
+
+    missing = cuda_emulator.toolchain_missing()
+    if missing:
+        pytest.skip(f"CUDA emulation needs g++ with OpenMP: {missing}")
+    emulated = cuda_emulator.install(monkeypatch)
+    previous = config.current().device
+    config.configure(device="gpu")
+    yield emulated
+    config.configure(device=previous)
+    cuda_emulator.uninstall()
+    assert not emulated.errors   # raised inside a loop site, megaguards would have hidden them

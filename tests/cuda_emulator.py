@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import functools
 import os
 import shutil
 import subprocess
@@ -383,6 +384,7 @@ class CudaEmulator:
         return tuple(int(v) for v in value) + (1,) * (3 - len(value))
 
 
+@functools.cache
 def toolchain_missing() -> str | None:
     """Why kernels cannot be emulated here (no g++ or no OpenMP), or None."""
     compiler = shutil.which(os.environ.get("CXX", "g++"))

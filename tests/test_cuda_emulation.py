@@ -4,8 +4,6 @@ blocks as OpenMP teams.  Every test compares with CPython bit for bit and checks
 the loop really went through the emulated GPU (site report and launch count)."""
 from __future__ import annotations
 
-import functools
-
 import cuda_emulator
 import numpy
 import pytest
@@ -13,25 +11,6 @@ from conftest import _comparable, sites_of
 
 import megaguards
 from megaguards import config
-
-
-@functools.cache
-def _toolchain_missing():
-    return cuda_emulator.toolchain_missing()
-
-
-@pytest.fixture
-def emulator(monkeypatch):
-    missing = _toolchain_missing()
-    if missing:
-        pytest.skip(f"CUDA emulation needs g++ with OpenMP: {missing}")
-    emulated = cuda_emulator.install(monkeypatch)
-    previous = config.current().device
-    config.configure(device="gpu")
-    yield emulated
-    config.configure(device=previous)
-    cuda_emulator.uninstall()
-    assert not emulated.errors   # raised inside a loop site, megaguards would have hidden them
 
 
 def outcome(function, make):

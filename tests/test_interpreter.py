@@ -9,6 +9,8 @@ import numpy
 import pytest
 
 import test_parallel as corpus
+from megaguards import config
+from megaguards.diagnostics.report import loop_record
 from reference_tier import DECLINED, check, entries, run_cpython, run_interpreter
 
 
@@ -75,6 +77,37 @@ def test_cpython_interpreter_and_kernel_agree(function, arguments):
     assert interpreted, "the interpreter never ran to the end"
     if function is not failing:
         assert compiled, "no compiled run was compared"
+
+
+# float_math stays off the GPU under strict (CUDA's exp is not glibc's).
+GPU_CASES = [CASES[0], CASES[1], CASES[2], CASES[4], CASES[7]]
+
+
+@pytest.mark.parametrize("device", ["seq", "cpu"])
+@pytest.mark.parametrize("function, arguments", CASES, ids=[function.__name__ for function, _ in CASES])
+def test_each_cpu_kernel_agrees_with_cpython_and_the_interpreter(function, arguments, device):
+    """The same tier on one core and on all cores (OpenMP, four threads), each forced."""
+    saved = config.current()
+    config.configure(device=device, threads=1 if device == "seq" else 4)
+    try:
+        seen = entries(function, *arguments)
+        results = [check(entry) for entry in seen]
+        backends = {record["backend"] for entry in seen for record in [loop_record(entry.site)]}
+    finally:
+        config.configure(device=saved.device, threads=saved.threads)
+    assert any(interpreted for interpreted, _ in results)
+    if function is not failing:
+        assert any(compiled for _, compiled in results)
+        assert backends <= {"c-seq", None} if device == "seq" else "c-omp" in backends or function is control
+
+
+@pytest.mark.parametrize("function, arguments", GPU_CASES, ids=[function.__name__ for function, _ in GPU_CASES])
+def test_the_cuda_kernel_agrees_with_cpython_and_the_interpreter(function, arguments, emulator):
+    """The same tier with the GPU's kernels (emulated on the CPU: tests/cuda_emulator.py)."""
+    launches = emulator.launches
+    results = [check(entry) for entry in entries(function, *arguments)]
+    assert any(interpreted for interpreted, _ in results) and any(compiled for _, compiled in results)
+    assert emulator.launches > launches, "no kernel ran on the (emulated) GPU"
 
 
 def test_the_interpreter_raises_python_s_exception_where_the_kernel_declines():
