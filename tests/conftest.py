@@ -225,3 +225,17 @@ def emulator(monkeypatch):
     config.configure(device=previous)
     cuda_emulator.uninstall()
     assert not emulated.errors   # raised inside a loop site, megaguards would have hidden them
+
+
+@pytest.fixture
+def cuda_device(request):
+    """device=gpu on the real GPU where there is one, else on the emulator."""
+    from megaguards.runtime import cuda
+
+    if cuda.cupy_module() is None:
+        yield request.getfixturevalue("emulator")
+        return
+    previous = config.current().device
+    config.configure(device="gpu")
+    yield None
+    config.configure(device=previous)
