@@ -96,6 +96,8 @@ GROUPS = {
     "hoist-stencil": "rows 7, 7b, 7c: hoisting on vs off, 2-D Jacobi stencil on NumPy arrays "
                      "(also saves results/stencil_kernel_hoisted.c)",
     "hoist-saxpy": "rows 8, 8b, 8c: hoisting on vs off, saxpy on NumPy float64 arrays",
+    "startup": "rows 9, 9b, 9c, 9d: a loop-free script's start-up vs python (median of 10); importing a "
+               "module of 2000 loops, rewrite cache warm vs its .pyc, and cold (benchmarks/startup.py)",
 }
 KERNEL_DUMP = "stencil_kernel_hoisted.c"
 
@@ -419,6 +421,13 @@ def main(argv: list[str] | None = None) -> int:
                                                 engine_arguments={"cpython": [str(n), "1"]}, function="saxpy")
             rows += hoist_rows(raw["hoist_saxpy"], f"saxpy n={size}, NumPy float64", "saxpy", HOIST_TARGET, "8",
                                hoist_calls)
+
+        if "startup" in groups:
+            from startup import startup_rows
+
+            quick = {"repetitions": 3, "cold_repetitions": 1} if options.quick else {}
+            startup, raw["startup"] = startup_rows(quick, log=runner.log)
+            rows += startup
     except BenchmarkError as error:
         print(f"benchmark failed: {error}", file=sys.stderr)
         return 2

@@ -375,10 +375,11 @@ def test_a_loop_s_decisions_are_named_by_its_compiled_object(auto):
     assert (auto / "kernels" / f"{choice.key}.so").is_file()
 
 
-def test_the_selection_data_is_read_before_the_script(auto, monkeypatch):
-    """``megaguards run`` under auto reads the calibration and the tree, counts the usable
-    cores and lists the decisions folder before the script starts: the first loop's entry
-    then decides without any of it (here each would raise)."""
+def test_the_selection_data_is_read_before_the_first_specialization(auto, monkeypatch):
+    """Under auto, the process's first loop entry (``site.first_loop_entry``, not the start:
+    a script that enters no loop reads none of it) reads the calibration and the tree,
+    counts the usable cores and lists the decisions folder: the loop's specialization then
+    decides without any of it (here each would raise)."""
     from megaguards.runtime import decisions, warmup
 
     config.configure(select="tree")   # auto's process is a fresh one: nothing listed yet

@@ -7,18 +7,38 @@
   for user modules imported afterwards.
 * ``megaguards.report()`` returns the per-loop report (JSON schema version 1);
   ``megaguards.explain(fn)`` says, per loop of ``fn``, what ran compiled and why not.
+
+Importing megaguards imports almost nothing: the public functions come from ``api.py``
+on first use (PEP 562), and the heavy stages (NumPy, islpy, the analyses, the code
+generators, CUDA) when a loop site is first entered.
 """
 from __future__ import annotations
 
 from . import config
-from .api import explain, install, jit, report
 from .errors import CompilationError, MegaguardsError, Unsupported
-from .ipython import load_ipython_extension, unload_ipython_extension
 
 __version__ = "0.1.0"
 __all__ = ["jit", "install", "report", "explain", "MegaguardsError", "CompilationError", "Unsupported",
            "__version__",
            "load_ipython_extension", "unload_ipython_extension"]
+_LAZY = {"jit": "api", "install": "api", "report": "api", "explain": "api",
+         "load_ipython_extension": "ipython", "unload_ipython_extension": "ipython"}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'megaguards' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 if config.current().log_level:  # MEGAGUARDS_LOG=debug ...: the user asked to see the logger
     from .log_setup import configure_logging

@@ -1,16 +1,14 @@
-"""The in-code entry points: ``jit``, ``install``, ``report`` and ``explain``."""
+"""The in-code entry points: ``jit``, ``install``, ``report`` and ``explain``.
+
+``install()`` alone imports no more than the import hook needs: ``jit``'s tools (``ast``,
+``inspect``) come with the first ``jit``."""
 from __future__ import annotations
 
-import ast
 import functools
-import inspect
-import textwrap
 import types
 import warnings
 
 from .errors import CompilationError
-from . import importhook
-from .frontend.rewrite import rewrite_module
 
 _FACTORY = "__megaguards_factory__"
 SITES_ATTRIBUTE = "__megaguards_sites__"  # on a jitted function: the ids of its loop sites
@@ -21,6 +19,8 @@ def install(roots=None):
 
     ``roots``: folders whose modules count as the user's (default: every module
     outside the standard library and site-packages)."""
+    from . import importhook
+
     return importhook.install(roots)
 
 
@@ -47,6 +47,9 @@ def jit(function=None, *, strict: bool = False):
         return functools.partial(jit, strict=strict)
     if not isinstance(function, types.FunctionType):
         raise TypeError(f"megaguards.jit expects a Python function, not {type(function).__name__}")
+    import inspect
+    import textwrap
+
     try:
         source = textwrap.dedent(inspect.getsource(function))
     except (OSError, TypeError):
@@ -78,6 +81,8 @@ def explain(function, show_source: bool = False) -> str:
 
 def _sites_within(function) -> list:
     """The sites of a function of a rewritten module: same file, lines inside its source."""
+    import inspect
+
     from .runtime.site import REGISTRY
 
     code = getattr(inspect.unwrap(function), "__code__", None)
@@ -92,6 +97,9 @@ def _sites_within(function) -> list:
 
 
 def _recompile(function: types.FunctionType, source: str, strict: bool = False) -> types.FunctionType:
+    import ast
+
+    from .frontend.rewrite import rewrite_module
     from .runtime.site import REGISTRY, Site, install_site_names
 
     tree = ast.parse(source)

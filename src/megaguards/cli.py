@@ -5,7 +5,7 @@ import argparse
 import atexit
 import os
 import sys
-import traceback
+import traceback   # now, not after the script's folder is first on sys.path (a traceback.py of its own)
 from pathlib import Path
 
 from . import __version__, config
@@ -95,8 +95,9 @@ def run(options) -> int:
     from .runtime import warmup
 
     warmup.start_for_script(options.script)   # CUDA starts while the script does, when it will be used
-    if configuration.device == "auto":
-        warmup.load_selection_data()   # not at the first loop's entry, inside the user's timings
+    # Nothing else is loaded before the script: NumPy, the analyses and the device choice's
+    # data come at the first loop's entry (site.first_loop_entry), so a script that enters
+    # no loop starts as fast as under python.
     if options.command == "explain":
         atexit.register(_print_explanation, not options.no_source)
     from .importhook import compile_script, run_code
@@ -146,11 +147,11 @@ def _print_explanation(show_source: bool) -> None:
 
 
 def _write_reports() -> None:
-    from .diagnostics.report import build_report, format_table, write_json
-
     configuration = config.current()
     if not (configuration.report_json or configuration.report_table):
         return
+    from .diagnostics.report import build_report, format_table, write_json
+
     report = build_report()
     if configuration.report_json:
         write_json(configuration.report_json, report)

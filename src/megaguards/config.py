@@ -14,21 +14,24 @@
 | MEGAGUARDS_SELECT      |                 | device choice under auto: tree (default), model, explore, or seq/cpu/cuda forced |
 | MEGAGUARDS_FEATURES_LOG |                | append each entry's features and time (JSON lines) to this file |
 | MEGAGUARDS_AUTO_CALIBRATE |              | 0: never start `megaguards calibrate` in the background |
+| MEGAGUARDS_REWRITE_CACHE |                | 0: rewrite user modules in every process (no `rewrites/` cache) |
 | CC                     |                 | the C compiler (default: cc, then gcc, then clang)    |
 """
 from __future__ import annotations
 
-import dataclasses
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 DEVICES = ("auto", "gpu", "cpu", "seq", "off")
 SELECT_METHODS = ("tree", "model", "explore", "seq", "cpu", "cuda")
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(NamedTuple):
+    """Frozen: ``configure`` makes a new one.  A named tuple, not a dataclass: importing
+    ``dataclasses`` (and ``inspect`` with it) costs about 8 ms, which a script that enters
+    no loop must not pay."""
+
     device: str = "auto"
     report_json: str | None = None
     report_table: bool = False
@@ -43,6 +46,7 @@ class Config:
     select: str = "tree"        # how auto chooses the device (runtime/select.py)
     features_log: str | None = None
     auto_calibrate: bool = True
+    rewrite_cache: bool = True  # rewritten modules kept in cache_dir/rewrites (runtime/rewrites.py)
 
     @property
     def enabled(self) -> bool:
@@ -73,6 +77,7 @@ def from_environment(environ=os.environ) -> Config:
         select=_choice(environ, "MEGAGUARDS_SELECT", SELECT_METHODS),
         features_log=environ.get("MEGAGUARDS_FEATURES_LOG") or None,
         auto_calibrate=environ.get("MEGAGUARDS_AUTO_CALIBRATE", "1") not in ("0", "false", "no", "off"),
+        rewrite_cache=environ.get("MEGAGUARDS_REWRITE_CACHE", "1") not in ("0", "false", "no", "off"),
     )
 
 
@@ -108,5 +113,8 @@ def configure(**changes) -> Config:
     global _current
     if "device" in changes and changes["device"] not in DEVICES:
         raise ValueError(f"device must be one of {', '.join(DEVICES)}")
-    _current = dataclasses.replace(_current, **changes)
+    unknown = sorted(set(changes) - set(Config._fields))
+    if unknown:
+        raise TypeError(f"configure() got unexpected option(s): {', '.join(unknown)}")
+    _current = _current._replace(**changes)
     return _current

@@ -3,8 +3,6 @@ location is shown (the caret under the offending expression of a ``CompilationEr
 as triton and CPython's SyntaxError show it)."""
 from __future__ import annotations
 
-import ast
-import linecache
 import os
 
 
@@ -58,12 +56,14 @@ def _characters(text: str, byte_offset: int) -> int:
     return len(text.encode()[:byte_offset].decode(errors="ignore"))
 
 
-def underline_span(loop: ast.For, line: int, col: int, text: str) -> tuple[int, int, int]:
+def underline_span(loop, line: int, col: int, text: str) -> tuple[int, int, int]:
     """(line, first byte column, end byte column) to underline in ``text`` (the source line).
 
     A known column underlines the widest expression starting there; a line without a
     column (0: statements in a loop body are never at column 0) underlines the
     statement's text; no line at all underlines the loop's ``for``."""
+    import ast
+
     if not line:
         return loop.lineno, loop.col_offset, loop.col_offset + len("for")
     if col:
@@ -79,6 +79,8 @@ def underline_span(loop: ast.For, line: int, col: int, text: str) -> tuple[int, 
 
 def compilation_error(info, reason: str, line: int = 0, col: int = 0) -> CompilationError:
     """The error of a strict site (``info``: its ``SiteInfo``) that cannot compile."""
+    import linecache
+
     prefix = f"line {line}: "
     reason = reason[len(prefix):] if line and reason.startswith(prefix) else reason  # shown below
     text = linecache.getline(info.filename, line or info.line)

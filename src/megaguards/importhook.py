@@ -2,36 +2,37 @@
 
 Only the user's own modules are rewritten: files under the given roots (the
 script's folder for ``megaguards run``), never the standard library,
-site-packages or megaguards itself.  Rewritten code is compiled from source on
-each import (never written to ``__pycache__``, where it would shadow the
-plain module for ordinary ``python`` runs).
+site-packages or megaguards itself.  Rewritten code is never written to
+``__pycache__``, where it would shadow the plain module for ordinary ``python``
+runs: it is kept in megaguards' own cache folder instead (``runtime/rewrites.py``),
+so a module is rewritten once, not in every process.
 """
 from __future__ import annotations
 
-import ast
+import functools
 import importlib.abc
 import importlib.machinery
 import os
 import sys
-import sysconfig
+import sysconfig   # not inside find_spec: importing it there would call find_spec again
 from pathlib import Path
-
-from .frontend.rewrite import rewrite_module
 
 _PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 
 
+@functools.lru_cache(maxsize=1)
+def _installation_roots() -> frozenset[Path]:
+    """The standard library's and site-packages' folders (fixed for the process)."""
+    roots = {Path(path).resolve() for key in ("stdlib", "platstdlib", "purelib", "platlib")
+             if (path := sysconfig.get_paths().get(key))}
+    return frozenset(roots | {Path(sys.prefix).resolve() / "lib", Path(sys.base_prefix).resolve() / "lib"})
+
+
 def _system_roots() -> list[Path]:
-    roots = set()
-    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
-        path = sysconfig.get_paths().get(key)
-        if path:
-            roots.add(Path(path).resolve())
+    roots = set(_installation_roots())
     for path in sys.path:
         if "site-packages" in path or "dist-packages" in path:
             roots.add(Path(path).resolve())
-    roots.add(Path(sys.prefix).resolve() / "lib")
-    roots.add(Path(sys.base_prefix).resolve() / "lib")
     return sorted(roots)
 
 
@@ -48,12 +49,12 @@ def is_user_file(path: str, roots: list[Path] | None) -> bool:
 
 
 def compile_rewritten(source: str | bytes, filename: str):
-    """Parse, rewrite loops to sites, compile: the code object to execute."""
+    """Parse, rewrite loops to sites, compile: the code object to execute, its sites
+    registered (from the rewrite cache when an earlier process rewrote the same source)."""
+    from .runtime.rewrites import compile_module
     from .runtime.site import REGISTRY
 
-    tree = ast.parse(source, filename=filename)
-    tree, _ = rewrite_module(tree, filename, REGISTRY.register)
-    return compile(tree, filename, "exec", dont_inherit=True)
+    return compile_module(source, filename, REGISTRY)
 
 
 class RewritingLoader(importlib.machinery.SourceFileLoader):

@@ -505,11 +505,10 @@ def main(argv=None) -> int:
         from .generator import generate
 
         os.environ.update(_environment(extra))
-        import dataclasses
 
         from megaguards import config
         settings = config.from_environment()
-        config.configure(**{f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)})
+        config.configure(**settings._asdict())
         failed = False
         for seed in seeds:
             program = generate(seed, _avoided())

@@ -130,12 +130,11 @@ def main(argv=None) -> int:
     os.environ.setdefault("MEGAGUARDS_CACHE_DIR", tempfile.mkdtemp(prefix="mg-opmatrix-"))
     os.environ.setdefault("MEGAGUARDS_PARALLEL_WORK", "0")
     os.environ.setdefault("MEGAGUARDS_STRICT", "1")
-    import dataclasses
 
     from megaguards import config
 
     settings = config.from_environment()
-    config.configure(**{f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)})
+    config.configure(**settings._asdict())
     operations = options.ops.split(",") if options.ops else None
     mismatches = run(operations, options.pairs, options.seed, report=lambda line: print(line, flush=True))
     print(f"{len(mismatches)} mismatches")

@@ -4,8 +4,9 @@ The cache folder holds ``kernels/mg_<key>.so`` (C kernels and the marshalling he
 ``cuda/<key>.ok`` (CUDA sources NVRTC accepted), ``calibration.json`` (written by
 ``megaguards calibrate``), ``compilers.json`` (the C compilers' versions), the records
 (``runtime/cachefile.py``) of ``renders/`` (kernel sources), ``plans/`` (parallel plans) and
-``bundles/`` (a loop's plan with its first kernel's source), and the JSON files of
-``decisions/`` (measured device times).
+``bundles/`` (a loop's plan with its first kernel's source), the JSON files of
+``decisions/`` (measured device times), and ``rewrites/`` (user modules with their loops
+rewritten into sites, one verified record per module: ``runtime/rewrites.py``).
 Walks never follow symbolic links: a link inside the folder is counted and removed as a
 link, whatever it points to."""
 from __future__ import annotations
@@ -23,7 +24,8 @@ KINDS = {".so": "C kernels (.so)", ".ptx": "CUDA kernels (.ptx/.cubin)", ".cubin
          ".ok": "NVRTC checks (.ok)", ".json": "calibration (.json)"}
 # A file's kind by its folder, before its suffix.
 FOLDERS = {"renders": "rendered kernel sources", "plans": "parallel plans",
-           "bundles": "plans with their first kernel", "decisions": "measured device times"}
+           "bundles": "plans with their first kernel", "decisions": "measured device times",
+           "rewrites": "rewritten modules"}
 FILES = {"compilers.json": "compiler versions (.json)"}
 KERNEL_SUFFIXES = (".so", ".ptx", ".cubin")
 

@@ -21,48 +21,12 @@ Pure functions of the ``ast``.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
-EXPRESSION_FUNCTION = "__megaguards_expr__"
+from .siteinfo import EXPRESSION_FUNCTION, ExpressionInfo, Level, Source
 ARGUMENT = "__mg{}"          # fallback lambda parameters
 VALUE, OUTPUT, ACCUMULATOR = "mg_value", "mg_out", "mg_acc"
 _FORBIDDEN = (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await, ast.Starred)
 _REDUCE_OPS = {ast.Add: "+", ast.Mult: "*", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
-
-
-@dataclass(frozen=True)
-class Source:
-    """One iterable: a pre-evaluated argument (by index), or an inner iterable read from
-    live-ins at run time (a name, or ``range(...)`` of names, ints and ``len(name)``)."""
-
-    argument: int | None
-    expression: ast.expr | None = None
-
-
-@dataclass(frozen=True)
-class Level:
-    """One loop level; several sources are iterated together (``map(f, xs, ys)``)."""
-
-    targets: tuple[str, ...]       # the name each source's element is bound to
-    sources: tuple[Source, ...]
-    conditions: tuple[ast.expr, ...] = ()   # ``if`` clauses (reductions only)
-
-
-@dataclass(frozen=True)
-class ExpressionInfo:
-    """Static facts about one expression site, fixed at rewrite time."""
-
-    filename: str
-    line: int
-    function: str | None
-    kind: str                  # "list" (a comprehension), "map", "sum", "reduce"
-    expression: ast.expr       # as written
-    live_ins: tuple[str, ...]  # the names the thunk returns
-    levels: tuple[Level, ...]
-    element: ast.expr          # one element (list/sum) or the reduced value's right operand
-    callee: int | None = None  # map/reduce: argument index of a named function
-    reducer: tuple = ()        # reduce with a lambda: ("op", "+") | ("call", "max") | ("lambda", a, b, body)
-    start: int | None = None   # sum/reduce: argument index of the start value
 
 
 def _element_name(level: int, source: int) -> str:

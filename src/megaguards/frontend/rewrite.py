@@ -26,28 +26,13 @@ import copy
 import logging
 import os
 import time
-from dataclasses import dataclass
 from typing import Callable
 
 from . import desugar
 from .scope import assigned_names, upward_exposed_reads
+from .siteinfo import IN_NAME, OUT_NAME, SITE_FUNCTION, UNSET_NAME, SiteInfo
 
-SITE_FUNCTION = "__megaguards_site__"
-UNSET_NAME = "__megaguards_unset__"
-IN_NAME = "__megaguards_in__"
-OUT_NAME = "__megaguards_out__"
-
-
-@dataclass(frozen=True)
-class SiteInfo:
-    """Static facts about one loop site, fixed at rewrite time."""
-
-    filename: str
-    line: int
-    function: str | None
-    loop: ast.For          # the original loop, untouched
-    live_ins: tuple[str, ...]
-    live_outs: tuple[str, ...]
+__all__ = ["IN_NAME", "OUT_NAME", "SITE_FUNCTION", "UNSET_NAME", "SiteInfo", "rewrite_module", "LoopRewriter"]
 
 
 def is_range_loop(node: ast.AST) -> bool:

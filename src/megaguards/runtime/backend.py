@@ -157,7 +157,7 @@ def gpu_side(site, specialization, analysis: pipeline.Analysed, options) -> GpuS
         # The GPU analysis (its dependence tests import islpy), rendering and compiling wait
         # until the selector first picks the GPU.
         def later():
-            return gpu_side(site, specialization, analysis, dataclasses.replace(options, device="gpu")).executable
+            return gpu_side(site, specialization, analysis, options._replace(device="gpu")).executable
 
         return GpuSide(factory=later, shape=parallel_nest(analysis))
     # Imported only here: under auto they would cost about 20 ms at the first loop's entry.

@@ -2,7 +2,7 @@
 the GPU kernel, the GPU region and the device choice between them all answer
 ``run(binding)`` with one of three outcomes, and the site reads nothing else.
 
-* ``Ran``: the loop ran; its live-out values (``kernel.UNSET`` for names it did not assign).
+* ``Ran``: the loop ran; its live-out values (``UNSET`` for names it did not assign).
 * ``Raised``: the kernel raised a flag (an index out of range, an overflow, ...): CPython
   runs the loop again from the unchanged data and raises what it raises.
 * ``Declined``: this executable did not run the loop (a GPU kernel facing empty ranges or
@@ -11,10 +11,45 @@ the GPU kernel, the GPU region and the device choice between them all answer
 Each also names the hoisted check that failed, if one did (the copy of the loop that checks
 inside then ran).  Outcomes are tuples: one is made at every entry, a few hundred
 nanoseconds cheaper than a dataclass.  A guard that fails at run time (a list that turns
-out ragged) raises ``errors.GuardFailure`` instead: the site falls back to CPython."""
+out ragged) raises ``errors.GuardFailure`` instead: the site falls back to CPython.
+
+A signature the loop cannot be compiled for is a ``Rejected`` instead of an executable.
+This module imports nothing heavy (not even ``dataclasses``): the sites (``site.py``)
+read it at every entry, and import it with every rewritten module."""
 from __future__ import annotations
 
 from typing import NamedTuple, Protocol, Union
+
+from ..errors import Unsupported
+
+
+class Unset:
+    """Marker for a live-out the compiled loop did not assign."""
+
+    def __repr__(self) -> str:
+        return "<megaguards unset>"
+
+
+UNSET = Unset()
+
+
+class Rejected:
+    """A signature the loop cannot be compiled for (remembered: not re-analysed): the
+    reason, the (line, col) of the construct if known, the stage that decided."""
+
+    __slots__ = ("reason", "location", "stage")
+
+    def __init__(self, reason: str, *, location: tuple = (0, 0), stage: str = "") -> None:
+        self.reason = reason
+        self.location = location
+        self.stage = stage
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.reason!r}, location={self.location!r}, stage={self.stage!r})"
+
+    @classmethod
+    def of(cls, unsupported: Unsupported, stage: str) -> Rejected:
+        return cls(unsupported.describe(), location=(unsupported.line, unsupported.col), stage=stage)
 
 # The flags the kernels raise (codegen/prelude.h's MG_ERR_*), as the report says them.
 FLAG_REASONS = {1: "index out of range", 2: "integer overflow beyond int64 (or the NumPy type's range)",

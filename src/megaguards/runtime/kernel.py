@@ -18,18 +18,10 @@ from ..codegen.layout import BOX_TAGS, GUARD_FAILED, PYTHON_ERROR, Layout, marsh
 from ..errors import GuardFailure
 from ..guards.signature import Binding
 from ..ir.types import Scalar
-from .executable import Raised, Ran
+from .executable import UNSET, Raised, Ran
 from .marshal import list_shape
 
 
-class Unset:
-    """Marker for a live-out the compiled loop did not assign."""
-
-    def __repr__(self) -> str:
-        return "<megaguards unset>"
-
-
-UNSET = Unset()
 _BOX = {Scalar.PY_BOOL: bool, Scalar.PY_INT: int, Scalar.PY_FLOAT: float,
         Scalar.NP_BOOL: lambda v: numpy.bool_(bool(v)), Scalar.NP_INT32: numpy.int32,
         Scalar.NP_INT64: numpy.int64, Scalar.NP_FLOAT32: numpy.float32, Scalar.NP_FLOAT64: numpy.float64,

@@ -9,27 +9,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 from dataclasses import dataclass
-from pathlib import Path
 
-from .. import __version__
 from ..ir import nodes as ir
-
-
-@functools.lru_cache(maxsize=1)
-def code_stamp() -> str:
-    stamps = [__version__]
-    folders = [Path(__file__).resolve().parents[1]]
-    while folders:
-        with os.scandir(folders.pop()) as entries:
-            for entry in sorted(entries, key=lambda e: e.name):
-                if entry.is_dir(follow_symlinks=False):
-                    folders.append(entry.path)
-                elif entry.name.endswith(".py"):
-                    status = entry.stat()
-                    stamps.append(f"{entry.path}:{status.st_size}:{status.st_mtime_ns}")
-    return hashlib.sha256("\n".join(stamps).encode()).hexdigest()[:16]
+from .cachefile import code_stamp
 
 
 def digest(*parts) -> str:

@@ -11,7 +11,7 @@ Building (the C compiler), the GPU variant and the device choice follow in backe
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..analysis.bounds import HoistFacts, hoist_checks
 from ..analysis.features import LoopTemplate, loop_template
@@ -19,6 +19,7 @@ from ..analysis.typeinfer import ArrayInfo, TypedLoop, infer_types
 from ..codegen.layout import Layout, plan_layout
 from ..errors import Unsupported
 from ..ir import nodes as ir
+from .executable import Rejected
 from .loopkey import LoopKey
 from .renders import cached_plan_and_render, cached_render
 
@@ -36,19 +37,6 @@ class Reason:
 
     def __str__(self) -> str:
         return self.text
-
-
-@dataclass(frozen=True)
-class Rejected:
-    """A signature the loop cannot be compiled for (remembered: not re-analysed)."""
-
-    reason: str
-    location: tuple = field(default=(0, 0), kw_only=True)  # (line, col) of the construct, if known
-    stage: str = field(default="", kw_only=True)
-
-    @classmethod
-    def of(cls, unsupported: Unsupported, stage: str) -> Rejected:
-        return cls(unsupported.describe(), location=(unsupported.line, unsupported.col), stage=stage)
 
 
 @dataclass(frozen=True)

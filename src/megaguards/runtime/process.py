@@ -17,36 +17,58 @@ options (``config.py``), which have their own ``configure()``.
 from __future__ import annotations
 
 import contextlib
-import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Iterator
 
 
-@dataclass(slots=True, eq=False)   # slots: a misspelt field raises instead of adding one
-class Process:
+# Every field with its default: a value, or a callable making a fresh one (a set, a dict).
+_FIELDS = {
     # -- OpenMP (select.py): its first parallel region starts the thread team; until then a
     # kernel chosen for all cores runs on one thread while that stays cheaper (rent or buy).
-    openmp_started: bool = False
-    one_thread_seconds: float = 0.0   # spent on one thread while renting, toward OPENMP_STARTUP_SECONDS
+    "openmp_started": False,
+    "one_thread_seconds": 0.0,    # spent on one thread while renting, toward OPENMP_STARTUP_SECONDS
 
     # -- CUDA's start-up (select.py, warmup.py)
-    gpu_rent_lost: float = 0.0        # seconds entries lost on the CPU for want of CUDA, toward GPU_STARTUP_SECONDS
-    warmup_thread: threading.Thread | None = None   # imports CuPy, creates the context; None: not started
-    script_mark: Path | None = None   # under auto at `megaguards run`: the script's "used the GPU" mark
-    gpu_used: bool = False            # under auto: the GPU ran an entry (the mark is written once)
+    "gpu_rent_lost": 0.0,         # seconds entries lost on the CPU for want of CUDA, toward GPU_STARTUP_SECONDS
+    "warmup_thread": None,        # threading.Thread: imports CuPy, creates the context; None: not started
+    "script_mark": None,          # Path, under auto at `megaguards run`: the script's "used the GPU" mark
+    "gpu_used": False,            # under auto: the GPU ran an entry (the mark is written once)
 
     # -- calibration (calibrate.py, costmodel.py)
-    observer: Callable | None = None  # called with (choice, device, seconds) after each entry
-    calibration_tried: bool = False   # costmodel.calibrate_in_background ran (every loop's first entry asks)
+    "observer": None,             # called with (choice, device, seconds) after each entry
+    "calibration_tried": False,   # costmodel.calibrate_in_background ran (every loop's first entry asks)
 
     # -- measured decisions (decisions.py)
-    unsaved_stores: set = field(default_factory=set)     # DecisionStores with times to write at exit
-    listed_folders: dict = field(default_factory=dict)   # decisions folder -> the file names in it
+    "unsaved_stores": set,        # DecisionStores with times to write at exit
+    "listed_folders": dict,       # decisions folder -> the file names in it
+
+    # -- the first entry of a loop site (site.first_loop_entry): the device choice's data read
+    "loop_entered": False,
+
+    # -- the rewrite cache (rewrites.py): modules loaded from it, rewritten, written; entries ignored
+    "rewrites": lambda: {"hits": 0, "misses": 0, "stored": 0, "damaged": 0},
 
     # -- said once
-    features_logged: dict = field(default_factory=dict)  # (kernel key, bucket) -> lines in MEGAGUARDS_FEATURES_LOG
-    warned: set = field(default_factory=set)             # RuntimeWarning messages already shown
+    "features_logged": dict,      # (kernel key, bucket) -> lines in MEGAGUARDS_FEATURES_LOG
+    "warned": set,                # RuntimeWarning messages already shown
+}
+
+
+class Process:
+    """The fields of ``_FIELDS``, as keywords.  Slots: a misspelt field raises instead of
+    adding one.  Not a dataclass: importing ``dataclasses`` costs about 8 ms that a script
+    entering no loop must not pay."""
+
+    __slots__ = tuple(_FIELDS)
+
+    def __init__(self, **fields) -> None:
+        unknown = sorted(fields.keys() - _FIELDS.keys())
+        if unknown:
+            raise TypeError(f"Process() got unexpected field(s): {', '.join(unknown)}")
+        for name, default in _FIELDS.items():
+            setattr(self, name, fields[name] if name in fields else default() if callable(default) else default)
+
+    def __repr__(self) -> str:
+        return f"Process({', '.join(f'{name}={getattr(self, name)!r}' for name in _FIELDS)})"
 
 
 PROCESS = Process()

@@ -4,6 +4,11 @@
 the compiled path ran, or None when the original loop must run.  Everything
 that can go wrong here (a guard failing, a flag raised in the kernel, even a
 bug in megaguards) ends in None: the user's program runs as under CPython.
+
+Registering sites (a module's import) and a site's entries import nothing heavy: the
+lowering, the guards, NumPy and the back end are imported at a site's first entry
+(``enter``) and at its first signature (``specialize``), so a script that reaches no
+loop never imports them.
 """
 from __future__ import annotations
 
@@ -11,17 +16,11 @@ import logging
 import threading
 import time
 import warnings
-from dataclasses import dataclass, field
 
 from .. import config
 from ..errors import CompilationError, GuardFailure, Unsupported, compilation_error, short_location
-from ..frontend.lower import lower_loop
-from ..frontend.rewrite import SiteInfo
-from ..guards.signature import Binder, resolve_callee
-from . import backend
-from .executable import Raised, Ran
-from .kernel import UNSET
-from .pipeline import Rejected
+from ..frontend.siteinfo import EXPRESSION_FUNCTION, SITE_FUNCTION, UNSET_NAME, ExpressionInfo, SiteInfo
+from .executable import UNSET, Raised, Ran, Rejected
 from .process import current as current_process
 
 log = logging.getLogger("megaguards")
@@ -34,14 +33,18 @@ GUARD_FAILURES_BEFORE_BACKOFF = 8
 GUARD_RETRY_EVERY = 64
 
 
-@dataclass
 class SiteStats:
-    entries: int = 0
-    compiled_runs: int = 0
-    fallback_runs: int = 0
-    reasons: dict = field(default_factory=dict)
-    analysis: float = 0.0
-    compile: float = 0.0
+    """What the report says of a site: entries, runs each way, reasons, seconds."""
+
+    __slots__ = ("entries", "compiled_runs", "fallback_runs", "reasons", "analysis", "compile")
+
+    def __init__(self) -> None:
+        self.entries = self.compiled_runs = self.fallback_runs = 0
+        self.reasons: dict = {}     # the first reasons of fallbacks, in order (a dict as an ordered set)
+        self.analysis = self.compile = 0.0
+
+    def __repr__(self) -> str:
+        return f"SiteStats({', '.join(f'{name}={getattr(self, name)!r}' for name in self.__slots__)})"
 
 
 class Reporting:
@@ -107,6 +110,10 @@ class Site(Reporting):
 
     def enter(self, values):
         if self.loop is None:
+            first_loop_entry()
+            from ..frontend.lower import lower_loop
+            from ..guards.signature import Binder, resolve_callee
+
             started = time.perf_counter()
             try:
                 index = {name: k for k, name in enumerate(self.info.live_ins)}
@@ -158,6 +165,8 @@ class Site(Reporting):
     def specialize(self, binding):
         if len(self.specializations) >= MAX_SPECIALIZATIONS:
             return Rejected(f"more than {MAX_SPECIALIZATIONS} type signatures at this loop")
+        from . import backend
+
         try:
             result = backend.specialize(self, binding)
         except Unsupported as unsupported:
@@ -206,24 +215,39 @@ class Site(Reporting):
 
 
 class Registry:
-    """Every site created in this process, by id."""
+    """Every site created in this process, by id (its place in ``sites``).  Rewritten code
+    names a site by its id, or by the key a module's rewrite gave it (``rewrites.py``: the
+    same code is loaded by processes that number their sites differently)."""
 
     def __init__(self) -> None:
         self.sites: list[Site] = []
+        self.table: dict = {}   # what rewritten code passes (an id, or a key) -> the site
         self.lock = threading.Lock()
 
-    def register(self, info: SiteInfo) -> int:
-        from ..frontend.comprehension import ExpressionInfo
-        from .expression_site import ExpressionSite
+    def register(self, info: SiteInfo, key: str | None = None) -> int:
+        return self.register_all((info,), None if key is None else (key,))[0]
 
+    def register_all(self, infos, keys=None) -> list[int]:
+        """Create a site per info, in order (each also under its key, if given); their ids."""
+        if any(isinstance(info, ExpressionInfo) for info in infos):
+            from .expression_site import ExpressionSite
+        ids = []
         with self.lock:
-            kind = ExpressionSite if isinstance(info, ExpressionInfo) else Site
-            site = kind(len(self.sites), info)
-            self.sites.append(site)
-            return site.id
+            sites, table = self.sites, self.table
+            for index, info in enumerate(infos):
+                site = (ExpressionSite if isinstance(info, ExpressionInfo) else Site)(len(sites), info)
+                sites.append(site)
+                table[site.id] = site
+                if keys is not None:
+                    table[keys[index]] = site
+                ids.append(site.id)
+        return ids
 
-    def dispatch(self, site_id: int, values):
-        return self.sites[site_id](values)
+    def known(self, key: str) -> bool:
+        return key in self.table
+
+    def dispatch(self, site_key, values):
+        return self.table[site_key](values)
 
 
 # Not in process.Process: site ids are written into rewritten code and ``dispatch`` is a
@@ -236,14 +260,29 @@ def install_site_names() -> None:
     built-ins: the user's namespaces (``globals()``, ``dir()``) stay as under CPython."""
     import builtins
 
-    from ..frontend.rewrite import SITE_FUNCTION, UNSET_NAME
+    from .expression_site import dispatch
 
     setattr(builtins, SITE_FUNCTION, REGISTRY.dispatch)
     setattr(builtins, UNSET_NAME, UNSET)
-    from ..frontend.comprehension import EXPRESSION_FUNCTION
-    from .expression_site import dispatch
-
     setattr(builtins, EXPRESSION_FUNCTION, dispatch)
+
+
+def first_loop_entry() -> None:
+    """Once per process, at the first entry of any loop site: under ``auto``, read what the
+    device choice needs (the calibration, the decision tree, the cores, the stored
+    decisions), so that the site's first specialization decides without it.  Nothing of it
+    is read by a process that enters no loop."""
+    process = current_process()
+    if process.loop_entered:
+        return
+    process.loop_entered = True
+    if config.current().device == "auto":
+        from . import warmup
+
+        try:
+            warmup.load_selection_data()
+        except Exception as error:  # read again where it is needed, and reported there
+            log.debug("reading the device choice's data failed: %s: %s", type(error).__name__, error)
 
 
 def warn_once(message: str) -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import atexit
 import functools
-import hashlib
 import logging
 import threading
 from pathlib import Path
@@ -30,6 +29,8 @@ JOIN_AT_EXIT_SECONDS = 30.0
 
 
 def mark_path(script: str) -> Path:
+    import hashlib
+
     digest = hashlib.sha256(str(Path(script).resolve()).encode()).hexdigest()[:24]
     return config.current().cache_dir / "decisions" / f"gpu-used-{digest}"
 
@@ -65,9 +66,9 @@ def gpu_present() -> bool:
 
 
 def load_selection_data() -> None:
-    """Under auto, before the script starts: read the calibration and the decision tree,
-    count the usable cores, list the stored decisions and look for a GPU (all cached), so
-    that the first loop's entry does none of it."""
+    """Under auto, at the process's first loop entry (``site.first_loop_entry``): read the
+    calibration and the decision tree, count the usable cores, list the stored decisions
+    and look for a GPU (all cached), so that the loop's analysis and first run do none of it."""
     from . import costmodel, decisions, selector
 
     costmodel.current().vectors
