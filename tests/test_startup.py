@@ -365,3 +365,30 @@ def test_cache_show_counts_the_rewritten_modules(tmp_path):
     run_megaguards("run", tmp_path / "main.py", env=environment)
     shown = run_megaguards("cache", "show", env=environment).stdout
     assert "rewritten modules: 1 files" in shown
+
+
+# -- the command line reads `run` without argparse ------------------------------------------
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "s.py"], ["run", "s.py", "a", "--device", "x", "-h"], ["run", "--device", "seq", "s.py"],
+    ["run", "--device=off", "--report", "s.py", "1"], ["run", "--report-json", "r.json", "--dump", "d", "s.py"],
+    ["run", "--report-json=", "s.py"], ["run", "--device", "gpu", "--device", "cpu", "s.py"],
+    ["run", "--dump=a=b", "--report", "--report", "s.py", "-", "--x"]])
+def test_the_quick_reading_of_run_agrees_with_argparse(argv):
+    from megaguards import cli
+
+    quick = cli.quick_run_options(argv)
+    assert quick is not None and vars(quick) == vars(cli._parser().parse_args(argv))
+
+
+@pytest.mark.parametrize("argv", [
+    [], ["run"], ["run", "--help"], ["run", "-h", "s.py"], ["run", "--dev", "seq", "s.py"],
+    ["run", "--device", "fast", "s.py"], ["run", "--dump"], ["run", "--dump", "-x", "s.py"],
+    ["run", "--report=1", "s.py"], ["run", "--", "s.py"], ["run", "s.py", "--", "x"], ["run", "-", "x"],
+    ["explain", "s.py"],
+    ["--version"], ["cache", "show"]])
+def test_anything_else_is_left_to_argparse(argv):
+    from megaguards import cli
+
+    assert cli.quick_run_options(argv) is None

@@ -1,21 +1,24 @@
 """Command line: ``megaguards run script.py [args...]`` and friends."""
 from __future__ import annotations
 
-import argparse
 import atexit
 import os
 import sys
 import traceback   # now, not after the script's folder is first on sys.path (a traceback.py of its own)
 from pathlib import Path
+from types import SimpleNamespace
 
 from . import __version__, config
 from .log_setup import configure_logging
 
 _PACKAGE = str(Path(__file__).resolve().parent)
 SUBCOMMANDS = ("run", "explain", "info", "cache", "calibrate")
+RUN_OPTIONS = {"--device": "device", "--report-json": "report_json", "--dump": "dump"}   # flag -> option
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser():
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="megaguards",
         description="Run Python scripts with their loops compiled transparently "
@@ -50,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and not argv[0].startswith("-") and argv[0] not in SUBCOMMANDS:
         argv.insert(0, "run")  # `megaguards script.py` is `megaguards run script.py`
-    options = _parser().parse_args(argv)
+    options = quick_run_options(argv) or _parser().parse_args(argv)
     if options.command is None:
         _parser().print_help()
         return 2
@@ -66,6 +69,37 @@ def main(argv: list[str] | None = None) -> int:
 
         return calibrate(options.quiet)
     return run(options)
+
+
+def quick_run_options(argv: list[str]) -> SimpleNamespace | None:
+    """``run [--device D] [--report] [--report-json PATH] [--dump DIR] script [args...]``,
+    the flags spelt out, read without argparse: importing and setting it up (its messages
+    looked up by gettext) costs about 4 ms of every start.  None for anything else (help,
+    abbreviations, a value that looks like a flag, an invalid device ...): argparse then
+    reads it, and says what is wrong.  The same options as argparse's for what it reads."""
+    if not argv or argv[0] != "run" or "--" in argv:   # argparse drops a "--" even after the script
+        return None
+    options = {"device": None, "report": False, "report_json": None, "dump": None}
+    position = 1
+    while position < len(argv) and argv[position].startswith("-"):
+        flag, equals, value = argv[position].partition("=")
+        if flag == "--report" and not equals:
+            options["report"] = True
+            position += 1
+            continue
+        if flag not in RUN_OPTIONS:
+            return None
+        if not equals:
+            if position + 1 == len(argv):
+                return None
+            value = argv[position + 1]
+        position += 1 if equals else 2
+        if value.startswith("-") or (flag == "--device" and value not in config.DEVICES):
+            return None
+        options[RUN_OPTIONS[flag]] = value
+    if position == len(argv):
+        return None
+    return SimpleNamespace(command="run", **options, script=argv[position], arguments=argv[position + 1:])
 
 
 def cache_command(action: str) -> int:

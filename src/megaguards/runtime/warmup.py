@@ -17,10 +17,12 @@ from __future__ import annotations
 import atexit
 import functools
 import logging
+import os
 import threading
 from pathlib import Path
 
 from .. import config
+from .cachefile import checksum
 from .process import Process
 from .process import current as current_process
 
@@ -29,9 +31,9 @@ JOIN_AT_EXIT_SECONDS = 30.0
 
 
 def mark_path(script: str) -> Path:
-    import hashlib
-
-    digest = hashlib.sha256(str(Path(script).resolve()).encode()).hexdigest()[:24]
+    """The mark's name is a checksum of the script's path (``hashlib`` is not imported for
+    it: that would cost every ``megaguards run`` on a GPU machine about 2 ms)."""
+    digest = checksum(os.fsencode(Path(script).resolve()))
     return config.current().cache_dir / "decisions" / f"gpu-used-{digest}"
 
 
@@ -60,7 +62,6 @@ def gpu_present() -> bool:
     an NVIDIA device node and CuPy installed (finding it scans sys.path: about 1 ms, once).
     cupy_module() has the last word."""
     import importlib.util
-    import os
 
     return os.path.exists("/dev/nvidiactl") and importlib.util.find_spec("cupy") is not None
 
