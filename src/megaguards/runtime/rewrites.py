@@ -90,7 +90,7 @@ def rewrite(source: str | bytes, filename: str, every_loop: bool) -> tuple[CodeT
 
 
 def with_site_ids(code: CodeType, ids: dict) -> CodeType:
-    """``code`` with each placeholder constant replaced by its site id, nested code too."""
+    """``code`` with each key constant replaced by its site's number (``ids``), nested code too."""
     constants = code.co_consts
     replaced = tuple(_constant(value, ids) for value in constants)
     if all(new is old for new, old in zip(replaced, constants)):
