@@ -2,7 +2,7 @@
 the GPU kernel, the GPU region and the device choice between them all answer
 ``run(binding)`` with one of three outcomes, and the site reads nothing else.
 
-* ``Ran``: the loop ran; its live-out values (``kernel.UNSET`` for names it did not assign).
+* ``Ran``: the loop ran; its live-out values (``data.UNSET`` for names it did not assign).
 * ``Raised``: the kernel raised a flag (an index out of range, an overflow, ...): CPython
   runs the loop again from the unchanged data and raises what it raises.
 * ``Declined``: this executable did not run the loop (a GPU kernel facing empty ranges or

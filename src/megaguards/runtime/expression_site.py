@@ -35,7 +35,7 @@ from ..frontend.rewrite import SiteInfo
 from ..frontend.scope import upward_exposed_reads
 from ..ir import nodes as ir
 from ..ir.types import NUMPY_DTYPE_SCALAR, Scalar, binary_result, scalar_of_class
-from .kernel import UNSET
+from .data import UNSET
 from ..errors import GuardFailure
 from .pipeline import Rejected
 from .site import Reporting, Site, SiteStats

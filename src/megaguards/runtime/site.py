@@ -20,7 +20,7 @@ from ..frontend.rewrite import SiteInfo
 from ..guards.signature import Binder, resolve_callee
 from . import backend
 from .executable import Raised, Ran
-from .kernel import UNSET
+from .data import UNSET
 from .pipeline import Rejected
 from .process import current as current_process
 
