@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import functools
 import re
 import types
 from pathlib import Path
@@ -16,7 +15,6 @@ import pytest
 from conftest import _comparable, assert_same_as_cpython, outcome, sites_of
 
 import megaguards
-from megaguards import config
 from megaguards.codegen import layout as abi
 from megaguards.errors import GuardFailure
 from megaguards.guards import assumptions
@@ -400,29 +398,6 @@ def test_every_assumption_is_triggered_by_a_test_here():
 
 
 # -- the CPU kernel and the GPU path check an entry through the same function -------------
-
-@functools.cache
-def _toolchain_missing():
-    import cuda_emulator
-
-    return cuda_emulator.toolchain_missing()
-
-
-@pytest.fixture
-def emulator(monkeypatch):
-    import cuda_emulator
-
-    missing = _toolchain_missing()
-    if missing:
-        pytest.skip(f"CUDA emulation needs g++ with OpenMP: {missing}")
-    emulated = cuda_emulator.install(monkeypatch)
-    previous = config.current().device
-    config.configure(device="gpu")
-    yield emulated
-    config.configure(device=previous)
-    cuda_emulator.uninstall()
-    assert not emulated.errors
-
 
 def shifted(a, b, n):
     for i in range(1, n):
