@@ -3,6 +3,7 @@ and an SVG bar chart of the ratios (no plotting package needed)."""
 from __future__ import annotations
 
 import math
+import shlex
 import statistics
 from xml.sax.saxutils import escape
 
@@ -65,12 +66,24 @@ def text_table(result: dict) -> str:
     return "\n".join(lines)
 
 
+def shown_command(command: str) -> str:
+    """The command without its --note texts (the header lists them)."""
+    words, kept = shlex.split(command), []
+    while words:
+        word = words.pop(0)
+        if word == "--note" and words:
+            words.pop(0)
+        elif not word.startswith("--note="):
+            kept.append(word)
+    return shlex.join(kept)
+
+
 def markdown(result: dict) -> str:
     machine = result["machine"]
     load = result["load_average_1min"]
     took = f"{result['duration_s'] / 60:.1f} min" if result["duration_s"] >= 60 else f"{result['duration_s']:.0f} s"
     out = ["# Everyday group: whole programs, megaguards vs CPython (issue 25)", "",
-           f"- date: {result['date']}; command: `{result['command']}`; mode: {result['mode']}"
+           f"- date: {result['date']}; command: `{shown_command(result['command'])}`; mode: {result['mode']}"
            f" ({result['repetitions']} interleaved repetitions, median; loop-free: at least 10 in full mode);"
            f" took {took}",
            f"- machine: {machine['cpu_model']}, {machine['cpus_usable']} usable CPUs, Python {machine['python']},"
@@ -100,8 +113,7 @@ def markdown(result: dict) -> str:
         cpu = {engine: [o["cpu"] for o in runs] for engine, runs in row["runs"].items()}
         if cpu["cpython"] and cpu["megaguards"]:
             lines.append(f"CPU time (user + sys), median: CPython {statistics.median(cpu['cpython']):.3f} s,"
-                         f" megaguards warm {statistics.median(cpu['megaguards']):.3f} s (CPU above wall: threads;"
-                         " wall well above CPU: other load on the machine)")
+                         f" megaguards warm {statistics.median(cpu['megaguards']):.3f} s")
         out.append(f"- **{row['program']}** `{' '.join(row['arguments'])}` ({row['models']}); checksum"
                    f" `{row['checksum']}`, {row['checksums_compared']} megaguards run(s) compared with it")
         out += [f"  - {line}" for line in lines]
@@ -113,6 +125,8 @@ def markdown(result: dict) -> str:
             " (compiles every kernel).",
             "- loop report: the median warm run's `--report-json`: loop sites that only ran compiled, only fell"
             " back (ran in CPython), or both; entries summed over sites.",
+            "- CPU time (notes): user + sys seconds of the process and its children; above the wall time: threads;"
+            " wall time well above it: the process waited, e.g. for other load on the machine.",
             "- target: issue 25's: every program <= 1.1x CPython + 30 ms; loop-free <= CPython + 30 ms;"
             " compilable programs >= 3x CPython.",
             "", "## Machine", ""]
@@ -154,7 +168,9 @@ def chart_svg(result: dict) -> str:
         parts.append(f'<rect x="{start:.1f}" y="{y + 3}" width="{max(end - start, 1):.1f}" height="{step - 8}"'
                      f' fill="{colour}"/>')
         text = ("< " if row["timeout"] else "") + f"{row['ratio']:.3g}x"
-        anchor, at = ("end", start - 4) if row["ratio"] < 1 else ("start", end + 4)
-        parts.append(f'<text x="{at:.1f}" y="{y + 15}" text-anchor="{anchor}">{escape(text)}</text>')
+        anchor, at, fill = ("end", start - 4, "black") if row["ratio"] < 1 else ("start", end + 4, "black")
+        if row["ratio"] < 1 and start - 4 - 7 * len(text) < left:   # no room left of the bar: inside it
+            anchor, at, fill = "start", start + 4, "white"
+        parts.append(f'<text x="{at:.1f}" y="{y + 15}" text-anchor="{anchor}" fill="{fill}">{escape(text)}</text>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"

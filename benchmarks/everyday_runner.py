@@ -239,7 +239,8 @@ def median_wall(outcomes: list[dict]) -> float | None:
 def evaluate(program: Program, arguments: tuple, cold: dict, runs: dict, stopped: str | None, options) -> dict:
     """The row: medians, checksums compared with CPython's, targets, PASS/FAIL, notes."""
     row = {"id": program.id, "program": program.name, "arguments": list(arguments), "models": program.models,
-           "compilable": program.compilable, "startup": program.startup, "cold": cold, "runs": runs, "problems": [], "notes": []}
+           "compilable": program.compilable, "startup": program.startup, "cold": cold, "runs": runs,
+           "problems": [], "notes": []}
     problems = row["problems"]
     reference = sorted({o["checksum"] for o in runs["cpython"] if "checksum" in o})
     for outcome in runs["cpython"]:
@@ -319,7 +320,8 @@ def where_time_goes(row: dict) -> list[str]:
                          f" {marshalled['seconds'].get('execute', 0.0):.3f} s")
     worst = max(report["loops"], key=lambda s: (s["fallback_runs"], s["entries"]), default=None)
     if worst and worst["fallback_runs"] and worst["reasons"]:
-        notes.append(f"busiest fallback site {worst['where']} ({worst['fallback_runs']} entries): {worst['reasons'][-1]}")
+        notes.append(f"busiest fallback site {worst['where']} ({worst['fallback_runs']} entries):"
+                     f" {worst['reasons'][-1]}")
     return notes
 
 
@@ -352,11 +354,19 @@ def parser_for() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder of the results (default %(default)s)")
     parser.add_argument("--ref", help="benchmark src/ as of this git commit instead of the working tree")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument("--render", type=Path, metavar="JSON",
+                        help="measure nothing: re-write the .md and .svg beside a JSON this runner wrote")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     options = parser_for().parse_args(argv)
+    if options.render:   # e.g. after a change of the Markdown's layout: the same measurements
+        result = json.loads(options.render.read_text())
+        options.render.with_suffix(".md").write_text(markdown(result))
+        options.render.with_suffix(".svg").write_text(chart_svg(result))
+        print(text_table(result))
+        return 0 if all(row["status"] == "PASS" for row in result["rows"]) else 1
     chosen = select(options.only)
     repetitions = options.repetitions or (1 if options.quick else 3)
     if repetitions < 1:

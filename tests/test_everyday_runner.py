@@ -52,6 +52,15 @@ def test_a_quick_run_writes_the_table_and_a_mismatch_is_a_failure_not_a_number(t
     assert cells[3] == "mismatch" and cells[4] == "-" and cells[-1] == "FAIL: checksum mismatch"
     assert "| # | program | CPython s | megaguards s (warm median) | ratio |" in markdown
 
+    (out / "everyday-quick.md").unlink()    # --render: the same table again from the JSON alone
+    assert everyday_runner.main(["--render", str(out / "everyday-quick.json")]) == 1
+    assert (out / "everyday-quick.md").read_text() == markdown
+
+
+def test_the_command_shown_leaves_out_the_notes():
+    command = "python -m benchmarks everyday --note 'the machine'\"'\"'s load' --quick --note=x --only sieve"
+    assert everyday_report.shown_command(command) == "python -m benchmarks everyday --quick --only sieve"
+
 
 def test_a_run_past_the_limit_is_a_bound_and_rows_sort_slow_downs_first():
     class Options:
