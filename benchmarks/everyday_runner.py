@@ -420,13 +420,20 @@ def sort_key(row: dict) -> tuple:
     return (row["ratio"] is not None, row["ratio"] or 0.0, int(row["id"]))
 
 
+def dump_json(result: dict) -> str:
+    """The result as JSON, one line per row (every run of a program with its loop reports)."""
+    head = json.dumps({key: value for key, value in result.items() if key != "rows"}, indent=1)
+    rows = ",\n  ".join(json.dumps(row) for row in result["rows"])
+    return head[:-2] + ',\n "rows": [\n  ' + rows + "\n ]\n}\n"
+
+
 def write(result: dict, options) -> int:
     stem = "everyday" + ("-quick" if options.quick else "-only" if options.only else "")
     options.out.mkdir(parents=True, exist_ok=True)
     path = options.out / stem
     result["chart"] = f"{stem}.svg"
     path.with_suffix(".svg").write_text(chart_svg(result))
-    path.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n")
+    path.with_suffix(".json").write_text(dump_json(result))
     path.with_suffix(".md").write_text(markdown(result))
     print(text_table(result))
     print(f"\nwritten: {path.with_suffix('.md')}, .json, .svg ({result['duration_s']:.0f} s)")
