@@ -139,6 +139,12 @@ def is_cupy_array(value: object) -> bool:
     return cls.__name__ == "ndarray" and cls.__module__.startswith("cupy")
 
 
+def is_array(value: object) -> bool:
+    """Of a class ``Binder.bind`` takes for an array (else ARRAY_CLASS fails)."""
+    cls = type(value)
+    return cls is list or cls is numpy.ndarray or is_cupy_array(value)
+
+
 def scalar_type(name: str, value: object) -> Scalar:
     scalar = scalar_of_class(type(value))
     if scalar is None:

@@ -23,6 +23,7 @@ import logging
 import operator
 import sys
 import threading
+import time
 from dataclasses import dataclass
 
 import numpy
@@ -37,11 +38,13 @@ from ..ir import nodes as ir
 from ..ir.types import NUMPY_DTYPE_SCALAR, Scalar, binary_result, scalar_of_class
 from .data import UNSET
 from ..errors import GuardFailure
+from .backoff import Speed
 from .pipeline import Rejected
-from .site import Reporting, Site, SiteStats
+from .site import REGISTRY, Reporting, Site, SiteStats
 
 log = logging.getLogger("megaguards")
 NOT_COMPILED = object()
+clock = time.perf_counter  # what times the compiled path and CPython's (tests put a fake clock here)
 _KNOWN_REDUCERS = {id(operator.add): ("op", "+"), id(operator.mul): ("op", "*"),
                    id(builtins.max): ("call", "max"), id(builtins.min): ("call", "min")}
 _KNOWN_OBJECTS = {id(operator.add): operator.add, id(operator.mul): operator.mul,
@@ -82,7 +85,9 @@ def _strip(node):
 
 class LoopSite(Site):
     """The synthetic loop of one form; rejects signatures whose output or accumulator
-    does not hold exactly the element's type."""
+    does not hold exactly the element's type.  Its expression site backs off, not it."""
+
+    backs_off = False
 
     def __init__(self, site_id: int, info: SiteInfo, expression: ExpressionInfo, start: Scalar | None) -> None:
         super().__init__(site_id, info)
@@ -214,6 +219,12 @@ def source_kind(value) -> tuple[str, int]:
 INLINED_COMPREHENSIONS = sys.version_info >= (3, 12)
 
 class ExpressionSite(Reporting):
+    """One rewritten expression.  Backs off as loop sites do (runtime/backoff.py), keyed by
+    its form where known; and keeps the faster: per size class (the bit length of the
+    outermost iterable's length) its compiled path is timed against CPython's run of it
+    (the fallback, timed here at the class's fourth entry), and a class slower compiled
+    goes back to CPython."""
+
     not_compiled = NOT_COMPILED
 
     def __init__(self, site_id: int, info: ExpressionInfo) -> None:
@@ -224,16 +235,37 @@ class ExpressionSite(Reporting):
         self.guesses: dict = {}     # form -> the element type that worked last
         self.disabled: str | None = None
         self.lock = threading.Lock()
+        self.init_backoff()
+        self.speeds: dict = {}      # size class -> backoff.Speed
+        self.outermost = info.levels[0].sources[0].argument
 
     def __call__(self, thunk, fallback, *arguments):
-        result = self.compiled_result(thunk, arguments)
-        if result is not NOT_COMPILED:
-            return result
-        if not INLINED_COMPREHENSIONS:
-            return fallback(*arguments)
+        if self.skipping:  # backing off: CPython evaluates the expression (booked later)
+            self.skipping -= 1
+            speed = None
+        else:
+            if self.booked:
+                self.settle()
+            size = self.size_class(arguments)
+            speed = self.speeds.get(size)
+            if speed is not None and speed.wants_cpython():
+                self.stats.entries += 1
+                self.stats.fallback_runs += 1
+                started = clock()
+            else:
+                started = clock()
+                result = self.compiled_result(thunk, arguments)
+                if result is not NOT_COMPILED:
+                    if speed is None:
+                        speed = self.speeds[size] = Speed()
+                    speed.compiled(clock() - started)
+                    return result
+                speed = None
         try:
-            return fallback(*arguments)
+            result = fallback(*arguments)
         except NameError as error:
+            if not INLINED_COMPREHENSIONS:
+                raise
             # Since 3.12 (PEP 709) a comprehension runs in its function's frame: reading an
             # unbound local there is an UnboundLocalError, where the lambda holding the
             # expression as written sees an unbound *free* variable (a NameError).
@@ -243,12 +275,32 @@ class ExpressionSite(Reporting):
                 raise UnboundLocalError(f"cannot access local variable '{name}' where it is not "
                                         "associated with a value") from None
             raise
+        if speed is not None:
+            speed.cpython(clock() - started)
+        return result
+
+    def size_class(self, arguments) -> int:
+        """The bit length of the outermost iterable's length (-1: not a list, range or array);
+        read without running user code."""
+        value = arguments[self.outermost]
+        cls = type(value)
+        if cls is list:
+            return len(value).bit_length()
+        if cls is range:
+            try:
+                return len(value).bit_length()
+            except OverflowError:
+                return -1
+        if cls is numpy.ndarray and value.ndim:
+            return value.shape[0].bit_length()
+        return -1
 
     def compiled_result(self, thunk, arguments):
         self.stats.entries += 1
         if not config.current().enabled:
             return self.fallback("megaguards is off (device=off)")
         if self.disabled:
+            self.disable_for_good(self.disabled)
             return self.fallback(self.disabled)
         try:
             names = thunk()
@@ -257,6 +309,7 @@ class ExpressionSite(Reporting):
         try:
             return self.enter(dict(zip(self.info.live_ins, names)), arguments)
         except NotHere as reason:
+            self.failed(("not here", str(reason)), "expression", str(reason))
             return self.fallback(str(reason))
         except Exception as error:  # a megaguards bug must never break the user's program
             log.warning("internal error at %s:%d: %r", self.info.filename, self.info.line, error, exc_info=True)
@@ -341,6 +394,7 @@ class ExpressionSite(Reporting):
         for reason in site.stats.reasons:
             if not reason.startswith("elements are"):
                 self.note(reason)
+        self.failed(form, "expression", site.last_reason or "the loop site fell back")
         return self.fallback()
 
     def reducer(self, arguments, environment) -> tuple:
@@ -396,6 +450,8 @@ class ExpressionSite(Reporting):
 
     def done(self, value):
         self.stats.compiled_runs += 1
+        if self.failures:
+            self.succeeded()
         return value
 
     def site_for(self, form, start_type) -> LoopSite:
@@ -412,6 +468,15 @@ class ExpressionSite(Reporting):
         return site
 
     # what the report and ``explain`` read ------------------------------------------------
+    def backoff_records(self) -> list[dict]:
+        return super().backoff_records() + [
+            {"cause": "slower", "reason": speed.describe(size), "failures": speed.slower, "retry_at": None}
+            for size, speed in sorted(self.speeds.items()) if speed.slower]
+
+    def backoff_reasons(self) -> list[str]:
+        return super().backoff_reasons() + [f"backing off (slower): {speed.describe(size)}"
+                                            for size, speed in sorted(self.speeds.items()) if speed.slower]
+
     @property
     def specializations(self) -> dict:
         return {(form, key): s for form, site in self.forms.items() for key, s in site.specializations.items()
@@ -446,7 +511,11 @@ class ExpressionSite(Reporting):
         return total
 
 
-def dispatch(site_id: int, thunk, fallback, *arguments):
-    from .site import REGISTRY
-
-    return REGISTRY.sites[site_id](thunk, fallback, *arguments)
+def dispatch(site_id: int, thunk, fallback, *arguments, _sites=REGISTRY.sites):
+    """``__megaguards_expr__``: a site backing off answers here (before 3.12; since then
+    ExpressionSite.__call__ does, where an unbound name is told apart)."""
+    site = _sites[site_id]
+    if site.skipping and not INLINED_COMPREHENSIONS:
+        site.skipping -= 1  # booked later (BackingOff.settle)
+        return fallback(*arguments)
+    return site(thunk, fallback, *arguments)
