@@ -32,6 +32,12 @@ CAUSES = {"binding": "the guard failed while binding", "guard": "the guard faile
           "expression": "the expression fell back", "disabled": "the loop cannot be compiled"}
 
 
+# Tries in a row that fail before a cause backs off at all.  A runtime flag depends on the
+# data (a NaN in one call says little of the next: tests/e2e/programs/err_nan_to_int.py
+# passes two bad lists, then a good one), so its first two failures are retried at once.
+FREE_TRIES = {"flag": 2}
+
+
 def gap_after(failures: int) -> int:
     """Entries from the ``failures``-th failed try of a key to its next try: 1, 2, 4, ..."""
     return MAX_GAP if failures > MAX_GAP.bit_length() else min(1 << (failures - 1), MAX_GAP)
@@ -97,7 +103,8 @@ class BackingOff:
             record = failures[key] = Failure(cause, reason)
         record.reason = reason
         record.failures += 1
-        gap = gap_after(record.failures)
+        free = FREE_TRIES.get(cause, 0)
+        gap = 1 if record.failures <= free else gap_after(record.failures - free)
         record.retry_at = self.stats.entries + gap
         self.skip_position, self.skip_class = predictor or (0, None)
         self.skipping = self.booked = gap - 1
