@@ -55,6 +55,8 @@ FULL = {
     "stencil": (400, 20),      # grid side, time steps
     "saxpy_n": 10**7,
     "hoist_repeats": 5,        # kernel calls per megaguards process in the hoisting rows (CPython: 1)
+    "failures_calls": 100000,  # calls of the hot function with two sites that never compile
+    "failures_batches": 5,
 }
 QUICK = {
     "repetitions": 1,
@@ -72,6 +74,8 @@ QUICK = {
     "stencil": (100, 10),
     "saxpy_n": 10**6,
     "hoist_repeats": 2,
+    "failures_calls": 20000,
+    "failures_batches": 3,
 }
 # Targets (full sizes; in --quick mode the sizes are smaller, so PASS/FAIL is indicative only).
 MM_TARGET = 50.0
@@ -82,6 +86,7 @@ WARM_COMPILE_TARGET_S = 0.01   # "~0": a disk-cache hit plus dlopen, nothing com
 UNBOX_TARGET = 3.0
 NUMPY_OVERHEAD_TARGET_US = 10.0  # mega guard + dispatch of a warm site whose live-ins are NumPy arrays
 HOIST_TARGET = 1.3               # hoisting on vs off (MEGAGUARDS_HOIST), stencil and saxpy; mm: info
+FAILURES_TARGET_US = 0.2         # per entry of a site that never compiles, over CPython (issue 25)
 
 # --only: groups of rows, in the order a full run runs them.  A name selects its group; a name
 # that is no group selects the groups it prefixes ("hoist" = hoist-mm, hoist-stencil, hoist-saxpy).
@@ -96,7 +101,8 @@ GROUPS = {
     "hoist-stencil": "rows 7, 7b, 7c: hoisting on vs off, 2-D Jacobi stencil on NumPy arrays "
                      "(also saves results/stencil_kernel_hoisted.c)",
     "hoist-saxpy": "rows 8, 8b, 8c: hoisting on vs off, saxpy on NumPy float64 arrays",
-    "startup": "rows 9, 9b, 9c, 9d: a loop-free script's start-up vs python (median of 10); importing a "
+    "failures": "row 9: a hot function whose two loop sites never compile (back-off), per call vs CPython",
+    "startup": "rows 10, 10b, 10c, 10d: a loop-free script's start-up vs python (median of 10); importing a "
                "module of 2000 loops, rewrite cache warm vs its .pyc, and cold (benchmarks/startup.py)",
 }
 KERNEL_DUMP = "stencil_kernel_hoisted.c"
@@ -199,6 +205,30 @@ def overhead_rows(summary: dict, iterations: int, calls: int, row_id: str, funct
         "notes": "; ".join(notes + [f"megaguards/CPython per call: {mega['time'] / cpython['time']:.0f}x slower"]
                            + ([inside] if inside else [])),
     }]
+
+
+def failures_row(summary: dict, calls: int) -> dict:
+    """Row 9: megaguards / CPython per call of ``hot``, whose two sites fail on every entry."""
+    cpython, mega = summary["cpython"], summary["megaguards"]
+    sites = [loop for loop in mega["report"]["loops"] if loop["function"] == "hot"]
+    per_entry = (mega["time"] - cpython["time"]) / max(len(sites), 1)
+    ratio = mega["time"] / cpython["time"]
+    notes = [] if summary["checksums_match"] else ["CHECKSUM MISMATCH"]
+    if len(sites) != 2 or any(loop["compiled_runs"] or not loop.get("backoff") for loop in sites):
+        notes.append(f"expected 2 sites of hot() backing off, never compiled: {sites}")
+    notes += [f"{loop['backoff'][0]['cause']}: {loop['backoff'][0]['failures']} tries of {loop['entries']} entries"
+              for loop in sites if loop.get("backoff")]
+    notes.append(f"first batch (includes the failing tries): {mega['first'] * 1e6:.2f} us/call")
+    return {
+        "id": "9", "benchmark": f"hot function, 2 sites that never compile (sum(genexpr), for; ints and floats "
+                                f"mixed), {calls} calls, warm",
+        "cpython": f"{cpython['time'] * 1e6:.2f} us/call", "megaguards": f"{mega['time'] * 1e6:.2f} us/call",
+        "pypy": f"{summary['pypy']['time'] * 1e6:.2f} us/call" if "pypy" in summary else "-",
+        "result": f"{ratio:.2f}x CPython ({per_entry * 1e6:+.2f} us/site entry)", "value": ratio, "unit": "x",
+        "target": f"<= {FAILURES_TARGET_US:g} us/site entry",
+        "status": status(per_entry * 1e6 <= FAILURES_TARGET_US and len(notes) == len(sites) + 1),
+        "notes": "; ".join(notes),
+    }
 
 
 def cold_rows(runner: Runner, n: int) -> tuple[list[dict], dict]:
@@ -422,6 +452,11 @@ def main(argv: list[str] | None = None) -> int:
             rows += hoist_rows(raw["hoist_saxpy"], f"saxpy n={size}, NumPy float64", "saxpy", HOIST_TARGET, "8",
                                hoist_calls)
 
+        if "failures" in groups:
+            calls = settings["failures_calls"]
+            runner.log(f"[9] two sites that never compile, in a hot function: {calls} calls")
+            raw["failures"] = runner.measure("failures.py", [str(calls), str(settings["failures_batches"])])
+            rows.append(failures_row(raw["failures"], calls))
         if "startup" in groups:
             from startup import startup_rows
 

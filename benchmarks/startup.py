@@ -3,11 +3,11 @@
 
     python benchmarks/startup.py [--repetitions N] [--cold-repetitions N] [--loops N]
 
-* rows 9, 9b: a script that enters no loop (``print("hello")``), whole process, ``python
+* rows 10, 10b: a script that enters no loop (``print("hello")``), whole process, ``python
   hello.py`` against ``python -m megaguards run hello.py`` (auto, then ``--device off``),
   interleaved, median of N (10) after warm-up runs: ``.pyc`` files written, megaguards'
   rewrite cache filled.  Target: at most 30 ms over python.
-* rows 9c, 9d: importing a generated module of 2000 small loops (one function each),
+* rows 10c, 10d: importing a generated module of 2000 small loops (one function each),
   timed inside the process around ``import``: python with its ``.pyc`` against megaguards
   with its rewrite cache filled (warm), and megaguards with an empty cache (cold, median of
   fewer runs: each rewrites every loop).
@@ -89,7 +89,7 @@ def _measure(folder: Path, settings: dict, log) -> tuple[list[dict], dict]:
     engines = {"python": [python, "hello.py"],
                "auto": [python, "-m", "megaguards", "run", "hello.py"],
                "off": [python, "-m", "megaguards", "run", "--device", "off", "hello.py"]}
-    log(f"[9] loop-free start-up, median of {repetitions}, interleaved")
+    log(f"[10] loop-free start-up, median of {repetitions}, interleaved")
     for command in engines.values():   # warm-up: .pyc files, the rewrite cache
         timed(command, env, folder)
         timed(command, env, folder)
@@ -99,7 +99,7 @@ def _measure(folder: Path, settings: dict, log) -> tuple[list[dict], dict]:
             walls[name].append(timed(command, env, folder)[0])
     median = {name: statistics.median(values) for name, values in walls.items()}
 
-    log(f"[9c] importing a module of {settings['loops']} loops: warm (median of {repetitions}), "
+    log(f"[10c] importing a module of {settings['loops']} loops: warm (median of {repetitions}), "
         f"cold (median of {settings['cold_repetitions']})")
     pyc = [python, "main.py"]
     mega = [python, "-m", "megaguards", "run", "main.py"]
@@ -122,7 +122,7 @@ def _measure(folder: Path, settings: dict, log) -> tuple[list[dict], dict]:
 
 def rows(median: dict, imports: dict, settings: dict, repetitions: int) -> list[dict]:
     out = []
-    for row_id, name, flag in (("9", "auto", ""), ("9b", "off", " --device off")):
+    for row_id, name, flag in (("10", "auto", ""), ("10b", "off", " --device off")):
         over = 1e3 * (median[name] - median["python"])
         out.append({
             "id": row_id, "benchmark": f"loop-free script, whole process: python vs megaguards run{flag}",
@@ -134,7 +134,7 @@ def rows(median: dict, imports: dict, settings: dict, repetitions: int) -> list[
     loops = settings["loops"]
     over = 1e3 * (imports["warm"] - imports["pyc"])
     out.append({
-        "id": "9c", "benchmark": f"import a module of {loops} loops: .pyc vs rewrite cache (warm)",
+        "id": "10c", "benchmark": f"import a module of {loops} loops: .pyc vs rewrite cache (warm)",
         "cpython": f"{imports['pyc'] * 1e3:.2f} ms", "megaguards": f"{imports['warm'] * 1e3:.2f} ms", "pypy": "-",
         "result": f"{over:+.1f} ms", "value": over, "unit": "ms", "target": f"<= {IMPORT_TARGET_MS:g} ms",
         "status": status(over <= IMPORT_TARGET_MS),
@@ -142,7 +142,7 @@ def rows(median: dict, imports: dict, settings: dict, repetitions: int) -> list[
                  f"{ratio_text(imports['warm'] / imports['pyc'])} (site registration and the cache's checks "
                  f"included)"})
     out.append({
-        "id": "9d", "benchmark": f"import a module of {loops} loops: empty rewrite cache (cold) vs warm",
+        "id": "10d", "benchmark": f"import a module of {loops} loops: empty rewrite cache (cold) vs warm",
         "cpython": "-", "megaguards": f"{imports['cold'] * 1e3:.0f} ms", "pypy": "-",
         "result": ratio_text(imports["cold"] / imports["warm"]), "value": imports["cold"] / imports["warm"],
         "unit": "x", "target": "info", "status": "INFO",

@@ -28,7 +28,7 @@ import megaguards
 from megaguards.errors import GuardFailure
 from megaguards.ir.interp import Declined, interpret
 from megaguards.runtime.executable import Ran
-from megaguards.runtime.kernel import UNSET
+from megaguards.runtime.data import UNSET
 from megaguards.runtime.site import Site
 
 from conftest import _comparable

@@ -1,10 +1,25 @@
-"""Loop sites at run time: a guard that keeps failing is backed off, without ever
-changing results or keeping live-ins of another class from compiling."""
+"""Loop sites at run time: a failure is paid once, then rarely (runtime/backoff.py).
+
+A site whose try fails (the guard while binding, at entry or while unboxing; a runtime
+flag; an expression site falling back) runs its next entries in CPython without binding,
+tries again at its 2nd, 4th, 8th ... entry, and compiles again at once after a success;
+results, exceptions and partial state are CPython's on every entry.  An expression site
+whose compiled path is slower than CPython's run of it goes back to CPython for that size
+class.  No test here is timed: the clocks are counted or faked."""
 from __future__ import annotations
 
+import pytest
+
 import megaguards
-from conftest import site_for
-from megaguards.runtime import site as site_module
+from conftest import sites_of
+from megaguards.diagnostics.report import loop_record
+from megaguards.guards.signature import Binder
+from megaguards.runtime import backoff, expression_site
+from megaguards.runtime.expression_site import ExpressionSite
+from megaguards.runtime.site import REGISTRY
+
+TRIES = [1, 2, 4, 8, 16]   # the entries a hopeless site tries, of its first 20
+FLAG_TRIES = [1, 2, 3, 4, 6, 10, 18]   # a runtime flag: two failures retried at once (data-dependent)
 
 
 def total(values):
@@ -14,11 +29,180 @@ def total(values):
     return n
 
 
-def test_repeated_guard_failures_back_off_but_other_classes_compile_at_once():
+def copy_one_too_many(values, out):
+    for i in range(len(values) + 1):
+        out[i] = values[i] * 2
+
+
+def squares(data):
+    return sum(x * x for x in data)
+
+
+def site_of(function):
+    [site_id] = function.__megaguards_sites__
+    return REGISTRY.sites[site_id]
+
+
+@pytest.fixture
+def binds(monkeypatch):
+    """The binders of every bind from now on."""
+    seen = []
+    original = Binder.bind
+
+    def spy(self, values):
+        seen.append(self)
+        return original(self, values)
+    monkeypatch.setattr(Binder, "bind", spy)
+    return seen
+
+
+def test_mixed_list_falls_back_and_is_tried_only_at_entries_2_4_8(monkeypatch):
     fast = megaguards.jit(total)
-    for _ in range(3 * site_module.GUARD_FAILURES_BEFORE_BACKOFF):
-        assert fast({1: 0, 2: 0}) == 3  # a dict: the guard fails, CPython runs the loop
-    record = site_for(fast)[-1]
-    assert record["compiled_runs"] == 0
-    assert fast([1, 2, 3]) == 6  # a list right after: compiled on its first entry
-    assert site_for(fast)[-1]["compiled_runs"] == 1
+    site = site_of(fast)
+    tried = []
+    original = Binder.bind
+    monkeypatch.setattr(Binder, "bind", lambda binder, values: (tried.append(site.stats.entries),
+                                                                 original(binder, values))[1])
+    mixed = [1, 2.5, 3, 4.5]
+    for _ in range(20):
+        assert fast(mixed) == total(mixed) == 11.0
+    assert tried == TRIES   # the skipped entries neither bind nor unbox
+    [record] = sites_of(fast)
+    assert (record["entries"], record["fallback_runs"], record["compiled_runs"]) == (20, 20, 0)
+    [backing_off] = record["backoff"]
+    assert backing_off["cause"] == "guard" and backing_off["failures"] == 5 and backing_off["retry_at"] == 32
+    assert backing_off["reason"].startswith("guard: a list that is not rectangular or not homogeneous")
+    assert "backing off (guard): the guard failed at entry 5 time(s) in a row, in CPython until entry 32" \
+        in megaguards.explain(fast)
+
+
+def test_a_site_whose_data_becomes_clean_compiles_at_its_next_try(monkeypatch):
+    fast = megaguards.jit(total)
+    site = site_of(fast)
+    tried = []
+    original = Binder.bind
+    monkeypatch.setattr(Binder, "bind", lambda binder, values: (tried.append(site.stats.entries),
+                                                                 original(binder, values))[1])
+    for _ in range(5):
+        assert fast([1, 2.5]) == 3.5
+    compiled = []
+    for _ in range(5):   # entries 6 to 10: 6 and 7 are still skipped, 8 compiles, and so on after it
+        assert fast([1, 2, 3]) == 6
+        compiled.append(sites_of(fast)[0]["compiled_runs"])
+    assert tried == [1, 2, 4, 8, 9, 10]
+    assert compiled == [0, 0, 1, 2, 3]
+    assert "backoff" not in sites_of(fast)[0]   # a success forgets the failures
+    assert fast([1, 2.5]) == 3.5 and fast([1, 2]) == 3   # one failure: the next entry is tried
+    assert sites_of(fast)[0]["compiled_runs"] == 4
+
+
+def test_a_loop_that_always_raises_at_its_end_raises_cpythons_error_and_backs_off(monkeypatch):
+    fast = megaguards.jit(copy_one_too_many)
+    site = site_of(fast)
+    tried = []
+    original = Binder.bind
+    monkeypatch.setattr(Binder, "bind", lambda binder, values: (tried.append(site.stats.entries),
+                                                                 original(binder, values))[1])
+    for _ in range(20):
+        out, expected = [0] * 5, [0] * 5
+        with pytest.raises(IndexError) as raised:
+            copy_one_too_many([1, 2, 3], expected)
+        with pytest.raises(IndexError) as ours:
+            fast([1, 2, 3], out)
+        assert str(ours.value) == str(raised.value) and out == expected == [2, 4, 6, 0, 0]
+    assert tried == FLAG_TRIES
+    [backing_off] = sites_of(fast)[0]["backoff"]
+    assert (backing_off["cause"], backing_off["reason"]) == ("flag", "runtime flag: index out of range")
+
+
+def test_an_expression_site_over_mixed_data_backs_off(monkeypatch):
+    fast = megaguards.jit(squares)
+    site = site_of(fast)
+    assert isinstance(site, ExpressionSite)
+    tried = []
+    original = ExpressionSite.enter
+    monkeypatch.setattr(ExpressionSite, "enter", lambda self, values, arguments: (
+        tried.append(self.stats.entries), original(self, values, arguments))[1])
+    mixed = [1, 2.5, 3]
+    for _ in range(20):
+        assert fast(mixed) == squares(mixed) == 16.25
+    assert tried == TRIES   # the skipped entries do not even read the live-ins
+    [record] = sites_of(fast)
+    assert (record["entries"], record["fallback_runs"], record["compiled_runs"]) == (20, 20, 0)
+    [backing_off] = record["backoff"]
+    assert backing_off["cause"] == "expression" and backing_off["failures"] == 5
+    assert fast([1, 2, 3]) == 14   # entry 21 is skipped still: CPython's result
+    assert sites_of(fast)[0]["compiled_runs"] == 0
+
+
+def test_a_failing_bind_skips_live_ins_of_that_class_only(binds):
+    fast = megaguards.jit(total)
+    site = site_of(fast)
+    for _ in range(24):
+        assert fast({1: 0, 2: 0}) == 3   # a dict: binding fails, CPython runs the loop
+    assert len(binds) == len(TRIES)
+    [backing_off] = sites_of(fast)[0]["backoff"]
+    assert backing_off["cause"] == "binding" and "dict" in backing_off["reason"]
+    assert (site.skip_position, site.skip_class) == (site.info.live_ins.index("values"), dict)
+    assert fast([1, 2, 3]) == 6   # a list right after: compiled on its first entry
+    assert sites_of(fast)[0]["compiled_runs"] == 1
+
+
+def test_strict_sites_do_not_back_off():
+    fast = megaguards.jit(total, strict=True)
+    for _ in range(4):
+        with pytest.raises(megaguards.CompilationError):
+            fast({1: 0})
+    assert site_of(fast).skipping == 0
+
+
+def test_back_off_gaps_double_up_to_the_cap():
+    assert [backoff.gap_after(n) for n in range(1, 6)] == [1, 2, 4, 8, 16]
+    assert backoff.gap_after(11) == backoff.gap_after(10 ** 6) == backoff.MAX_GAP == 1024
+
+
+# keep the faster ----------------------------------------------------------------------------
+
+def test_speed_judges_by_the_bests_then_by_each_retry():
+    speed = backoff.Speed()
+    for seconds in (5.0, 2.0, 2.5):           # the first includes compiling
+        assert not speed.wants_cpython()
+        speed.compiled(seconds)
+    assert speed.wants_cpython()               # the probe
+    speed.cpython(1.0)
+    assert speed.slower == 1 and [speed.wants_cpython() for _ in range(9)] == [True] * 8 + [False]
+    speed.compiled(1.5)                        # the retry: slower still, twice the gap
+    assert speed.slower == 2 and speed.countdown == 16
+    speed.countdown = 0
+    speed.compiled(0.5)                        # faster than CPython's best: kept
+    assert speed.slower == 0 and not speed.wants_cpython()
+
+
+def test_an_expression_site_slower_compiled_goes_back_to_cpython(monkeypatch):
+    now = [0.0]
+
+    def fake_clock():
+        now[0] += 1e-6   # CPython's run of the expression: 1 us
+        return now[0]
+    monkeypatch.setattr(expression_site, "clock", fake_clock)
+    original = ExpressionSite.compiled_result
+
+    def slow(self, thunk, arguments):
+        now[0] += 1e-3   # the compiled path: 1 ms
+        return original(self, thunk, arguments)
+    monkeypatch.setattr(ExpressionSite, "compiled_result", slow)
+    fast = megaguards.jit(squares)
+    compiled = []
+    for _ in range(40):
+        assert fast([1, 2, 3]) == 14
+        compiled.append(sites_of(fast)[0]["compiled_runs"])
+    # Compiled at entries 1-3; the 4th is CPython's (timed), slower compiled: CPython for 8
+    # entries, a compiled retry at the 13th, slower: 16 more, a retry at the 30th.
+    assert [k + 1 for k in range(40) if compiled[k] > (compiled[k - 1] if k else 0)] == [1, 2, 3, 13, 30]
+    [backing_off] = sites_of(fast)[0]["backoff"]
+    assert backing_off["cause"] == "slower" and backing_off["failures"] == 3
+    assert backing_off["reason"].startswith("compiled slower than CPython for 2..3 elements")
+    assert fast(list(range(100))) == squares(list(range(100)))   # another size class: compiled
+    assert sites_of(fast)[0]["compiled_runs"] == 6
+    site = site_of(fast)
+    assert loop_record(site)["fallback_runs"] == 41 - 6

@@ -27,7 +27,7 @@ HEAVY = ("numpy", "islpy", "cupy", "megaguards.analysis", "megaguards.codegen", 
          "megaguards.runtime.backend", "megaguards.runtime.pipeline", "megaguards.runtime.kernel",
          "megaguards.runtime.select", "megaguards.runtime.selector", "megaguards.runtime.costmodel",
          "megaguards.runtime.cuda", "megaguards.runtime.compiler", "megaguards.runtime.marshal",
-         "megaguards.runtime.expression_forms", "megaguards.diagnostics")
+         "megaguards.runtime.expression_forms", "megaguards.runtime.data", "megaguards.diagnostics")
 # ... and, once the script's rewrite is cached, not the rewrite either (nor what it imports).
 REWRITE = ("megaguards.frontend.rewrite", "megaguards.frontend.comprehension", "megaguards.frontend.scope",
            "megaguards.frontend.desugar",

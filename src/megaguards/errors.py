@@ -28,7 +28,14 @@ class Unsupported(MegaguardsError):
 
 
 class GuardFailure(MegaguardsError):
-    """A live-in does not match what the compiled code assumes: the loop runs in CPython."""
+    """A live-in does not match what the compiled code assumes: the loop runs in CPython.
+
+    Raised from guards/assumptions.py's table (``Assumption.<name>.failure()``), which holds every
+    reason; ``assumption`` names the one that failed."""
+
+    def __init__(self, reason: str, assumption=None) -> None:
+        super().__init__(reason)
+        self.assumption = assumption
 
 
 class CompilerError(MegaguardsError):

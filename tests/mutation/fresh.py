@@ -7,6 +7,7 @@ SEMANTICS = "tests/test_semantics.py"
 PARALLEL = ("tests/test_parallel.py", "tests/test_dependence.py")
 HOISTING = ("tests/test_hoisting.py", SEMANTICS)
 BOXING = ("tests/test_boxing.py", SEMANTICS)
+GUARDS = "tests/test_guards.py"   # each assumption of guards/assumptions.py triggered
 
 FRESH: tuple[Mutant, ...] = (
     # -- frontend ---------------------------------------------------------------------
@@ -127,32 +128,32 @@ FRESH: tuple[Mutant, ...] = (
     Mutant("ragged-list-unboxed", "runtime/marshal.c",
            "if (!PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != shape[depth]) return 1;",
            "if (!PyList_CheckExact(obj)) return 1;",
-           BOXING,
+           (*BOXING, GUARDS),
            "unboxing no longer checks each row's length: ragged nested lists accepted"),
     Mutant("int-list-overflow-unchecked", "runtime/marshal.c",
            "            if (overflow) return 1;\n",
            "",
-           ("tests/test_boxing.py",),
+           ("tests/test_boxing.py", GUARDS),
            "an int list element beyond int64 unboxed as -1 instead of failing the guard"),
     Mutant("alias-write-flag-overwritten", "runtime/marshal.c",
            "written[alias] |= (int)entry[3];",
            "written[alias] = (int)entry[3];",
            BOXING,
            "a list passed twice, written through the first name only, is not boxed back"),
-    Mutant("unassigned-live-out-written", "runtime/kernel.py",
+    Mutant("unassigned-live-out-written", "runtime/data.py",
            "if flag_slot is None or not ints[flag_slot]:",
            "if flag_slot is None:",
            (SEMANTICS, "tests/test_site.py"),
            "live-outs the loop never assigned (a zero-trip loop) written back with the kernel's value"),
-    Mutant("overlap-check-written-only", "runtime/kernel.py",
+    Mutant("overlap-check-written-only", "guards/assumptions.py",
            "for other in arrays:",
            "for other in written.values():",
-           BOXING,
+           (*BOXING, GUARDS),
            "a read-only NumPy view overlapping a written one is no longer refused"),
-    Mutant("shared-list-rows-unchecked", "runtime/kernel.py",
+    Mutant("shared-list-rows-unchecked", "guards/assumptions.py",
            "    if rank > 1:\n        for row in value:",
            "    if rank > 2:\n        for row in value:",
-           BOXING,
+           (*BOXING, GUARDS),
            "rows of a 2-D list not checked for repeats ([[0] * n] * m)"),
     # -- guards -----------------------------------------------------------------------
     Mutant("contiguity-not-in-key", "guards/signature.py",

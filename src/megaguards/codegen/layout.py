@@ -43,15 +43,20 @@ class ScalarBank(enum.IntEnum):
 # The kind of an unboxed list by element class; the guard accepts lists of these only.
 LIST_KIND = {bool: ArrayKind.LIST_BOOL, int: ArrayKind.LIST_INT, float: ArrayKind.LIST_FLOAT}
 ARRAY_FIELDS = 5     # per array in the plan: kind, rank, itemsize, written, dims slot
-GUARD_FAILED = -1    # mg_enter's answer: a list not rectangular or homogeneous, an int beyond int64
-PYTHON_ERROR = -2    # mg_enter's answer: unboxing or boxing raised (memory)
+# mg_enter's and mg_prologue's answers besides the kernel's flags (guards/assumptions.py's
+# MARSHAL_CODES says which assumption each one means, and its reason).
+GUARD_FAILED = -1    # a list not rectangular or homogeneous, an int beyond int64
+PYTHON_ERROR = -2    # unboxing or boxing raised (memory)
+NDARRAY_GUARD = -3   # a NumPy array of another rank, or strides that are not whole elements
+SCALAR_GUARD = -4    # a scalar int beyond int64
 
 
 def abi_defines() -> tuple[str, ...]:
     """The codes above as compiler flags for marshal.c, which has no copy of its own."""
     codes = {f"MG_KIND_{kind.name}": int(kind) for kind in ArrayKind}
     codes |= {f"MG_BANK_{bank.name}": int(bank) for bank in ScalarBank}
-    codes |= {"MG_ARRAY_FIELDS": ARRAY_FIELDS, "MG_GUARD": GUARD_FAILED, "MG_PYERROR": PYTHON_ERROR}
+    codes |= {"MG_ARRAY_FIELDS": ARRAY_FIELDS, "MG_GUARD": GUARD_FAILED, "MG_PYERROR": PYTHON_ERROR,
+              "MG_GUARD_NDARRAY": NDARRAY_GUARD, "MG_GUARD_SCALAR": SCALAR_GUARD}
     return tuple(f"-D{name}={value}" for name, value in sorted(codes.items()))
 
 

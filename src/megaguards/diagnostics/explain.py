@@ -9,6 +9,7 @@ from ..runtime.site import REGISTRY, Site
 
 
 def explain_site(site: Site, show_source: bool = True) -> str:
+    site.settle()  # entries skipped while backing off, booked
     stats = site.stats
     where = f"{os.path.basename(site.info.filename)}:{site.info.line}"
     if site.info.function:
@@ -39,6 +40,7 @@ def explain_site(site: Site, show_source: bool = True) -> str:
     for reason in stats.reasons:
         if reason != site.disabled:  # already said as "not compiled"
             lines.append(f"  reason: {reason}")
+    lines.extend(f"  {reason}" for reason in site.backoff_reasons())
     return "\n".join(lines)
 
 

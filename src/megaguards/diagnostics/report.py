@@ -10,6 +10,7 @@ SCHEMA_VERSION = 1
 
 
 def loop_record(site: Site) -> dict:
+    site.settle()  # entries skipped while backing off, booked
     stats = site.stats
     return {
         "file": site.info.filename,
@@ -24,6 +25,8 @@ def loop_record(site: Site) -> dict:
         "reasons": list(stats.reasons),
         "seconds": site.seconds(),
         **({"transfers": site.transfers()} if site.transfers() else {}),
+        # Why the site runs in CPython without trying, while it does (runtime/backoff.py).
+        **({"backoff": site.backoff_records()} if site.backoff_records() else {}),
     }
 
 

@@ -4,7 +4,8 @@ The signature is the cache key of a specialization: the scalar type of every
 scalar live-in, the element type and rank of every array (list or NumPy),
 which function object each called name is bound to, and which array names are
 the same object.  Anything the compiled code cannot represent raises
-``GuardFailure`` with a one-line reason; the loop then runs in CPython.
+``GuardFailure`` with the one-line reason of an assumption of guards/assumptions.py's
+table; the loop then runs in CPython.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from ..codegen.layout import LIST_KIND
 from ..errors import GuardFailure, Unsupported
 from ..ir import nodes as ir
 from ..ir.types import INT64_MAX, INT64_MIN, NUMPY_DTYPE_SCALAR, Scalar, scalar_of_class
+from .assumptions import Assumption
 
 _MISSING = object()
 
@@ -29,12 +31,12 @@ def list_leaf_class(value: list, rank: int) -> type:
     leaf = value
     for _ in range(rank):
         if type(leaf) is not list:
-            raise GuardFailure(f"not a {rank}-D list")
+            raise Assumption.LIST_RANK.failure(rank=rank)
         if not leaf:
-            raise GuardFailure("an empty list (its element type is unknown)")
+            raise Assumption.LIST_NOT_EMPTY.failure()
         leaf = leaf[0]
     if type(leaf) not in LIST_KIND:
-        raise GuardFailure(f"a list of {type(leaf).__name__}, not of bool, int or float")
+        raise Assumption.LIST_LEAF_CLASS.failure(cls=type(leaf).__name__)
     return type(leaf)
 
 
@@ -43,13 +45,13 @@ def safe_getattr(obj: object, attribute: str) -> object:
     if isinstance(obj, types.ModuleType):
         value = obj.__dict__.get(attribute, _MISSING)
         if value is _MISSING:
-            raise GuardFailure(f"module {obj.__name__!r} has no attribute {attribute!r}")
+            raise Assumption.MODULE_ATTRIBUTE.failure(module=obj.__name__, attribute=attribute)
         return value
     cls = type(obj)
     if cls in (complex, float, int, bool) and attribute in ("real", "imag"):
         return getattr(obj, attribute)  # a number's parts (z.real): no user code runs
     if cls.__getattribute__ is not object.__getattribute__ or hasattr(cls, "__getattr__"):
-        raise GuardFailure(f"{cls.__name__} customises attribute access")
+        raise Assumption.PLAIN_ATTRIBUTE_ACCESS.failure(cls=cls.__name__)
     class_value = _MISSING
     for klass in cls.__mro__:
         if attribute in klass.__dict__:
@@ -59,16 +61,16 @@ def safe_getattr(obj: object, attribute: str) -> object:
         try:
             return getattr(obj, attribute)  # a __slots__ member: no user code runs
         except AttributeError:
-            raise GuardFailure(f"attribute {attribute!r} is not set") from None
+            raise Assumption.SLOT_SET.failure(attribute=attribute) from None
     if class_value is not _MISSING and (hasattr(type(class_value), "__set__") or hasattr(type(class_value), "__delete__")):
-        raise GuardFailure(f"attribute {attribute!r} is a property or descriptor")
+        raise Assumption.NO_DESCRIPTOR.failure(attribute=attribute)
     instance = getattr(obj, "__dict__", None)
     if instance is not None and attribute in instance:
         return instance[attribute]
     if isinstance(class_value, types.FunctionType):
         return class_value  # a method: the plain function (the inliner passes the object itself)
     if class_value is _MISSING or hasattr(type(class_value), "__get__"):
-        raise GuardFailure(f"attribute {attribute!r} is missing or computed")
+        raise Assumption.STORED_ATTRIBUTE.failure(attribute=attribute)
     return class_value
 
 
@@ -90,26 +92,26 @@ def follow(value: object, kind: str, name: str) -> object:
     if kind == "attribute":
         return safe_getattr(value, name)
     if not isinstance(value, types.FunctionType):
-        raise GuardFailure(f"{type(value).__name__} is not a Python function")
+        raise Assumption.PYTHON_FUNCTION.failure(cls=type(value).__name__)
     if kind == "__globals__":
         for namespace in (value.__globals__, value.__builtins__):
             namespace = namespace.__dict__ if isinstance(namespace, types.ModuleType) else namespace
             if name in namespace:
                 return namespace[name]
-        raise GuardFailure(f"name {name!r} is not defined in {value.__name__}'s module")
+        raise Assumption.GLOBAL_DEFINED.failure(name=name, function=value.__name__)
     code = value.__code__
     if kind == "__closure__":
         try:
             return value.__closure__[code.co_freevars.index(name)].cell_contents
         except (ValueError, IndexError, TypeError):
-            raise GuardFailure(f"free variable {name!r} of {value.__name__} is not bound") from None
+            raise Assumption.FREE_VARIABLE_BOUND.failure(name=name, function=value.__name__) from None
     positional = code.co_varnames[:code.co_argcount]
     defaults = value.__defaults__ or ()
     if name in positional and positional.index(name) >= len(positional) - len(defaults):
         return defaults[positional.index(name) - (len(positional) - len(defaults))]
     if name in (value.__kwdefaults__ or {}):
         return value.__kwdefaults__[name]
-    raise GuardFailure(f"parameter {name!r} of {value.__name__} has no default")
+    raise Assumption.PARAMETER_DEFAULT.failure(name=name, function=value.__name__)
 
 
 def resolve_callee(path: str, values: tuple, index: dict) -> tuple[object, str | None] | None:
@@ -137,12 +139,18 @@ def is_cupy_array(value: object) -> bool:
     return cls.__name__ == "ndarray" and cls.__module__.startswith("cupy")
 
 
+def is_array(value: object) -> bool:
+    """Of a class ``Binder.bind`` takes for an array (else ARRAY_CLASS fails)."""
+    cls = type(value)
+    return cls is list or cls is numpy.ndarray or is_cupy_array(value)
+
+
 def scalar_type(name: str, value: object) -> Scalar:
     scalar = scalar_of_class(type(value))
     if scalar is None:
-        raise GuardFailure(f"{ir.describe_name(name)} is a {type(value).__name__}, not a number")
+        raise Assumption.SCALAR_NUMBER.failure(name=ir.describe_name(name), cls=type(value).__name__)
     if scalar is Scalar.PY_INT and not INT64_MIN <= value <= INT64_MAX:
-        raise GuardFailure(f"{ir.describe_name(name)} is an int outside int64")
+        raise Assumption.SCALAR_INT64.failure()   # Binder.bind has already refused it
     return scalar
 
 
@@ -154,11 +162,11 @@ def array_element(name: str, value: object, rank: int) -> tuple[Scalar, bool, bo
     if type(value) is numpy.ndarray or is_cupy_array(value):
         element = NUMPY_DTYPE_SCALAR.get(numpy.dtype(value.dtype))
         if element is None or not value.dtype.isnative:
-            raise GuardFailure(f"'{name}' is a NumPy array of dtype {value.dtype}")
+            raise Assumption.NDARRAY_DTYPE.failure(name=name, dtype=value.dtype)
         if value.ndim != rank:
-            raise GuardFailure(f"'{name}' is a {value.ndim}-D array indexed with {rank} subscripts")
+            raise Assumption.NDARRAY_RANK.failure(name=name, ndim=value.ndim, rank=rank)
         return element, False, value.strides[-1] == value.itemsize
-    raise GuardFailure(f"{ir.describe_name(name)} is a {type(value).__name__}, not a list or NumPy array")
+    raise Assumption.ARRAY_CLASS.failure(cls=type(value).__name__)   # Binder.bind has already refused it
 
 
 @dataclass(frozen=True)
@@ -217,7 +225,7 @@ class Binder:
             value = get(values)
             cls = type(value)
             if cls is int and not INT64_MIN <= value <= INT64_MAX:
-                raise GuardFailure("an int live-in outside int64")
+                raise Assumption.SCALAR_INT64.failure()
             key.append(cls)
             scalars.append(value)
         arrays = []
@@ -236,7 +244,7 @@ class Binder:
                 on_device = True
                 key += [value.dtype, value.ndim, value.strides[-1] == value.itemsize if value.ndim else True, "cupy"]
             else:
-                raise GuardFailure(f"an array live-in is a {cls.__name__}, not a list or NumPy array")
+                raise Assumption.ARRAY_CLASS.failure(cls=cls.__name__)
             key.append(identities.setdefault(id(value), len(identities)))
             arrays.append(value)
         return Binding(tuple(key), functions, tuple(scalars), tuple(arrays), on_device)

@@ -1,30 +1,30 @@
 """Running a site's loop band on an NVIDIA GPU through CuPy (the ``[cuda]`` extra).
 
 Per entry: the CPU kernel runs its hoisted checks only (mode 1) and reports the
-loop ranges; lists are unboxed into host buffers and copied to the device, NumPy
+loop ranges; the entry is checked as on the CPU (guards/assumptions.py's
+``check_entry``); lists are unboxed into host buffers and copied to the device, NumPy
 arrays copied, CuPy arrays used in place (copied only when the kernel could raise
-a flag after writing them); the kernel runs one thread per band iteration; the
-flag is read back; only then are written arrays copied back and committed.
+a flag after writing them: runtime/data.py's ``DeviceCopies``); the kernel runs one
+thread per band iteration; the flag is read back; only then are written arrays copied
+back and committed.
 """
 from __future__ import annotations
 
 import functools
 import hashlib
 import logging
-import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy
 
 from ..analysis.mapping import full_overwrites
-from ..codegen.layout import LIST_KIND
 from ..codegen.targets.cuda import NVRTC_OPTIONS, CudaKernel
-from ..errors import CompilerError, GuardFailure
+from ..errors import CompilerError
+from ..guards import assumptions as guard
+from .data import UNSET, DeviceCopies, StageClock, Transfers, arrays_to_device, box_live_outs, packed_inputs
 from .executable import Declined, Outcome, Raised, Ran
-from .kernel import _BOX, _BOX_BY_TAG, UNSET, Specialization, check_list_rows
-from .marshal import list_shape
+from .kernel import Specialization
 
 log = logging.getLogger("megaguards")
 
@@ -95,39 +95,6 @@ def compile_kernel(kernel: CudaKernel):
 
 
 @dataclass
-class Transfers:
-    to_device: int = 0
-    bytes_to_device: int = 0
-    from_device: int = 0
-    bytes_from_device: int = 0
-
-
-class StageClock:
-    """Seconds of a GPU specialization's entries per stage, as the report shows them.
-    Copies between host and device are booked as ``transfer``, list unboxing as ``unbox``,
-    boxing results back as ``writeback``; whatever else an entry spends (hoisted checks,
-    launch, waiting for the kernel) is ``execute``, so the stages add up to the entry."""
-
-    def __init__(self) -> None:
-        self.timings = {"unbox": 0.0, "transfer": 0.0, "execute": 0.0, "writeback": 0.0}
-
-    @contextmanager
-    def book(self, stage: str):
-        started = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.timings[stage] += time.perf_counter() - started
-
-    def entry(self, work):
-        booked, started = sum(self.timings.values()), time.perf_counter()
-        try:
-            return work()
-        finally:
-            self.timings["execute"] += time.perf_counter() - started - (sum(self.timings.values()) - booked)
-
-
-@dataclass
 class GpuSpecialization:
     """The GPU variant of a compiled loop; ``cpu`` is the same loop on the CPU."""
 
@@ -143,6 +110,7 @@ class GpuSpecialization:
         self.function = compile_kernel(self.kernel)
         self.band_positions = {name: k for k, name in enumerate(self.kernel.band)}
         self.overwritten = full_overwrites(self.cpu.typed, self.band_loops)
+        self.copies = DeviceCopies(self.codec, self.clock, self.transfers, may_flag=self.kernel.checks_in_loop != 0)
 
     def prologue(self, binding):
         """The hoisted checks (CPU kernel, mode 1): (fast, loop ranges) for these live-ins."""
@@ -164,14 +132,14 @@ class GpuSpecialization:
             return Declined("a hoisted check failed")
         layout, typed = self.cpu.layout, self.cpu.typed
         ints[layout.mode_slot] = 0
-        self.check_aliasing(binding.arrays)
+        guard.check_entry(self.cpu.assumed, binding, gpu=True)   # as on the CPU
         written_objects = {id(v) for v, w in zip(binding.arrays, self.cpu.written) if w}
         band = self.band(ints)
 
         def place(name, value):
             if self.fully_overwritten(name, value, band, binding.arrays):
-                return self.allocate(cupy, value)
-            return self.to_device(cupy, name, value, id(value) in written_objects)
+                return self.copies.allocate(cupy, value)
+            return self.copies.to_device(cupy, typed.arrays[name], value, id(value) in written_objects)
 
         device_arrays, commits = arrays_to_device(layout, typed, binding.arrays, ints, place)
         total = 1
@@ -214,13 +182,6 @@ class GpuSpecialization:
             commit()
         return Ran(result)
 
-    def check_aliasing(self, arrays: tuple) -> None:
-        """As on the CPU: shared list rows or overlapping views, one written, stay in CPython."""
-        if self.cpu.check_lists:
-            check_list_rows(arrays, self.cpu.is_list, [self.cpu.typed.arrays[n].rank for n in self.cpu.layout.arrays])
-        if self.cpu.numpy_written:
-            self.cpu.shadows_for(arrays)  # raises GuardFailure on overlapping views
-
     def fully_overwritten(self, name: str, value, band, arrays) -> bool:
         """A NumPy array the loop only writes, every element once (§3.4.4): nothing to
         copy to the device.  Its dimensions must be exactly the band's ranges."""
@@ -228,61 +189,6 @@ class GpuSpecialization:
         if positions is None or type(value) is not numpy.ndarray or sum(a is value for a in arrays) > 1:
             return False
         return all(band[p] == (0, 1, size) for p, size in zip(positions, value.shape))
-
-    def allocate(self, cupy, value):
-        device = cupy.empty(value.shape, dtype=value.dtype)
-
-        return device, lambda: self.copy_back(device, value)
-
-    def to_device(self, cupy, name: str, value, written: bool):
-        info = self.cpu.typed.arrays[name]
-        if type(value) is list:
-            with self.clock.book("unbox"):
-                host = numpy.empty(list_shape(value, info.rank), dtype=_dtype(info))
-                unboxed = self.codec.mg_unbox_into(value, info.rank, LIST_KIND[info.element.pyclass], host)
-            if unboxed:
-                raise GuardFailure("a list that is not rectangular or not homogeneous, or an int beyond int64")
-            with self.clock.book("transfer"):
-                device = cupy.asarray(host)
-            self.count_in(host.nbytes)
-
-            def commit():
-                with self.clock.book("transfer"):
-                    back = device.get()
-                self.count_out(back.nbytes)
-                with self.clock.book("writeback"):
-                    boxed = self.codec.mg_box_from(value, info.rank, LIST_KIND[info.element.pyclass], back)
-                if boxed:
-                    raise MemoryError("boxing GPU results back into a list")
-            return device, commit if written else None
-        if type(value) is numpy.ndarray:
-            with self.clock.book("transfer"):
-                device = cupy.asarray(value)
-            self.count_in(value.nbytes)
-
-            return device, (lambda: self.copy_back(device, value)) if written else None
-        # A CuPy array: in place when the kernel cannot flag, else a copy committed after success.
-        if not written or self.kernel.checks_in_loop == 0:
-            return value, None
-        device = value.copy()
-        return device, lambda: value.__setitem__(Ellipsis, device)
-
-    def copy_back(self, device, value: numpy.ndarray) -> None:
-        """Device results into the user's NumPy array (straight into it when contiguous)."""
-        self.count_out(value.nbytes)
-        with self.clock.book("transfer"):
-            if value.flags.c_contiguous and device.flags.c_contiguous:
-                device.get(out=value)
-            else:
-                numpy.copyto(value, device.get())
-
-    def count_in(self, size: int) -> None:
-        self.transfers.to_device += 1
-        self.transfers.bytes_to_device += size
-
-    def count_out(self, size: int) -> None:
-        self.transfers.from_device += 1
-        self.transfers.bytes_from_device += size
 
     def band(self, ints) -> list[tuple[int, int, int]]:
         """(start, step, trips) of each band loop, from the ranges the prologue computed."""
@@ -330,7 +236,7 @@ class GpuSpecialization:
                 final[name] = float(start) + float(float_sums[index])
             elif kind == "+":
                 if abs(float(float_sums[index])) >= 2.0**62:
-                    raise GuardFailure("an integer sum on the GPU may exceed int64")
+                    raise guard.Assumption.GPU_SUM_INT64.failure()
                 final[name] = int(start) + int(integer_sums[index])
             else:  # the identity leaves the start value: max(s, INT64_MIN) is s
                 partial = int(integer_sums[index])
@@ -338,54 +244,7 @@ class GpuSpecialization:
                 if conditional and not beats:
                     continue  # "if e > s: s = e" never assigned s: it keeps its object
                 final[name] = (max if kind == "max" else min)(int(start), partial)
-        outputs = []
-        for name in self.cpu.live_outs:
-            if name not in final:
-                outputs.append(UNSET)
-                continue
-            types = typed.assigned_types.get(name, ())
-            if name in self.cpu.layout.box_tags and name in tags:
-                outputs.append(_BOX_BY_TAG[tags[name]](final[name]))
-            elif len(types) == 1:
-                outputs.append(_BOX[next(iter(types))](final[name]))
-            else:
-                raise GuardFailure(f"the class of '{name}' after the loop is not known")
-        return tuple(outputs)
-
-
-def arrays_to_device(layout, typed, arrays: tuple, ints, place) -> tuple[list, list]:
-    """Each array on the device (``place(name, value) -> (device array, commit or None)``),
-    once per object however many names it has, and each name's strides (in elements) into
-    the ints bank: the device copy of a strided view is contiguous, so the host's strides
-    the prologue wrote are wrong there, under every name."""
-    device_arrays, commits, copies = [], [], {}
-    for name, value in zip(layout.arrays, arrays):
-        if id(value) not in copies:
-            device, commit = place(name, value)
-            copies[id(value)] = device
-            if commit is not None:
-                commits.append(commit)
-        device = copies[id(value)]
-        device_arrays.append(device)
-        for d, stride in enumerate(device.strides):
-            ints[layout.dims[name] + typed.arrays[name].rank + d] = stride // device.itemsize
-    return device_arrays, commits
-
-
-def packed_inputs(device_arrays: list, layout, ints, floats) -> tuple[numpy.ndarray, numpy.ndarray]:
-    """The kernel's inputs as one int64 block, [array pointers | ints | floats (bits)], and
-    where each part starts (a fourth offset: where a band appended after them starts)."""
-    pointers = [array.data.ptr for array in device_arrays] + [0] * len(layout.shadows)
-    ints_host, floats_host = numpy.ctypeslib.as_array(ints), numpy.ctypeslib.as_array(floats)
-    packed = numpy.concatenate([numpy.array(pointers or [0], dtype=numpy.uint64).view(numpy.int64),
-                                ints_host, floats_host.view(numpy.int64)])
-    return packed, numpy.cumsum([0, max(1, len(pointers)), len(ints_host), len(floats_host)])
-
-
-def _dtype(info) -> numpy.dtype:
-    from ..ir.types import LIST_ELEMENT_DTYPE
-
-    return numpy.dtype(LIST_ELEMENT_DTYPE[info.element])
+        return box_live_outs(self.cpu.live_outs, final, tags, typed, self.cpu.layout.box_tags)
 
 
 @dataclass
@@ -423,7 +282,7 @@ class GpuRegionSpecialization:
             return Declined("a hoisted check failed")
         layout = self.cpu.layout
         ints[layout.mode_slot] = 0
-        self.parts[0].check_aliasing(binding.arrays)
+        guard.check_entry(self.cpu.assumed, binding, gpu=True)   # as on the CPU
         bands = [part.band(ints) for part in self.parts]
         steps = bands[0][0][2]
         if steps == 0 or any(trips == 0 for band in bands for _, _, trips in band[1:]):
@@ -431,7 +290,8 @@ class GpuRegionSpecialization:
         written_objects = {id(v) for v, w in zip(binding.arrays, self.cpu.written) if w}
         device_arrays, commits = arrays_to_device(
             layout, self.cpu.typed, binding.arrays, ints,
-            lambda name, value: self.parts[0].to_device(cupy, name, value, id(value) in written_objects))
+            lambda name, value: self.parts[0].copies.to_device(cupy, self.cpu.typed.arrays[name], value,
+                                                               id(value) in written_objects))
         common, offsets = packed_inputs(device_arrays, layout, ints, floats)
         start, step, _ = bands[0][0]
         flag = cupy.zeros(1, dtype=cupy.int64)

@@ -60,7 +60,9 @@ def _strip(node):
 
 class LoopSite(Site):
     """The synthetic loop of one form; rejects signatures whose output or accumulator
-    does not hold exactly the element's type."""
+    does not hold exactly the element's type.  Its expression site backs off, not it."""
+
+    backs_off = False
 
     def __init__(self, site_id: int, info: SiteInfo, expression: ExpressionInfo, start: Scalar | None) -> None:
         super().__init__(site_id, info)
@@ -262,6 +264,7 @@ def enter(site, values: dict, arguments: tuple):
     for reason in loop_site.stats.reasons:
         if not reason.startswith("elements are"):
             site.note(reason)
+    site.failed(form, "expression", loop_site.last_reason or "the loop site fell back")
     return site.fallback()
 
 def reducer_of(site, arguments, environment) -> tuple:

@@ -25,13 +25,16 @@ import functools
 import logging
 import sys
 import threading
+import time
 
 from .. import config
 from ..frontend.siteinfo import ExpressionInfo
+from .backoff import Speed
 from .site import REGISTRY, Reporting, SiteStats
 
 log = logging.getLogger("megaguards")
 NOT_COMPILED = object()
+clock = time.perf_counter  # what times the compiled path and CPython's (tests put a fake clock here)
 
 
 class NotHere(Exception):
@@ -43,6 +46,12 @@ INLINED_COMPREHENSIONS = sys.version_info >= (3, 12)
 
 
 class ExpressionSite(Reporting):
+    """One rewritten expression.  Backs off as loop sites do (runtime/backoff.py), keyed by
+    its form where known; and keeps the faster: per size class (the bit length of the
+    outermost iterable's length) its compiled path is timed against CPython's run of it
+    (the fallback, timed here at the class's fourth entry), and a class slower compiled
+    goes back to CPython."""
+
     not_compiled = NOT_COMPILED
 
     def __init__(self, site_id: int, info: ExpressionInfo) -> None:
@@ -53,16 +62,37 @@ class ExpressionSite(Reporting):
         self.guesses: dict = {}     # form -> the element type that worked last
         self.disabled: str | None = None
         self.lock = threading.Lock()
+        self.init_backoff()
+        self.speeds: dict = {}      # size class -> backoff.Speed
+        self.outermost: int | None = None   # the argument index of the outermost iterable, once entered
 
     def __call__(self, thunk, fallback, *arguments):
-        result = self.compiled_result(thunk, arguments)
-        if result is not NOT_COMPILED:
-            return result
-        if not INLINED_COMPREHENSIONS:
-            return fallback(*arguments)
+        if self.skipping:  # backing off: CPython evaluates the expression (booked later)
+            self.skipping -= 1
+            speed = None
+        else:
+            if self.booked:
+                self.settle()
+            size = self.size_class(arguments)
+            speed = self.speeds.get(size)
+            if speed is not None and speed.wants_cpython():
+                self.stats.entries += 1
+                self.stats.fallback_runs += 1
+                started = clock()
+            else:
+                started = clock()
+                result = self.compiled_result(thunk, arguments)
+                if result is not NOT_COMPILED:
+                    if speed is None:
+                        speed = self.speeds[size] = Speed()
+                    speed.compiled(clock() - started)
+                    return result
+                speed = None
         try:
-            return fallback(*arguments)
+            result = fallback(*arguments)
         except NameError as error:
+            if not INLINED_COMPREHENSIONS:
+                raise
             # Since 3.12 (PEP 709) a comprehension runs in its function's frame: reading an
             # unbound local there is an UnboundLocalError, where the lambda holding the
             # expression as written sees an unbound *free* variable (a NameError).
@@ -72,12 +102,37 @@ class ExpressionSite(Reporting):
                 raise UnboundLocalError(f"cannot access local variable '{name}' where it is not "
                                         "associated with a value") from None
             raise
+        if speed is not None:
+            speed.cpython(clock() - started)
+        return result
+
+    def size_class(self, arguments) -> int:
+        """The bit length of the outermost iterable's length (-1: not a list, range or array);
+        read without running user code.  (A rewritten module's info is read only here, at
+        the first entry: registering the site reads none of it.)"""
+        outermost = self.outermost
+        if outermost is None:
+            outermost = self.outermost = self.info.levels[0].sources[0].argument
+        value = arguments[outermost]
+        cls = type(value)
+        if cls is list:
+            return len(value).bit_length()
+        if cls is range:
+            try:
+                return len(value).bit_length()
+            except OverflowError:
+                return -1
+        numpy = sys.modules.get("numpy")   # not imported: no value is an array
+        if numpy is not None and cls is numpy.ndarray and value.ndim:
+            return value.shape[0].bit_length()
+        return -1
 
     def compiled_result(self, thunk, arguments):
         self.stats.entries += 1
         if not config.current().enabled:
             return self.fallback("megaguards is off (device=off)")
         if self.disabled:
+            self.disable_for_good(self.disabled)
             return self.fallback(self.disabled)
         try:
             names = thunk()
@@ -86,6 +141,7 @@ class ExpressionSite(Reporting):
         try:
             return self.enter(dict(zip(self.info.live_ins, names)), arguments)
         except NotHere as reason:
+            self.failed(("not here", str(reason)), "expression", str(reason))
             return self.fallback(str(reason))
         except Exception as error:  # a megaguards bug must never break the user's program
             log.warning("internal error at %s:%d: %r", self.info.filename, self.info.line, error, exc_info=True)
@@ -107,9 +163,20 @@ class ExpressionSite(Reporting):
 
     def done(self, value):
         self.stats.compiled_runs += 1
+        if self.failures:
+            self.succeeded()
         return value
 
     # what the report and ``explain`` read ------------------------------------------------
+    def backoff_records(self) -> list[dict]:
+        return super().backoff_records() + [
+            {"cause": "slower", "reason": speed.describe(size), "failures": speed.slower, "retry_at": None}
+            for size, speed in sorted(self.speeds.items()) if speed.slower]
+
+    def backoff_reasons(self) -> list[str]:
+        return super().backoff_reasons() + [f"backing off (slower): {speed.describe(size)}"
+                                            for size, speed in sorted(self.speeds.items()) if speed.slower]
+
     @property
     def specializations(self) -> dict:
         if not self.forms:
@@ -148,5 +215,12 @@ class ExpressionSite(Reporting):
         return total
 
 
-def dispatch(site_key, thunk, fallback, *arguments):
-    return REGISTRY.table[site_key](thunk, fallback, *arguments)
+def dispatch(site_key, thunk, fallback, *arguments, _sites=REGISTRY.table):
+    """``__megaguards_expr__``: a site backing off answers here (before 3.12; since then
+    ExpressionSite.__call__ does, where an unbound name is told apart).  ``site_key``: the
+    site's id, or its key in a module's rewrite."""
+    site = _sites[site_key]
+    if site.skipping and not INLINED_COMPREHENSIONS:
+        site.skipping -= 1  # booked later (BackingOff.settle)
+        return fallback(*arguments)
+    return site(thunk, fallback, *arguments)

@@ -1,32 +1,25 @@
 """A compiled specialization of one loop site, and running it on one entry.
 
-``Specialization.run`` hands the bound live-ins to the C marshalling helper,
-which unboxes them, calls the kernel and boxes list results back; NumPy arrays
-the loop writes are copied first and committed only when no flag was raised.
-It returns the live-out values (``UNSET`` for names the loop did not assign).
+``Specialization.run`` checks the entry against the specialization's assumptions
+(guards/assumptions.py's ``check_entry``), hands the bound live-ins to the C
+marshalling helper, which unboxes them, calls the kernel and boxes list results back;
+NumPy arrays the loop writes are copied first and committed only when no flag was
+raised (runtime/data.py owns the copies and the boxing of live-outs).  It returns the
+live-out values (``UNSET`` for names the loop did not assign).
 """
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import time
 from dataclasses import dataclass, field
 
-import numpy
-
 from ..analysis.typeinfer import TypedLoop
-from ..codegen.layout import BOX_TAGS, GUARD_FAILED, PYTHON_ERROR, Layout, marshalling_plan
-from ..errors import GuardFailure
+from ..codegen.layout import Layout, marshalling_plan
+from ..guards import assumptions as guard
 from ..guards.signature import Binding
-from ..ir.types import Scalar
-from .executable import UNSET, Raised, Ran
-from .marshal import list_shape
-
-
-_BOX = {Scalar.PY_BOOL: bool, Scalar.PY_INT: int, Scalar.PY_FLOAT: float,
-        Scalar.NP_BOOL: lambda v: numpy.bool_(bool(v)), Scalar.NP_INT32: numpy.int32,
-        Scalar.NP_INT64: numpy.int64, Scalar.NP_FLOAT32: numpy.float32, Scalar.NP_FLOAT64: numpy.float64,
-        Scalar.PY_COMPLEX: complex}
-_BOX_BY_TAG = {tag: _BOX[scalar] for scalar, tag in BOX_TAGS.items()}
+from .data import box_outputs, commit_shadows, list_shape, output_plan, shadow_copies
+from .executable import Raised, Ran
 
 
 @dataclass(frozen=True)
@@ -55,6 +48,7 @@ class Specialization:
     seconds: object = field(default_factory=lambda: (ctypes.c_double * 3)())
     object_name: str = ""            # the compiled object's (a hash of source, compiler, flags): names its decisions
     enter_prologue: ctypes._CFuncPtr = None   # marshal.c's mg_prologue (None: the banks filled from Python)
+    groups: dict = None              # array name -> its alias group (pipeline.Signature.groups)
 
     def __post_init__(self) -> None:
         layout, typed = self.layout, self.typed
@@ -65,13 +59,15 @@ class Specialization:
         self.ints_type = ctypes.c_int64 * max(1, layout.int_slots)
         self.floats_type = ctypes.c_double * max(1, layout.float_slots)
         self.no_shadow_objects = (None,) * len(layout.shadows)
-        self.ranks = [typed.arrays[n].rank for n in layout.arrays]
-        self.numpy_written = tuple(k for k, (w, is_list) in enumerate(zip(self.written, self.is_list))
-                                   if w and not is_list)
-        self.check_lists = any(w and is_list for w, is_list in zip(self.written, self.is_list)) and (
-            sum(self.is_list) > 1 or any(typed.arrays[n].rank > 1 for n in layout.arrays))
-        self.outputs = tuple((layout.assigned_flags.get(name), layout.scalars.get(name),
-                              layout.box_tags.get(name), self.boxer(name)) for name in self.live_outs)
+        # What this specialization assumes beyond its key, checked at each entry (guards/).
+        self.assumed = guard.entry_assumptions(((name, typed.arrays[name]) for name in layout.arrays),
+                                               self.written, self.is_list, self.groups, self.preconditions)
+        self.ranks = list(self.assumed.ranks)
+        self.numpy_written = self.assumed.numpy_written
+        self.numpy_positions = tuple(k for k, listed in enumerate(self.is_list) if not listed)
+        self.entry_checks = self.assumed.checked_at_entry
+        self.outputs = output_plan(layout, typed, self.live_outs)
+        self.precondition_slot, self.in_place_slot = layout.precondition_slot, layout.in_place_slot
 
     def twin(self, kernel: ctypes._CFuncPtr, **changes) -> Specialization:
         """This specialization with another kernel of the same loop and layout (auto's
@@ -79,11 +75,9 @@ class Specialization:
         twin = object.__new__(Specialization)
         twin.__dict__.update(self.__dict__, **changes, kernel=kernel,
                              kernel_address=ctypes.cast(kernel, ctypes.c_void_p).value)
+        if "preconditions" in changes:   # its own hoisted checks
+            twin.assumed = dataclasses.replace(self.assumed, preconditions=tuple(changes["preconditions"]))
         return twin
-
-    def boxer(self, name: str):
-        types = self.typed.assigned_types.get(name, ())
-        return _BOX[next(iter(types))] if len(types) == 1 else None
 
     @property
     def timings(self) -> dict:
@@ -95,47 +89,28 @@ class Specialization:
     def run(self, binding: Binding) -> Ran | Raised:
         """The live-outs, or the flag the kernel raised (executable.py)."""
         arrays = binding.arrays
-        if binding.on_device:
-            raise GuardFailure("CuPy arrays need the GPU, and this loop cannot run there")
-        # No NumPy array written: every shadow is None (and nothing to check per entry).
+        if self.entry_checks or binding.on_device:
+            guard.check_entry(self.assumed, binding)
+        # No NumPy array written: every shadow is None.
         if self.numpy_written:
-            shadows = self.shadows_for(arrays)
+            shadows = shadow_copies(arrays, self.numpy_positions, self.numpy_written)
             kernel_arrays = arrays + tuple(shadow for _, shadow in shadows)
         else:
             shadows, kernel_arrays = (), arrays + self.no_shadow_objects
-        if self.check_lists:
-            check_list_rows(arrays, self.is_list, self.ranks)
         ints, floats = self.ints_type(), self.floats_type()
-        ints[self.layout.precondition_slot] = -1
+        ints[self.precondition_slot] = -1
         flag = self.enter(kernel_arrays, binding.scalars, self.plan_address, self.kernel_address, ints, floats,
                           self.seconds)
-        failed = ints[self.layout.precondition_slot]
+        failed = ints[self.precondition_slot]
         failed_check = self.preconditions[failed] if failed >= 0 else None
         if flag:
-            if flag == GUARD_FAILED:
-                raise GuardFailure("a list that is not rectangular or not homogeneous, or an int beyond int64")
-            if flag == PYTHON_ERROR:
-                raise GuardFailure("unboxing raised (out of memory, or a value that does not convert)")
+            if flag < 0:   # marshal.c's answer: an assumption it checks does not hold
+                raise guard.marshal_failure(flag)
             return Raised(flag, failed_check)
         started = time.perf_counter()
-        if not ints[self.layout.in_place_slot]:
-            committed: set[int] = set()
-            for original, shadow in shadows:
-                if shadow is not None and id(shadow) not in committed:
-                    committed.add(id(shadow))
-                    numpy.copyto(original, shadow)
-        outputs = []
-        for flag_slot, value_slot, tag_slot, box in self.outputs:
-            if flag_slot is None or not ints[flag_slot]:
-                outputs.append(UNSET)
-                continue
-            bank, slot = value_slot
-            if tag_slot is not None:
-                box = _BOX_BY_TAG[ints[tag_slot]]
-            if box is complex:  # two float slots
-                outputs.append(complex(floats[slot], floats[slot + 1]))
-                continue
-            outputs.append(box((floats if bank == "floats" else ints)[slot]))
+        if shadows and not ints[self.in_place_slot]:
+            commit_shadows(shadows)
+        outputs = box_outputs(self.outputs, ints, floats)
         self.seconds[2] += time.perf_counter() - started
         return Ran(tuple(outputs), failed_check)
 
@@ -151,7 +126,7 @@ class Specialization:
             flag = self.enter_prologue(binding.arrays + self.no_shadow_objects, binding.scalars, self.plan_address,
                                        self.kernel_address, ints, floats)
             if flag < 0:
-                raise GuardFailure("a live-in the kernel's prologue cannot read (as the run would find)")
+                raise guard.Assumption.PROLOGUE_READABLE.failure()
             return ints, floats
         for name, value in zip(layout.arrays, binding.arrays):
             shape = list_shape(value, self.typed.arrays[name].rank) if type(value) is list else value.shape
@@ -163,66 +138,3 @@ class Specialization:
         pointers = (ctypes.c_void_p * max(1, len(layout.arrays) + len(layout.shadows)))()
         self.kernel(pointers, ints, floats)
         return ints, floats
-
-    def shadows_for(self, arrays: tuple) -> list:
-        """(array, shadow or None) per NumPy array name: the kernel writes in place when it
-        cannot raise a flag, else into the shadow (one per written object), committed here
-        after success.  Another view overlapping a written array would see stale data."""
-        written = {id(arrays[k]): arrays[k] for k in self.numpy_written if type(arrays[k]) is numpy.ndarray}
-        for original in written.values():
-            if not original.flags.writeable:
-                raise GuardFailure("a read-only NumPy array is written (Python raises ValueError)")
-            if self_overlapping(original):
-                raise GuardFailure("a written NumPy view whose elements overlap (as_strided)")
-        for original in written.values():
-            for other in arrays:
-                if (type(other) is numpy.ndarray and other is not original
-                        and numpy.may_share_memory(original, other)):
-                    raise GuardFailure("overlapping NumPy views, one of them written")
-        shadows: dict[int, numpy.ndarray] = {}
-        pairs = []
-        for value, is_list in zip(arrays, self.is_list):
-            if is_list:
-                continue
-            shadow = None
-            if id(value) in written:
-                shadow = shadows.get(id(value))
-                if shadow is None:
-                    shadow = shadows[id(value)] = numpy.empty(value.shape, dtype=value.dtype)
-            pairs.append((value, shadow))
-        return pairs
-
-
-def self_overlapping(array: numpy.ndarray) -> bool:
-    """Can two different indices of this view reach one element (stride 0, windows)?"""
-    if array.flags.c_contiguous or array.flags.f_contiguous:
-        return False
-    required = array.itemsize
-    for stride, size in sorted((abs(s), n) for s, n in zip(array.strides, array.shape) if n > 1):
-        if stride < required:
-            return True
-        required = stride * size
-    return False
-
-
-def check_list_rows(arrays, is_list, ranks) -> None:
-    """A row reachable twice (``[[0] * n] * m``, or a row passed beside its matrix)
-    would be written through one name and read stale through the other."""
-    seen: set[int] = set()
-    total = 0
-    done: set[int] = set()
-    for value, listed, rank in zip(arrays, is_list, ranks):
-        if listed and id(value) not in done:
-            done.add(id(value))
-            for identity in _sublist_ids(value, rank):
-                seen.add(identity)
-                total += 1
-    if len(seen) != total:
-        raise GuardFailure("a list row appears twice (e.g. [[0] * n] * m), and the loop writes lists")
-
-
-def _sublist_ids(value: list, rank: int):
-    yield id(value)
-    if rank > 1:
-        for row in value:
-            yield from _sublist_ids(row, rank - 1)

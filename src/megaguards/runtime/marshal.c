@@ -5,7 +5,9 @@
  *
  * plan (int64): [n_arrays, then per array: kind, rank, itemsize, written, dims_slot,
  *                n_scalars, then per scalar: bank, slot]
- * kinds and banks: codegen/layout.py's ArrayKind and ScalarBank (marshalling_plan writes it). */
+ * kinds and banks: codegen/layout.py's ArrayKind and ScalarBank (marshalling_plan writes it).
+ * answers: 0, the kernel's flag (> 0), or a negative code of codegen/layout.py naming the
+ * assumption that does not hold (guards/assumptions.py's MARSHAL_CODES gives its reason). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -14,7 +16,8 @@
 #include <time.h>
 
 /* The ABI's codes are defined once, in codegen/layout.py, and passed as -D flags. */
-#if !defined(MG_KIND_NDARRAY) || !defined(MG_BANK_COMPLEX) || !defined(MG_ARRAY_FIELDS) || !defined(MG_GUARD)
+#if !defined(MG_KIND_NDARRAY) || !defined(MG_BANK_COMPLEX) || !defined(MG_ARRAY_FIELDS) || !defined(MG_GUARD) \
+    || !defined(MG_GUARD_NDARRAY) || !defined(MG_GUARD_SCALAR)
 #error "compile marshal.c with codegen/layout.py's abi_defines()"
 #endif
 enum { KIND_NDARRAY = MG_KIND_NDARRAY, KIND_BOOL = MG_KIND_LIST_BOOL, KIND_INT = MG_KIND_LIST_INT,
@@ -150,7 +153,7 @@ static int store_scalar(PyObject *value, int bank, int64_t slot, int64_t *ints, 
         int overflow = 0;
         long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
         Py_DECREF(index);
-        if (overflow) return MG_GUARD;
+        if (overflow) return MG_GUARD_SCALAR;
         if (v == -1 && PyErr_Occurred()) return MG_PYERROR;
         ints[slot] = v;
     }
@@ -163,14 +166,14 @@ static double now(void) {
     return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
-/* A NumPy array's dims and strides (in elements) into the ints bank; 0, or MG_GUARD for
- * another rank or (``itemsize`` > 0) a stride that is not a whole number of elements. */
+/* A NumPy array's dims and strides (in elements) into the ints bank; 0, or MG_GUARD_NDARRAY
+ * for another rank or (``itemsize`` > 0) a stride that is not a whole number of elements. */
 static int ndarray_dims(mg_ndarray *array, int rank, int64_t itemsize, int64_t *shape, int64_t *ints) {
-    if (array->nd != rank) return MG_GUARD;
+    if (array->nd != rank) return MG_GUARD_NDARRAY;
     for (int d = 0; d < rank; d++) {
         shape[d] = ints[d] = array->dimensions[d];
         if (itemsize <= 0) continue;
-        if (array->strides[d] % itemsize) return MG_GUARD;
+        if (array->strides[d] % itemsize) return MG_GUARD_NDARRAY;
         ints[rank + d] = array->strides[d] / itemsize;
     }
     return 0;
@@ -202,7 +205,7 @@ static int store_scalars(PyObject *scalars, const int64_t *entry, int64_t *ints,
 /* The kernel's prologue alone (the caller has set its mode slot): dims and scalars into the
  * banks, no list unboxed, no array pointer passed; the hoisted checks then compute
  * every hoisted loop's range (auto's features at a first entry: 5-10x faster than filling
- * the banks from Python).  0, or MG_GUARD / MG_PYERROR as mg_enter. */
+ * the banks from Python).  0, or a guard code / MG_PYERROR as mg_enter. */
 int mg_prologue(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *kernel,
                 int64_t *ints, double *floats) {
     int64_t n_arrays = plan[0];

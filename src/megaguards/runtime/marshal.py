@@ -5,7 +5,9 @@ All per-entry work on arrays happens in one call into a small C helper
 (rectangular, homogeneous, ints within int64) and copied in one pass, NumPy
 arrays are read in place, the kernel runs, and changed list elements are boxed
 back, all with the GIL held.  NumPy arrays the loop writes are copied by the
-caller first and committed only when the kernel raised no flag.
+caller first and committed only when the kernel raised no flag (runtime/data.py).
+Its answers besides the kernel's flags are codes of codegen/layout.py, each meaning an
+assumption of guards/assumptions.py's table.
 """
 from __future__ import annotations
 
@@ -36,11 +38,3 @@ def helper(cache_dir: Path, compiler: tuple[str, str]) -> ctypes.PyDLL:
         function.restype = ctypes.c_int
     return library
 
-
-def list_shape(value: list, rank: int) -> tuple[int, ...]:
-    """Shape of a nested list along its first elements (the unboxing checks the rest)."""
-    shape = []
-    for _ in range(rank):
-        shape.append(len(value))
-        value = value[0] if value else []
-    return tuple(shape)

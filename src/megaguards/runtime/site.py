@@ -7,8 +7,8 @@ bug in megaguards) ends in None: the user's program runs as under CPython.
 
 Registering sites (a module's import) and a site's entries import nothing heavy: the
 lowering, the guards, NumPy and the back end are imported at a site's first entry
-(``enter``) and at its first signature (``specialize``), so a script that reaches no
-loop never imports them.
+(``enter``), after a failed binding (``failing_class``) and at its first signature
+(``specialize``), so a script that reaches no loop never imports them.
 """
 from __future__ import annotations
 
@@ -20,17 +20,12 @@ import warnings
 from .. import config
 from ..errors import CompilationError, GuardFailure, Unsupported, compilation_error, short_location
 from ..frontend.siteinfo import EXPRESSION_FUNCTION, SITE_FUNCTION, UNSET_NAME, ExpressionInfo, SiteInfo
+from .backoff import BackingOff
 from .executable import UNSET, Raised, Ran, Rejected
 from .process import current as current_process
 
 log = logging.getLogger("megaguards")
 MAX_SPECIALIZATIONS = 16
-# Once the guard has failed this many entries in a row (say a loop over a dict or a
-# string), it is tried again only every GUARD_RETRY_EVERY entries while the live-ins keep
-# the classes of the last failure: a hot loop that never compiles then pays a cheap test,
-# not a failing guard, per entry, and live-ins of other classes are checked at once.
-GUARD_FAILURES_BEFORE_BACKOFF = 8
-GUARD_RETRY_EVERY = 64
 
 
 class SiteStats:
@@ -47,10 +42,12 @@ class SiteStats:
         return f"SiteStats({', '.join(f'{name}={getattr(self, name)!r}' for name in self.__slots__)})"
 
 
-class Reporting:
-    """The report's side of a site: fallbacks counted, their first reasons kept."""
+class Reporting(BackingOff):
+    """The report's side of a site: fallbacks counted, their first reasons kept, the last
+    one too (an expression site backs off for its loop site's reason)."""
 
     not_compiled = None  # what a fallback returns to the rewritten code
+    last_reason: str | None = None
 
     def note(self, reason: str) -> None:
         if len(self.stats.reasons) < 20 and reason not in self.stats.reasons:
@@ -60,12 +57,14 @@ class Reporting:
     def fallback(self, reason: str | None = None):
         self.stats.fallback_runs += 1
         if reason:
+            self.last_reason = reason
             self.note(reason)
         return self.not_compiled
 
 
 class Site(Reporting):
-    strict = False  # set by jit(strict=True): a loop that cannot compile raises CompilationError
+    """One rewritten loop.  ``strict`` (set by jit(strict=True)): a loop that cannot compile
+    raises CompilationError, and nothing backs off."""
 
     def __init__(self, site_id: int, info: SiteInfo) -> None:
         self.id = site_id
@@ -77,16 +76,18 @@ class Site(Reporting):
         self.disabled_at = (0, 0)   # (line, col) of what disabled the site, if known
         self.specializations: dict = {}
         self.lock = threading.Lock()
-        self.guard_failures_in_a_row = 0
-        self.failed_classes: tuple = ()
+        self.init_backoff()
         self.last_device: str | None = None  # of a DeviceChoice's last run, logged when it changes
 
-
     def __call__(self, values):
+        # An entry backing off never gets here: dispatch() (below) answers it.
+        if self.booked != self.skipping:
+            self.settle()
         self.stats.entries += 1
         if not config.current().enabled:
             return self.fallback("megaguards is off (device=off)")
         if self.disabled:
+            self.disable_for_good(self.disabled)
             return self.cannot_compile(self.disabled, self.disabled_at)
         if values is None:  # CPython raises the NameError: not ours to report
             return self.fallback("a name the loop reads is unbound before the loop")
@@ -126,17 +127,12 @@ class Site(Reporting):
                 self.stats.analysis += time.perf_counter() - started
             log.debug("loop %s: lowered in %.1f ms", short_location(self.info),
                       1e3 * (time.perf_counter() - started))
-        if (self.guard_failures_in_a_row >= GUARD_FAILURES_BEFORE_BACKOFF and not self.strict
-                and self.stats.entries % GUARD_RETRY_EVERY
-                and tuple(map(type, values)) == self.failed_classes):
-            return self.fallback()
         try:
             binding = self.binder.bind(values)
         except GuardFailure as failure:
-            self.guard_failures_in_a_row += 1
-            self.failed_classes = tuple(map(type, values))
+            predictor = self.failing_class(failure, values)
+            self.failed(("binding", predictor or str(failure)), "binding", f"guard: {failure}", predictor)
             return self.cannot_compile(f"guard: {failure}")
-        self.guard_failures_in_a_row = 0
         specialization = self.specializations.get(binding.key)
         if specialization is None:
             with self.lock:
@@ -144,10 +140,12 @@ class Site(Reporting):
                 if specialization is None:
                     specialization = self.specialize(binding)
         if isinstance(specialization, Rejected):
+            self.failed(binding.key, "rejected", specialization.reason)
             return self.cannot_compile(specialization.reason, specialization.location)
         try:
             outcome = specialization.run(binding)
         except GuardFailure as failure:
+            self.failed(binding.key, "guard", f"guard: {failure}")
             return self.cannot_compile(f"guard: {failure}")
         device = specialization.last_device
         if device is not None and device != self.last_device:
@@ -157,10 +155,27 @@ class Site(Reporting):
             self.note(f"hoisted check failed ({outcome.failed_check}): ran the copy of the loop that checks inside")
         if type(outcome) is Ran:
             self.stats.compiled_runs += 1
+            if self.failures:
+                self.succeeded()
             return outcome.values
         if type(outcome) is Raised:
+            self.failed(binding.key, "flag", f"runtime flag: {outcome.reason}")
             return self.fallback(f"runtime flag: {outcome.reason}")
         return self.fallback(f"declined: {outcome.why}")
+
+    def failing_class(self, failure: GuardFailure, values: tuple) -> tuple | None:
+        """(position, class) of the array live-in whose class failed binding (a dict where a
+        list is indexed), the cheapest key that predicts the failure; None for the others."""
+        from ..guards.assumptions import Assumption
+        from ..guards.signature import is_array
+
+        if failure.assumption is not Assumption.ARRAY_CLASS:
+            return None
+        for position, name in enumerate(self.info.live_ins):
+            if any(use.name == name for use in self.binder.array_uses):
+                if not is_array(values[position]):
+                    return position, type(values[position])
+        return None
 
     def specialize(self, binding):
         if len(self.specializations) >= MAX_SPECIALIZATIONS:
@@ -246,13 +261,23 @@ class Registry:
     def known(self, key: str) -> bool:
         return key in self.table
 
-    def dispatch(self, site_key, values):
-        return self.table[site_key](values)
-
 
 # Not in process.Process: site ids are written into rewritten code and ``dispatch`` is a
 # built-in, so the registry outlives any stand-in process a test installs.
 REGISTRY = Registry()
+
+
+def dispatch(site_key, values, *, _sites=REGISTRY.table):
+    """``__megaguards_site__``: a site backing off (runtime/backoff.py) answers here, in one
+    attribute test (and one live-in's class after binding failed on it).  ``site_key``: the
+    site's id, or its key in a module's rewrite (``Registry``)."""
+    site = _sites[site_key]
+    if site.skipping:
+        cls = site.skip_class
+        if cls is None or (values is not None and type(values[site.skip_position]) is cls):
+            site.skipping -= 1  # booked later (BackingOff.settle)
+            return None
+    return site(values)
 
 
 def install_site_names() -> None:
@@ -260,11 +285,11 @@ def install_site_names() -> None:
     built-ins: the user's namespaces (``globals()``, ``dir()``) stay as under CPython."""
     import builtins
 
-    from .expression_site import dispatch
+    from . import expression_site
 
-    setattr(builtins, SITE_FUNCTION, REGISTRY.dispatch)
+    setattr(builtins, SITE_FUNCTION, dispatch)
     setattr(builtins, UNSET_NAME, UNSET)
-    setattr(builtins, EXPRESSION_FUNCTION, dispatch)
+    setattr(builtins, EXPRESSION_FUNCTION, expression_site.dispatch)
 
 
 def first_loop_entry() -> None:

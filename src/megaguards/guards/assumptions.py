@@ -1,0 +1,204 @@
+"""The mega guard's assumptions, each described once, and the entry check run from them.
+
+A compiled loop assumes things about the live-ins of each entry: their classes, the
+int64 range, the shape and element class of lists, the dtype, rank and strides of NumPy
+arrays, which names are the same object, that no list row or NumPy view is reachable
+twice when the loop writes, ...  ``Assumption`` is the table of them: each member has the
+one-line reason a failure reports (``guard: <reason>`` in the site's reasons; the texts
+are part of the reports users and tests read) and where it is checked:
+
+* ``Binder.bind`` (guards/signature.py), every entry, while computing the specialization
+  key: the key holds classes, dtypes, ranks, unit strides and alias groups, so whatever
+  the key fixes is checked once per key by ``Binder.describe``;
+* ``check_entry`` (below), every entry, from the specialization's ``EntryAssumptions``:
+  the CPU kernel (runtime/kernel.py) and the GPU path (runtime/cuda.py) both call it;
+* ``marshal.c``, every entry, in the one pass that unboxes lists: its answers
+  (codegen/layout.py's codes) map to the table through ``MARSHAL_CODES``;
+* the GPU's results (runtime/cuda.py, runtime/data.py), after its kernel ran.
+
+The hoisted preconditions (codegen/prologue.py) are assumptions too, but a failing one
+does not leave the compiled path: the kernel runs its copy of the loop that checks inside,
+and the site notes the failed check's description (``EntryAssumptions.preconditions``).
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+import numpy
+
+from ..codegen.layout import GUARD_FAILED, LIST_KIND, NDARRAY_GUARD, PYTHON_ERROR, SCALAR_GUARD, ArrayKind
+from ..errors import GuardFailure
+
+
+class Assumption(enum.Enum):
+    """What a compiled loop assumes: (reason reported when it fails, where it is checked).
+
+    The reason is a ``str.format`` template; ``failure(**fields)`` fills it in."""
+
+    # -- reading the live-ins' paths without running user code (Binder.bind) ----------
+    MODULE_ATTRIBUTE = ("module {module!r} has no attribute {attribute!r}", "Binder.bind (safe_getattr)")
+    PLAIN_ATTRIBUTE_ACCESS = ("{cls} customises attribute access", "Binder.bind (safe_getattr)")
+    SLOT_SET = ("attribute {attribute!r} is not set", "Binder.bind (safe_getattr)")
+    NO_DESCRIPTOR = ("attribute {attribute!r} is a property or descriptor", "Binder.bind (safe_getattr)")
+    STORED_ATTRIBUTE = ("attribute {attribute!r} is missing or computed", "Binder.bind (safe_getattr)")
+    PYTHON_FUNCTION = ("{cls} is not a Python function", "Binder.bind (follow)")
+    GLOBAL_DEFINED = ("name {name!r} is not defined in {function}'s module", "Binder.bind (follow)")
+    FREE_VARIABLE_BOUND = ("free variable {name!r} of {function} is not bound", "Binder.bind (follow)")
+    PARAMETER_DEFAULT = ("parameter {name!r} of {function} has no default", "Binder.bind (follow)")
+    # -- scalars ----------------------------------------------------------------------
+    SCALAR_NUMBER = ("{name} is a {cls}, not a number", "Binder.describe (the class is in the key)")
+    SCALAR_INT64 = ("an int live-in outside int64", "Binder.bind; marshal.c (store_scalar, again)")
+    # -- arrays: the class, and a list's rank and leaf class (in the key) -------------
+    ARRAY_CLASS = ("an array live-in is a {cls}, not a list or NumPy array", "Binder.bind")
+    LIST_RANK = ("not a {rank}-D list", "Binder.bind (list_leaf_class)")
+    LIST_NOT_EMPTY = ("an empty list (its element type is unknown)", "Binder.bind (list_leaf_class)")
+    LIST_LEAF_CLASS = ("a list of {cls}, not of bool, int or float", "Binder.bind (list_leaf_class)")
+    # -- NumPy and CuPy arrays: dtype and rank are in the key -------------------------
+    NDARRAY_DTYPE = ("'{name}' is a NumPy array of dtype {dtype}", "Binder.describe")
+    NDARRAY_RANK = ("'{name}' is a {ndim}-D array indexed with {rank} subscripts", "Binder.describe")
+    HOST_ARRAYS = ("CuPy arrays need the GPU, and this loop cannot run there", "check_entry (not on the GPU)")
+    # -- aliasing: the alias groups are in the key; what a written array adds -----------
+    WRITTEN_WRITEABLE = ("a read-only NumPy array is written (Python raises ValueError)", "check_entry")
+    WRITTEN_NOT_SELF_OVERLAPPING = ("a written NumPy view whose elements overlap (as_strided)", "check_entry")
+    WRITTEN_VIEWS_DISJOINT = ("overlapping NumPy views, one of them written", "check_entry")
+    LIST_ROWS_DISTINCT = ("a list row appears twice (e.g. [[0] * n] * m), and the loop writes lists",
+                         "check_entry")
+    # -- while unboxing (marshal.c, its codes in MARSHAL_CODES) -------------------------
+    LISTS_UNBOX = ("a list that is not rectangular or not homogeneous, or an int beyond int64",
+                   "marshal.c (unbox_level, list_shape; also more than 64 arrays)")
+    # Today's text is the list's (the two shared one code until the table split them):
+    # kept, so that reports do not change; a NumPy field view (rec['x']) meets it.
+    NDARRAY_LAYOUT = ("a list that is not rectangular or not homogeneous, or an int beyond int64",
+                      "marshal.c (ndarray_dims: the rank, strides of whole elements)")
+    UNBOXING_SUCCEEDS = ("unboxing raised (out of memory, or a value that does not convert)",
+                         "marshal.c (store_scalar, malloc, boxing back)")
+    PROLOGUE_READABLE = ("a live-in the kernel's prologue cannot read (as the run would find)",
+                         "marshal.c (mg_prologue: any of its codes)")
+    # -- the GPU's results --------------------------------------------------------------
+    GPU_SUM_INT64 = ("an integer sum on the GPU may exceed int64", "GpuSpecialization.live_outs")
+    LIVE_OUT_CLASS = ("the class of '{name}' after the loop is not known", "data.box_live_outs (GPU)")
+
+    def __init__(self, reason: str, where: str) -> None:
+        self.reason = reason
+        self.where = where
+
+    def failure(self, **fields) -> GuardFailure:
+        """The GuardFailure to raise, its reason filled in with ``fields``."""
+        return GuardFailure(self.reason.format(**fields) if fields else self.reason, self)
+
+
+# marshal.c's answers besides the kernel's flags (codegen/layout.py defines the codes).
+MARSHAL_CODES = {GUARD_FAILED: Assumption.LISTS_UNBOX, NDARRAY_GUARD: Assumption.NDARRAY_LAYOUT,
+                 SCALAR_GUARD: Assumption.SCALAR_INT64, PYTHON_ERROR: Assumption.UNBOXING_SUCCEEDS}
+
+
+def marshal_failure(code: int) -> GuardFailure:
+    """The GuardFailure a negative answer of marshal.c (mg_enter, mg_unbox_into) means."""
+    return MARSHAL_CODES.get(code, Assumption.LISTS_UNBOX).failure()
+
+
+@dataclass(frozen=True)
+class ArrayAssumed:
+    """What one array name of a specialization assumes of its object."""
+
+    name: str
+    kind: ArrayKind      # a list of this leaf class (unboxed), or NDARRAY (read in place)
+    rank: int
+    written: bool
+    group: str           # alias group: the first name bound to the same object (in the key)
+
+
+@dataclass(frozen=True)
+class EntryAssumptions:
+    """Which assumptions one specialization makes beyond its key, and what ``check_entry``
+    checks at each of its entries (the derived tuples are read there, nothing is built)."""
+
+    arrays: tuple        # ArrayAssumed, in layout order (the order of Binding.arrays)
+    distinct_rows: bool  # the loop writes a list and a row could be reachable twice
+    numpy_written: tuple  # positions of written NumPy arrays: writeable, not overlapping
+    preconditions: tuple  # the hoisted checks' descriptions, by number
+    is_list: tuple       # per array: a list (True) or a NumPy array
+    ranks: tuple         # per array: its rank
+
+    @property
+    def checked_at_entry(self) -> bool:
+        """Does ``check_entry`` have anything to check (CuPy arrays aside)?"""
+        return self.distinct_rows or bool(self.numpy_written)
+
+
+def entry_assumptions(arrays, written: tuple, is_list: tuple, groups: dict | None,
+                      preconditions: tuple) -> EntryAssumptions:
+    """The record of a specialization: ``arrays`` are (name, ArrayInfo) in layout order."""
+    records = tuple(ArrayAssumed(name, LIST_KIND[info.element.pyclass] if listed else ArrayKind.NDARRAY,
+                                 info.rank, bool(writes), (groups or {}).get(name, name))
+                    for (name, info), writes, listed in zip(arrays, written, is_list))
+    ranks = tuple(record.rank for record in records)
+    # One list only, of rank 1, cannot hold a row twice; any written list with another one
+    # (or with rows) can.
+    distinct_rows = any(w and listed for w, listed in zip(written, is_list)) and (
+        sum(is_list) > 1 or any(rank > 1 for rank in ranks))
+    numpy_written = tuple(k for k, (w, listed) in enumerate(zip(written, is_list)) if w and not listed)
+    return EntryAssumptions(records, distinct_rows, numpy_written, tuple(preconditions), tuple(is_list), ranks)
+
+
+def check_entry(assumed: EntryAssumptions, binding, gpu: bool = False) -> None:
+    """The per-entry checks beyond the key, CPU kernel and GPU path alike (``gpu``: CuPy
+    arrays may come); GuardFailure on the first assumption that does not hold.
+
+    A written NumPy array is writeable, no two of its indices reach one element, and no
+    other name's view overlaps it (that view would see stale data: the kernel writes a
+    copy, committed after success).  A list row is reachable once only when lists are
+    written."""
+    if binding.on_device and not gpu:
+        raise Assumption.HOST_ARRAYS.failure()
+    arrays = binding.arrays
+    if assumed.numpy_written:
+        written = {id(arrays[k]): arrays[k] for k in assumed.numpy_written if type(arrays[k]) is numpy.ndarray}
+        for original in written.values():
+            if not original.flags.writeable:
+                raise Assumption.WRITTEN_WRITEABLE.failure()
+            if self_overlapping(original):
+                raise Assumption.WRITTEN_NOT_SELF_OVERLAPPING.failure()
+        for original in written.values():
+            for other in arrays:
+                if (type(other) is numpy.ndarray and other is not original
+                        and numpy.may_share_memory(original, other)):
+                    raise Assumption.WRITTEN_VIEWS_DISJOINT.failure()
+    if assumed.distinct_rows:
+        check_list_rows(arrays, assumed.is_list, assumed.ranks)
+
+
+def self_overlapping(array: numpy.ndarray) -> bool:
+    """Can two different indices of this view reach one element (stride 0, windows)?"""
+    if array.flags.c_contiguous or array.flags.f_contiguous:
+        return False
+    required = array.itemsize
+    for stride, size in sorted((abs(s), n) for s, n in zip(array.strides, array.shape) if n > 1):
+        if stride < required:
+            return True
+        required = stride * size
+    return False
+
+
+def check_list_rows(arrays, is_list, ranks) -> None:
+    """A row reachable twice (``[[0] * n] * m``, or a row passed beside its matrix)
+    would be written through one name and read stale through the other."""
+    seen: set[int] = set()
+    total = 0
+    done: set[int] = set()
+    for value, listed, rank in zip(arrays, is_list, ranks):
+        if listed and id(value) not in done:
+            done.add(id(value))
+            for identity in _sublist_ids(value, rank):
+                seen.add(identity)
+                total += 1
+    if len(seen) != total:
+        raise Assumption.LIST_ROWS_DISTINCT.failure()
+
+
+def _sublist_ids(value: list, rank: int):
+    yield id(value)
+    if rank > 1:
+        for row in value:
+            yield from _sublist_ids(row, rank - 1)

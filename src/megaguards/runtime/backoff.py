@@ -1,0 +1,200 @@
+"""Back-off: a failure is paid once, then rarely (issue 25, "Failures cost nothing the
+second time" and "Keep the faster").
+
+A site whose try failed for a reason likely to repeat (the guard failing while binding, at
+entry or while unboxing; a runtime flag; a signature the analysis rejected; an expression
+site falling back) remembers the failure against the cheapest key that predicts it: the
+signature (the binding's key) when binding succeeded, the live-ins' classes when it did not.
+Its next entries run in CPython without trying: the failing key is tried again at the 2nd,
+4th, 8th ... entry since its first failure (at most every ``MAX_GAP`` entries), and any
+success forgets every failure.  The test on entry is one attribute, ``skipping`` (entries
+left to run in CPython), decremented; the skipped entries are booked into the site's stats
+later (``settle``: at its next try, or when the report reads them).  After binding failed on
+an array live-in's class (a dict, a tuple) that live-in's class is compared too
+(``skip_position``, ``skip_class``), so that a list or array there is tried at once.
+
+Skipped entries run the original code: what the user sees is CPython's, always.  What is
+remembered is reported (``describe``: why, how often, until which entry).
+
+``Speed`` is the other half: per size class, the best time of the compiled path and of
+CPython's run of the same site; a class whose compiled entries are slower goes back to
+CPython, its compiled path retried at exponentially spaced entries.
+"""
+from __future__ import annotations
+
+MAX_GAP = 1024          # entries between two tries of a hopeless key, at most
+MAX_RECORDS = 32        # failing keys remembered per site (beyond: forgotten, all at once)
+FOREVER = 1 << 62       # ``skipping`` of a site that can never compile (non-strict)
+CAUSES = {"binding": "the guard failed while binding", "guard": "the guard failed at entry",
+          "flag": "a runtime flag was raised", "rejected": "the signature is not compiled",
+          "expression": "the expression fell back", "disabled": "the loop cannot be compiled"}
+
+
+# Tries in a row that fail before a cause backs off at all.  A runtime flag depends on the
+# data (a NaN in one call says little of the next: tests/e2e/programs/err_nan_to_int.py
+# passes two bad lists, then a good one), so its first two failures are retried at once.
+FREE_TRIES = {"flag": 2}
+
+
+def gap_after(failures: int) -> int:
+    """Entries from the ``failures``-th failed try of a key to its next try: 1, 2, 4, ..."""
+    return MAX_GAP if failures > MAX_GAP.bit_length() else min(1 << (failures - 1), MAX_GAP)
+
+
+class Failure:
+    """One key's failures in a row, as the report says them.  (Not a dataclass: the sites
+    import this module with every rewritten module, and ``dataclasses`` costs about 8 ms.)"""
+
+    __slots__ = ("cause", "reason", "failures", "retry_at")
+
+    def __init__(self, cause: str, reason: str, failures: int = 0, retry_at: int = 0) -> None:
+        self.cause = cause          # a key of CAUSES
+        self.reason = reason        # the last failure's reason (``guard: ...``, ``runtime flag: ...``)
+        self.failures = failures    # tries that failed in a row
+        self.retry_at = retry_at    # the site's entry number of the next try
+
+    def __repr__(self) -> str:
+        return (f"Failure({self.cause!r}, {self.reason!r}, failures={self.failures!r}, "
+                f"retry_at={self.retry_at!r})")
+
+    def __eq__(self, other) -> bool:
+        return type(other) is Failure and (self.cause, self.reason, self.failures, self.retry_at) == \
+            (other.cause, other.reason, other.failures, other.retry_at)
+
+    __hash__ = None   # mutable, as the dataclass was
+
+    def describe(self) -> str:
+        if self.cause == "disabled":
+            return f"backing off ({self.cause}): {CAUSES[self.cause]}, in CPython from now on: {self.reason}"
+        return (f"backing off ({self.cause}): {CAUSES[self.cause]} {self.failures} time(s) in a row, "
+                f"in CPython until entry {self.retry_at}: {self.reason}")
+
+    def as_record(self) -> dict:
+        return {"cause": self.cause, "reason": self.reason, "failures": self.failures,
+                "retry_at": None if self.cause == "disabled" else self.retry_at}
+
+
+class BackingOff:
+    """The back-off of a site (mixed into Site and ExpressionSite, which own ``stats``).
+
+    ``skipping``: entries left to run in CPython before the next try; ``skip_class``: the
+    class of live-in number ``skip_position`` that failed binding (None: any live-ins are
+    skipped)."""
+
+    backs_off = True     # LoopSite (an expression site's synthetic loop): its owner backs off
+    strict = False       # jit(strict=True): every entry tries, and raises what cannot compile
+
+    def init_backoff(self) -> None:
+        self.skipping = 0
+        self.booked = 0                     # ``skipping`` when skipped entries were last booked
+        self.skip_position = 0
+        self.skip_class: type | None = None
+        self.failures: dict | None = None   # key -> Failure, while some key keeps failing
+
+    def settle(self) -> None:
+        """Book the entries skipped since the last time into the stats (entries run in CPython)."""
+        skipped = self.booked - self.skipping
+        if skipped:
+            self.stats.entries += skipped
+            self.stats.fallback_runs += skipped
+            self.booked = self.skipping
+
+    def failed(self, key, cause: str, reason: str, predictor: tuple | None = None) -> None:
+        """A try failed for ``key``: CPython runs the next entries until its next try (those
+        whose live-in number ``predictor[0]`` is of class ``predictor[1]``, if given)."""
+        if self.strict or not self.backs_off:
+            return
+        failures = self.failures
+        if failures is None:
+            failures = self.failures = {}
+        record = failures.get(key)
+        if record is None:
+            if len(failures) >= MAX_RECORDS:
+                failures.clear()
+            record = failures[key] = Failure(cause, reason)
+        record.reason = reason
+        record.failures += 1
+        free = FREE_TRIES.get(cause, 0)
+        gap = 1 if record.failures <= free else gap_after(record.failures - free)
+        record.retry_at = self.stats.entries + gap
+        self.skip_position, self.skip_class = predictor or (0, None)
+        self.skipping = self.booked = gap - 1
+
+    def disable_for_good(self, reason: str) -> None:
+        """The site can never compile: every later entry is one attribute test."""
+        if self.strict or not self.backs_off:
+            return
+        self.failures = {"disabled": Failure("disabled", reason, 1, FOREVER)}
+        self.skip_class = None
+        self.skipping = self.booked = FOREVER
+
+    def succeeded(self) -> None:
+        """A compiled run: every failure is forgotten (called only while some are remembered,
+        the skipped entries settled)."""
+        self.failures = None
+        self.skip_class = None
+        self.skipping = self.booked = 0
+
+    def backoff_records(self) -> list[dict]:
+        return [record.as_record() for record in (self.failures or {}).values()]
+
+    def backoff_reasons(self) -> list[str]:
+        """What ``explain`` prints (a disabled site says "not compiled: ..." already)."""
+        return [record.describe() for record in (self.failures or {}).values() if record.cause != "disabled"]
+
+
+# -- keep the faster ------------------------------------------------------------------------
+
+PROBE_AFTER = 3          # compiled runs of a size class before CPython's run of it is timed
+FIRST_SLOW_GAP = 8       # a class measured slower compiled: CPython's entries before a retry
+
+
+class Speed:
+    """One size class of a site: the best seconds of its compiled path and of CPython's
+    run of it.  Once both are known and the compiled path is slower, the class runs in
+    CPython (timed, which refines CPython's best), its compiled path retried after 8, 16,
+    32 ... entries (at most ``MAX_GAP``); a retry faster than CPython's best ends that."""
+
+    __slots__ = ("compiled_runs", "compiled_best", "cpython_runs", "cpython_best", "slower", "countdown")
+
+    def __init__(self) -> None:
+        self.compiled_runs = 0
+        self.compiled_best = float("inf")
+        self.cpython_runs = 0
+        self.cpython_best = float("inf")
+        self.slower = 0        # retries measured slower in a row (0: the compiled path is kept)
+        self.countdown = 0     # entries left in CPython before the compiled path is retried
+
+    def wants_cpython(self) -> bool:
+        """Should this entry run in CPython (timed)?  A probe, or a slower class backing off."""
+        if self.countdown:
+            self.countdown -= 1
+            return True
+        return self.cpython_runs == 0 and self.compiled_runs >= PROBE_AFTER
+
+    def compiled(self, seconds: float) -> None:
+        self.compiled_runs += 1
+        if seconds < self.compiled_best:
+            self.compiled_best = seconds
+        if self.cpython_runs:  # a retry of a slower class is judged by itself, else by the best
+            self.judge(seconds if self.slower else self.compiled_best)
+
+    def cpython(self, seconds: float) -> None:
+        self.cpython_runs += 1
+        if seconds < self.cpython_best:
+            self.cpython_best = seconds
+        if self.cpython_runs == 1:  # the probe: compare the bests
+            self.judge(self.compiled_best)
+
+    def judge(self, compiled_seconds: float) -> None:
+        if compiled_seconds <= self.cpython_best:
+            self.slower = 0
+            return
+        self.slower += 1
+        self.countdown = min(FIRST_SLOW_GAP << min(self.slower - 1, MAX_GAP.bit_length()), MAX_GAP)
+
+    def describe(self, size_class: int) -> str:
+        low = 0 if size_class == 0 else 1 << (size_class - 1)
+        return (f"compiled slower than CPython for {low}..{max(2 * low - 1, 0)} elements "
+                f"({1e6 * self.compiled_best:.1f} us vs {1e6 * self.cpython_best:.1f} us, best of "
+                f"{self.compiled_runs} and {self.cpython_runs}): in CPython, retried {self.slower} time(s)")

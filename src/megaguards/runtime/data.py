@@ -1,0 +1,254 @@
+"""One owner of the data a kernel reads and writes, besides the unboxing in marshal.c.
+
+* Live-outs: the ``UNSET`` marker, boxing scalar results back into Python objects of the
+  class the loop assigned (``output_plan``, ``box_outputs``; the GPU's ``box_live_outs``).
+* Shadows: the copies NumPy arrays a loop writes get when the kernel could raise a flag
+  halfway (``shadow_copies``), committed only after success (``commit_shadows``).
+* Lists: ``list_shape`` along the first elements (marshal.c checks the rest).
+* The GPU: copies between host and device and their accounting (``Transfers``,
+  ``StageClock``, ``DeviceCopies``), one device array per object (``arrays_to_device``),
+  and the kernel's small inputs packed into one block (``packed_inputs``).
+
+The checks on the same data (may this array be written? may this list be unboxed?) are
+the guard's: guards/assumptions.py.  The kernels' ABI is codegen/layout.py's.
+"""
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy
+
+from ..codegen.layout import BOX_TAGS, LIST_KIND
+from ..guards.assumptions import Assumption, marshal_failure
+from ..ir.types import LIST_ELEMENT_DTYPE, Scalar
+from .executable import UNSET   # defined there, with nothing heavy: the sites install it as a built-in
+
+
+BOX = {Scalar.PY_BOOL: bool, Scalar.PY_INT: int, Scalar.PY_FLOAT: float,
+       Scalar.NP_BOOL: lambda v: numpy.bool_(bool(v)), Scalar.NP_INT32: numpy.int32,
+       Scalar.NP_INT64: numpy.int64, Scalar.NP_FLOAT32: numpy.float32, Scalar.NP_FLOAT64: numpy.float64,
+       Scalar.PY_COMPLEX: complex}
+BOX_BY_TAG = {tag: BOX[scalar] for scalar, tag in BOX_TAGS.items()}
+
+
+# -- live-outs ----------------------------------------------------------------------------
+
+def boxer(typed, name: str):
+    """The class a live-out is boxed as, when the loop assigns it one class only (else
+    its kernel reports the class of the last value, by tag)."""
+    types = typed.assigned_types.get(name, ())
+    return BOX[next(iter(types))] if len(types) == 1 else None
+
+
+def output_plan(layout, typed, live_outs: tuple) -> tuple:
+    """Per live-out: (ints slot of its "was assigned" flag, (bank, slot) of its value,
+    ints slot of its class tag, its box), as ``box_outputs`` reads them at each entry."""
+    return tuple((layout.assigned_flags.get(name), layout.scalars.get(name), layout.box_tags.get(name),
+                  boxer(typed, name)) for name in live_outs)
+
+
+def box_outputs(outputs: tuple, ints, floats) -> list:
+    """The live-outs' values from the kernel's banks (``UNSET``: not assigned)."""
+    values = []
+    for flag_slot, value_slot, tag_slot, box in outputs:
+        if flag_slot is None or not ints[flag_slot]:
+            values.append(UNSET)
+            continue
+        bank, slot = value_slot
+        if tag_slot is not None:
+            box = BOX_BY_TAG[ints[tag_slot]]
+        if box is complex:  # two float slots
+            values.append(complex(floats[slot], floats[slot + 1]))
+            continue
+        values.append(box((floats if bank == "floats" else ints)[slot]))
+    return values
+
+
+def box_live_outs(names: tuple, final: dict, tags: dict, typed, box_tags: dict) -> tuple:
+    """The GPU's live-outs: ``final`` values by name, boxed as the loop's class (``tags``:
+    the class tag of a name assigned several)."""
+    outputs = []
+    for name in names:
+        if name not in final:
+            outputs.append(UNSET)
+            continue
+        types = typed.assigned_types.get(name, ())
+        if name in box_tags and name in tags:
+            outputs.append(BOX_BY_TAG[tags[name]](final[name]))
+        elif len(types) == 1:
+            outputs.append(BOX[next(iter(types))](final[name]))
+        else:
+            raise Assumption.LIVE_OUT_CLASS.failure(name=name)
+    return tuple(outputs)
+
+
+# -- shadows of written NumPy arrays ------------------------------------------------------
+
+def shadow_copies(arrays: tuple, numpy_positions: tuple, numpy_written: tuple) -> list:
+    """(array, shadow or None) per NumPy array name (``numpy_positions``, in layout order):
+    the kernel writes in place when it cannot raise a flag, else into the shadow (one per
+    written object, whatever its names), committed by ``commit_shadows`` after success.
+    guards.assumptions.check_entry has checked the written ones first."""
+    shadows: dict[int, numpy.ndarray] = {}
+    for k in numpy_written:
+        value = arrays[k]
+        if type(value) is numpy.ndarray and id(value) not in shadows:
+            shadows[id(value)] = numpy.empty(value.shape, dtype=value.dtype)
+    return [(arrays[k], shadows.get(id(arrays[k]))) for k in numpy_positions]
+
+
+def commit_shadows(pairs: list) -> None:
+    """Each shadow into its array, once per object."""
+    committed: set[int] = set()
+    for original, shadow in pairs:
+        if shadow is not None and id(shadow) not in committed:
+            committed.add(id(shadow))
+            numpy.copyto(original, shadow)
+
+
+def list_shape(value: list, rank: int) -> tuple[int, ...]:
+    """Shape of a nested list along its first elements (the unboxing checks the rest)."""
+    shape = []
+    for _ in range(rank):
+        shape.append(len(value))
+        value = value[0] if value else []
+    return tuple(shape)
+
+
+# -- the GPU ------------------------------------------------------------------------------
+
+@dataclass
+class Transfers:
+    to_device: int = 0
+    bytes_to_device: int = 0
+    from_device: int = 0
+    bytes_from_device: int = 0
+
+
+class StageClock:
+    """Seconds of a GPU specialization's entries per stage, as the report shows them.
+    Copies between host and device are booked as ``transfer``, list unboxing as ``unbox``,
+    boxing results back as ``writeback``; whatever else an entry spends (hoisted checks,
+    launch, waiting for the kernel) is ``execute``, so the stages add up to the entry."""
+
+    def __init__(self) -> None:
+        self.timings = {"unbox": 0.0, "transfer": 0.0, "execute": 0.0, "writeback": 0.0}
+
+    @contextmanager
+    def book(self, stage: str):
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[stage] += time.perf_counter() - started
+
+    def entry(self, work):
+        booked, started = sum(self.timings.values()), time.perf_counter()
+        try:
+            return work()
+        finally:
+            self.timings["execute"] += time.perf_counter() - started - (sum(self.timings.values()) - booked)
+
+
+@dataclass
+class DeviceCopies:
+    """One GPU kernel's copies of arrays to the device and back (each a ``(device array,
+    commit or None)``; a commit runs only after the kernel raised no flag)."""
+
+    codec: object                 # marshal helper library (mg_unbox_into / mg_box_from)
+    clock: StageClock
+    transfers: Transfers
+    may_flag: bool = True         # the kernel can raise a flag after writing (checks in the loop)
+
+    def allocate(self, cupy, value):
+        """A NumPy array the kernel overwrites whole: allocated on the device, not copied."""
+        device = cupy.empty(value.shape, dtype=value.dtype)
+
+        return device, lambda: self.copy_back(device, value)
+
+    def to_device(self, cupy, info, value, written: bool):
+        """``value`` (an array of ``info``: typeinfer's ArrayInfo) on the device."""
+        if type(value) is list:
+            with self.clock.book("unbox"):
+                host = numpy.empty(list_shape(value, info.rank), dtype=list_dtype(info))
+                unboxed = self.codec.mg_unbox_into(value, info.rank, LIST_KIND[info.element.pyclass], host)
+            if unboxed:
+                raise marshal_failure(unboxed)
+            with self.clock.book("transfer"):
+                device = cupy.asarray(host)
+            self.count_in(host.nbytes)
+
+            def commit():
+                with self.clock.book("transfer"):
+                    back = device.get()
+                self.count_out(back.nbytes)
+                with self.clock.book("writeback"):
+                    boxed = self.codec.mg_box_from(value, info.rank, LIST_KIND[info.element.pyclass], back)
+                if boxed:
+                    raise MemoryError("boxing GPU results back into a list")
+            return device, commit if written else None
+        if type(value) is numpy.ndarray:
+            with self.clock.book("transfer"):
+                device = cupy.asarray(value)
+            self.count_in(value.nbytes)
+
+            return device, (lambda: self.copy_back(device, value)) if written else None
+        # A CuPy array: in place when the kernel cannot flag, else a copy committed after success.
+        if not written or not self.may_flag:
+            return value, None
+        device = value.copy()
+        return device, lambda: value.__setitem__(Ellipsis, device)
+
+    def copy_back(self, device, value: numpy.ndarray) -> None:
+        """Device results into the user's NumPy array (straight into it when contiguous)."""
+        self.count_out(value.nbytes)
+        with self.clock.book("transfer"):
+            if value.flags.c_contiguous and device.flags.c_contiguous:
+                device.get(out=value)
+            else:
+                numpy.copyto(value, device.get())
+
+    def count_in(self, size: int) -> None:
+        self.transfers.to_device += 1
+        self.transfers.bytes_to_device += size
+
+    def count_out(self, size: int) -> None:
+        self.transfers.from_device += 1
+        self.transfers.bytes_from_device += size
+
+
+def list_dtype(info) -> numpy.dtype:
+    """The NumPy dtype a list of ``info``'s element class is unboxed into."""
+    return numpy.dtype(LIST_ELEMENT_DTYPE[info.element])
+
+
+def arrays_to_device(layout, typed, arrays: tuple, ints, place) -> tuple[list, list]:
+    """Each array on the device (``place(name, value) -> (device array, commit or None)``),
+    once per object however many names it has, and each name's strides (in elements) into
+    the ints bank: the device copy of a strided view is contiguous, so the host's strides
+    the prologue wrote are wrong there, under every name."""
+    device_arrays, commits, copies = [], [], {}
+    for name, value in zip(layout.arrays, arrays):
+        if id(value) not in copies:
+            device, commit = place(name, value)
+            copies[id(value)] = device
+            if commit is not None:
+                commits.append(commit)
+        device = copies[id(value)]
+        device_arrays.append(device)
+        for d, stride in enumerate(device.strides):
+            ints[layout.dims[name] + typed.arrays[name].rank + d] = stride // device.itemsize
+    return device_arrays, commits
+
+
+def packed_inputs(device_arrays: list, layout, ints, floats) -> tuple[numpy.ndarray, numpy.ndarray]:
+    """The kernel's inputs as one int64 block, [array pointers | ints | floats (bits)], and
+    where each part starts (a fourth offset: where a band appended after them starts)."""
+    pointers = [array.data.ptr for array in device_arrays] + [0] * len(layout.shadows)
+    ints_host, floats_host = numpy.ctypeslib.as_array(ints), numpy.ctypeslib.as_array(floats)
+    packed = numpy.concatenate([numpy.array(pointers or [0], dtype=numpy.uint64).view(numpy.int64),
+                                ints_host, floats_host.view(numpy.int64)])
+    return packed, numpy.cumsum([0, max(1, len(pointers)), len(ints_host), len(floats_host)])
+
