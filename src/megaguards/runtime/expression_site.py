@@ -30,7 +30,7 @@ import time
 from .. import config
 from ..frontend.siteinfo import ExpressionInfo
 from .backoff import Speed
-from .site import REGISTRY, Reporting, SiteStats
+from .site import REGISTRY, Reporting, SiteStats, first_loop_entry
 
 log = logging.getLogger("megaguards")
 NOT_COMPILED = object()
@@ -157,6 +157,8 @@ class ExpressionSite(Reporting):
                 raise NotHere(f"'{name}' is rebound to something else")
 
     def enter(self, values: dict, arguments: tuple):
+        if not self.forms:   # its first entries (no synthetic loop yet): the back end, once per process
+            first_loop_entry()
         from .expression_forms import enter   # the heavy half, imported at the first entry
 
         return enter(self, values, arguments)

@@ -5,10 +5,10 @@ the compiled path ran, or None when the original loop must run.  Everything
 that can go wrong here (a guard failing, a flag raised in the kernel, even a
 bug in megaguards) ends in None: the user's program runs as under CPython.
 
-Registering sites (a module's import) and a site's entries import nothing heavy: the
-lowering, the guards, NumPy and the back end are imported at a site's first entry
-(``enter``), after a failed binding (``failing_class``) and at its first signature
-(``specialize``), so a script that reaches no loop never imports them.
+Registering sites (a module's import) imports nothing heavy: the back end (the lowering,
+the guards, the analyses, the code generators, NumPy) is imported at the process's first
+entry of any site (``first_loop_entry``), so a script that reaches no loop never imports
+it; the functions that use it import it locally, never on the per-entry path.
 """
 from __future__ import annotations
 
@@ -293,14 +293,18 @@ def install_site_names() -> None:
 
 
 def first_loop_entry() -> None:
-    """Once per process, at the first entry of any loop site: under ``auto``, read what the
-    device choice needs (the calibration, the decision tree, the cores, the stored
-    decisions), so that the site's first specialization decides without it.  Nothing of it
-    is read by a process that enters no loop."""
+    """Once per process, at the first entry of any loop or expression site: import the back
+    end (the analyses, the code generators, NumPy) and, under ``auto``, read what the device
+    choice needs (the calibration, the decision tree, the cores, the stored decisions).
+    Not later, at the first signature of a loop that compiles: a program's first loops are
+    often its set-up (building its inputs, which may not compile), and its timed loop then
+    pays for none of it.  Nothing of it is done by a process that enters no loop."""
     process = current_process()
     if process.loop_entered:
         return
     process.loop_entered = True
+    from . import backend  # noqa: F401 (imported for what it imports)
+
     if config.current().device == "auto":
         from . import warmup
 
