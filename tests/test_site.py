@@ -43,6 +43,18 @@ def site_of(function):
     return REGISTRY.sites[site_id]
 
 
+def entries_that_bind(monkeypatch, site) -> list:
+    """The entry numbers of ``site`` at which the guard binds from now on."""
+    tried = []
+    original = Binder.bind
+
+    def spy(binder, values):
+        tried.append(site.stats.entries)
+        return original(binder, values)
+    monkeypatch.setattr(Binder, "bind", spy)
+    return tried
+
+
 @pytest.fixture
 def binds(monkeypatch):
     """The binders of every bind from now on."""
@@ -59,10 +71,7 @@ def binds(monkeypatch):
 def test_mixed_list_falls_back_and_is_tried_only_at_entries_2_4_8(monkeypatch):
     fast = megaguards.jit(total)
     site = site_of(fast)
-    tried = []
-    original = Binder.bind
-    monkeypatch.setattr(Binder, "bind", lambda binder, values: (tried.append(site.stats.entries),
-                                                                 original(binder, values))[1])
+    tried = entries_that_bind(monkeypatch, site)
     mixed = [1, 2.5, 3, 4.5]
     for _ in range(20):
         assert fast(mixed) == total(mixed) == 11.0
@@ -79,10 +88,7 @@ def test_mixed_list_falls_back_and_is_tried_only_at_entries_2_4_8(monkeypatch):
 def test_a_site_whose_data_becomes_clean_compiles_at_its_next_try(monkeypatch):
     fast = megaguards.jit(total)
     site = site_of(fast)
-    tried = []
-    original = Binder.bind
-    monkeypatch.setattr(Binder, "bind", lambda binder, values: (tried.append(site.stats.entries),
-                                                                 original(binder, values))[1])
+    tried = entries_that_bind(monkeypatch, site)
     for _ in range(5):
         assert fast([1, 2.5]) == 3.5
     compiled = []
@@ -99,10 +105,7 @@ def test_a_site_whose_data_becomes_clean_compiles_at_its_next_try(monkeypatch):
 def test_a_loop_that_always_raises_at_its_end_raises_cpythons_error_and_backs_off(monkeypatch):
     fast = megaguards.jit(copy_one_too_many)
     site = site_of(fast)
-    tried = []
-    original = Binder.bind
-    monkeypatch.setattr(Binder, "bind", lambda binder, values: (tried.append(site.stats.entries),
-                                                                 original(binder, values))[1])
+    tried = entries_that_bind(monkeypatch, site)
     for _ in range(20):
         out, expected = [0] * 5, [0] * 5
         with pytest.raises(IndexError) as raised:
