@@ -24,7 +24,7 @@ MARSHAL_C = Path(megaguards.__file__).parent / "runtime" / "marshal.c"
 
 def test_marshal_c_has_no_codes_of_its_own():
     source = MARSHAL_C.read_text()
-    used = set(re.findall(r"\bMG_(?:KIND|BANK|GUARD)_[A-Z_]+|\bMG_(?:ARRAY_FIELDS|GUARD|PYERROR)\b", source))
+    used = set(re.findall(r"\bMG_(?:KIND|BANK|GUARD)_[A-Z_]+|\bMG_(?:ARRAY_FIELDS|PLAN_HEADER|GUARD|PYERROR)\b", source))
     defined = {flag[2:].split("=")[0] for flag in abi.abi_defines()}
     assert used and used <= defined, used - defined
     # no literal code left beside the names: the enums are built from the flags only
@@ -64,14 +64,14 @@ def test_the_plan_names_each_arrays_kind_and_each_scalars_bank():
     written = tuple(name == "out" for name in arrays)
     is_list = tuple(name != "out" for name in arrays)
     plan = abi.marshalling_plan(layout, typed, written, is_list, binder.scalar_paths)
-    count = plan[0]
+    count, header = plan[0], abi.PLAN_HEADER
     assert count == len(arrays) + len(layout.shadows) == len(arrays) + 1
-    fields = [plan[1 + abi.ARRAY_FIELDS * k:1 + abi.ARRAY_FIELDS * (k + 1)] for k in range(count)]
+    fields = [plan[header + abi.ARRAY_FIELDS * k:header + abi.ARRAY_FIELDS * (k + 1)] for k in range(count)]
     kinds = {name: field[0] for name, field in zip(arrays, fields)}
     assert kinds == {"a": abi.ArrayKind.LIST_FLOAT, "b": abi.ArrayKind.LIST_BOOL, "m": abi.ArrayKind.LIST_INT,
                      "out": abi.ArrayKind.NDARRAY}
     assert fields[-1][0] == abi.ArrayKind.SHADOW and fields[arrays.index("out")][2:4] == [8, 1]
-    scalars = plan[1 + abi.ARRAY_FIELDS * count:]
+    scalars = plan[header + abi.ARRAY_FIELDS * count:]
     assert scalars[0] == len(binder.scalar_paths)
     banks = dict(zip(binder.scalar_paths, scalars[1::2]))
     assert banks == {"n": abi.ScalarBank.INTS, "flag": abi.ScalarBank.TRUTH, "z": abi.ScalarBank.COMPLEX}

@@ -418,3 +418,37 @@ def test_stored_medians_are_statistics_medians(count):
     for _ in range(50):
         values = list(generator.random(count) * 10.0 ** generator.integers(-7, 1, count))
         assert median(values) == statistics.median(values)
+
+
+def scale_rows_of_a_list(image, out, rows, columns):
+    for i in range(rows):
+        row = [0.0] * columns   # a new list: the row loop stays in CPython
+        for j in range(columns):   # a site entered once per row, with i a live-in
+            row[j] = image[i][j] * 2.0 + i
+        out.append(row)
+
+
+def test_a_size_key_holds_only_the_scalars_that_set_trip_counts(auto):
+    write_calibration(auto, 1e-9, 1e-9)
+    function = megaguards.jit(scale_rows_of_a_list)
+    image = [[float(i * 7 + j) for j in range(9)] for i in range(8)]
+    out, expected = [], []
+    scale_rows_of_a_list(image, expected, 8, 9)
+    function(image, out, 8, 9)
+    assert out == expected
+    [choice] = choices_of(function)
+    # i differs at each entry of the row site; its trips depend on the columns only.
+    assert choice.seen == {choice.entry_size: 8}
+
+
+def test_trip_count_names_follow_assignments_into_bounds():
+    from megaguards.analysis.features import sizing_positions, trip_count_names
+    from megaguards.ir import nodes as ir
+
+    name = lambda n: ir.Name(id=n)   # noqa: E731
+    loop = ir.For(var="k", start=ir.Const(value=0), stop=name("m"), step=ir.Const(value=1), body=(
+        ir.Assign(target="m", value=ir.BinOp(op="+", left=name("n"), right=name("k"))),
+        ir.Store(array="a", indices=(name("k"),), value=name("offset")),
+    ))
+    assert trip_count_names(loop) == {"m", "n", "k"}
+    assert sizing_positions(loop, ("offset", "n", "self.m")) == (1,)

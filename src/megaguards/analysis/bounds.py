@@ -67,6 +67,12 @@ class HoistFacts:
         object.__setattr__(self, "_by_access", {(h.access, h.dim): h for h in self.indices})
 
 
+def first_rows(node: ir.Length) -> bool:
+    """``len(a)``, ``len(a[0])``, ``len(a[0][0])``: sizes the entry's dims give (a list's
+    shape is read along its first elements), hoistable like ``a.shape[d]``."""
+    return all(ir.int_constant(index) == 0 for index in node.prefix)
+
+
 def _names_bound_outside_headers(node: ir.Node) -> set[str]:
     return {n.target for n in ir.walk(node) if isinstance(n, ir.Assign)}
 
@@ -98,7 +104,7 @@ class _Hoister:
             return True
         if isinstance(node, ir.Name):
             return node.id in scope or node.id in self.invariant
-        if isinstance(node, (ir.Shape,)) or (isinstance(node, ir.Length) and not node.prefix):
+        if isinstance(node, ir.Shape) or (isinstance(node, ir.Length) and first_rows(node)):
             return True
         if isinstance(node, ir.UnaryOp):
             return node.op in ("-", "+") and self.hoistable(node.operand, scope)
@@ -205,3 +211,19 @@ def hoist_checks(typed: TypedLoop) -> HoistFacts:
     hoister.statement(typed.body, {}, None)
     return HoistFacts(tuple(hoister.loops), tuple(hoister.indices), tuple(hoister.ranges),
                       frozenset(hoister.unchecked))
+
+
+def touched_box(typed: TypedLoop, facts: HoistFacts) -> frozenset:
+    """The lists whose every subscript, in every dimension, is hoisted: the prologue's
+    intervals then bound every element the loop can touch, and the runtime unboxes (and
+    boxes back) only that box of the list instead of all of it.  A list whose size a
+    ``len(a[k])`` reads (another row than the first) is unboxed whole: only the rows
+    unboxed are checked to have the first row's length."""
+    candidates = {name for name, info in typed.arrays.items() if info.is_list}
+    for node in ir.walk(typed.body):
+        if isinstance(node, (ir.Load, ir.Store)) and node.array in candidates:
+            if len(node.indices) != typed.arrays[node.array].rank or any(facts.index(node, dim) is None for dim in range(len(node.indices))):
+                candidates.discard(node.array)
+        elif isinstance(node, ir.Length) and node.prefix and not first_rows(node):
+            candidates.discard(node.array)
+    return frozenset(name for name in typed.arrays if name in candidates)

@@ -155,6 +155,35 @@ def loop_template(typed, plan=None, band=None) -> LoopTemplate:
     return LoopTemplate(tuple(loops), outer_parallel, _coalesced_share(band))
 
 
+def trip_count_names(loop: ir.Stmt) -> frozenset:
+    """The names an entry's trip counts depend on: those in the nest's ``for`` bounds and
+    ``while`` tests, and (to a fixed point) those assigned to them inside the nest.  Other
+    int live-ins (a pixel's coordinates, an offset) change the work of no entry."""
+    names, assigned = set(), {}
+    for node in ir.walk(loop):
+        if isinstance(node, ir.For):
+            names.update(n.id for part in (node.start, node.stop, node.step)
+                         for n in ir.walk(part) if isinstance(n, ir.Name))
+        elif isinstance(node, ir.While):
+            names.update(n.id for n in ir.walk(node.test) if isinstance(n, ir.Name))
+        elif isinstance(node, ir.Assign):
+            assigned.setdefault(node.target, set()).update(
+                n.id for n in ir.walk(node.value) if isinstance(n, ir.Name))
+    pending = list(names)
+    while pending:
+        for name in assigned.get(pending.pop(), ()):
+            if name not in names:
+                names.add(name)
+                pending.append(name)
+    return frozenset(names)
+
+
+def sizing_positions(loop: ir.Stmt, scalar_paths: tuple) -> tuple[int, ...]:
+    """Positions in ``scalar_paths`` (a binding's scalars) of the live-ins that set trip counts."""
+    names = trip_count_names(loop)
+    return tuple(k for k, path in enumerate(scalar_paths) if path in names or path.split(".")[0] in names)
+
+
 def _coalesced_share(band) -> float:
     """Accesses in the band whose last subscript mentions the threadIdx.x loop's variable
     (neighbouring threads touch neighbouring elements) or no band variable at all (one

@@ -5,6 +5,8 @@
 * ``arrays[k]``: base pointer of array k;
 * ``ints``: for array k, its dimensions then its strides (in elements); then one
   slot per integer/bool scalar variable; then one "was assigned" flag per live-out;
+  then the prologue's answers (``Layout``'s last slots), the boxes of the lists the loop
+  touches in part among them;
 * ``floats``: one slot per float scalar variable.
 
 Scalar slots carry live-in values in and live-out values back.  Pure function of
@@ -42,7 +44,8 @@ class ScalarBank(enum.IntEnum):
 
 # The kind of an unboxed list by element class; the guard accepts lists of these only.
 LIST_KIND = {bool: ArrayKind.LIST_BOOL, int: ArrayKind.LIST_INT, float: ArrayKind.LIST_FLOAT}
-ARRAY_FIELDS = 5     # per array in the plan: kind, rank, itemsize, written, dims slot
+ARRAY_FIELDS = 6     # per array in the plan: kind, rank, itemsize, written, dims slot, box slot (-1: none)
+PLAN_HEADER = 2      # the plan's first fields: number of arrays, the mode slot (-1: no list boxed)
 # mg_enter's and mg_prologue's answers besides the kernel's flags (guards/assumptions.py's
 # MARSHAL_CODES says which assumption each one means, and its reason).
 GUARD_FAILED = -1    # a list not rectangular or homogeneous, an int beyond int64
@@ -55,7 +58,7 @@ def abi_defines() -> tuple[str, ...]:
     """The codes above as compiler flags for marshal.c, which has no copy of its own."""
     codes = {f"MG_KIND_{kind.name}": int(kind) for kind in ArrayKind}
     codes |= {f"MG_BANK_{bank.name}": int(bank) for bank in ScalarBank}
-    codes |= {"MG_ARRAY_FIELDS": ARRAY_FIELDS, "MG_GUARD": GUARD_FAILED, "MG_PYERROR": PYTHON_ERROR,
+    codes |= {"MG_ARRAY_FIELDS": ARRAY_FIELDS, "MG_PLAN_HEADER": PLAN_HEADER, "MG_GUARD": GUARD_FAILED, "MG_PYERROR": PYTHON_ERROR,
               "MG_GUARD_NDARRAY": NDARRAY_GUARD, "MG_GUARD_SCALAR": SCALAR_GUARD}
     return tuple(f"-D{name}={value}" for name, value in sorted(codes.items()))
 
@@ -74,10 +77,12 @@ class Layout:
     intervals_slot: int   # ints slots: mg_fast, mg_negative, then lo/hi of each hoisted loop's range
     int_slots: int
     float_slots: int
+    boxes: dict           # list -> ints slots of the box it touches: lo per dim, then hi per dim (mode 1)
 
 
 def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[str, ...],
-                hoisted_loops: int = 0) -> Layout:
+                hoisted_loops: int = 0, boxed: frozenset = frozenset()) -> Layout:
+    """``boxed``: the lists unboxed only where the loop touches them (analysis.bounds.touched_box)."""
     arrays = tuple(typed.arrays)  # the order of loop.arrays, as the runtime binds them
     numpy_arrays = [name for name in arrays if not typed.arrays[name].is_list]
     shadows = {name: len(arrays) + k for k, name in enumerate(numpy_arrays)}
@@ -105,9 +110,13 @@ def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[st
                 tags[name] = next_int
                 next_int += 1
     precondition, in_place, mode, intervals = next_int, next_int + 1, next_int + 2, next_int + 3
-    int_slots = intervals + 2 + 2 * hoisted_loops
+    boxes, next_int = {}, intervals + 2 + 2 * hoisted_loops
+    for name in arrays:
+        if name in boxed:
+            boxes[name] = next_int
+            next_int += 2 * typed.arrays[name].rank
     return Layout(arrays, dims, scalars, flags, tags, precondition, shadows, in_place, mode, intervals,
-                  int_slots, next_float)
+                  next_int, next_float, boxes)
 
 
 BOX_TAGS = {scalar: tag for tag, scalar in enumerate(Scalar)}
@@ -116,17 +125,19 @@ BOX_TAGS = {scalar: tag for tag, scalar in enumerate(Scalar)}
 def marshalling_plan(layout: Layout, typed: TypedLoop, written: tuple, is_list: tuple,
                      scalar_paths: tuple) -> list[int]:
     """The plan marshal.c follows at each entry (its header comment reads the same):
-    [n_arrays, then ARRAY_FIELDS per array, n_scalars, then (bank, slot) per scalar]."""
-    plan = [len(layout.arrays) + len(layout.shadows)]
+    [n_arrays, mode slot or -1, then ARRAY_FIELDS per array, n_scalars, then (bank, slot)
+    per scalar]."""
+    boxes = layout.boxes or {}
+    plan = [len(layout.arrays) + len(layout.shadows), layout.mode_slot if boxes else -1]
     for name, writes, listed in zip(layout.arrays, written, is_list):
         info = typed.arrays[name]
         kind = LIST_KIND[info.element.pyclass] if listed else ArrayKind.NDARRAY
         itemsize = 0 if listed else numpy.dtype(info.element.pyclass).itemsize
-        plan += [kind, info.rank, itemsize, int(writes), layout.dims[name]]
+        plan += [kind, info.rank, itemsize, int(writes), layout.dims[name], boxes.get(name, -1)]
     for name in layout.shadows:
         info = typed.arrays[name]
         plan += [ArrayKind.SHADOW, info.rank, numpy.dtype(info.element.pyclass).itemsize, 0,
-                 layout.dims[f"{name}#shadow"]]
+                 layout.dims[f"{name}#shadow"], -1]
     plan.append(len(scalar_paths))
     for path in scalar_paths:
         bank, slot = layout.scalars[path]

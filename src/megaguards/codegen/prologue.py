@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..analysis.bounds import HoistFacts
 from ..ir import nodes as ir
+from .spelling import array_name
 
 
 class PrologueWriter:
@@ -43,6 +44,10 @@ class PrologueWriter:
                 self.emit(depth + 1, f"mg_L{k}_lo = {stop[0]} + 1; mg_L{k}_hi = {start[1]};")
             self.emit(depth + 1, f"mg_L{k}_empty = mg_L{k}_lo > mg_L{k}_hi;")
             self.emit(depth, "}")
+        boxes = self.renderer.layout.boxes
+        for name in boxes:
+            for d in range(self.renderer.typed.arrays[name].rank):
+                self.emit(depth, f"int64_t {box_name(name, d)}_lo = INT64_MAX, {box_name(name, d)}_hi = -1;")
         for hoisted in self.facts.indices:
             number = self.precondition(hoisted.description)
             self.emit(depth, f"if (!{self.empty_flag(hoisted.loop)}) {{  /* {hoisted.description} */")
@@ -52,6 +57,8 @@ class PrologueWriter:
             self.emit(depth + 1, f"if (!({low} >= {lowest} && {high} < {size})) MG_FAIL({number});")
             if hoisted.wrap:
                 self.emit(depth + 1, f"if ({low} < 0) mg_negative = 1;")
+            if hoisted.array in boxes:
+                self.widen_box(hoisted, low, high, size, depth + 1)
             self.emit(depth, "}")
         for expression, loop, scope in self.facts.ranges:
             number = self.precondition(f"line {expression.line}: integer arithmetic within int64")
@@ -59,6 +66,14 @@ class PrologueWriter:
             self.interval(expression, depth + 1, number, dict(scope))
             self.emit(depth, "}")
         return self.descriptions
+
+    def widen_box(self, hoisted, low: str, high: str, size: str, depth: int) -> None:
+        """The box of the list's elements the loop can touch takes this subscript's interval
+        (a negative one wraps: the whole dimension)."""
+        box = box_name(hoisted.array, hoisted.dim)
+        self.emit(depth, f"if ({low} < 0) {{ {box}_lo = 0; {box}_hi = (int64_t){size} - 1; }}")
+        self.emit(depth, f"else {{ if ({low} < {box}_lo) {box}_lo = (int64_t){low}; "
+                         f"if ({high} > {box}_hi) {box}_hi = (int64_t){high}; }}")
 
     @staticmethod
     def line_of(node: ir.Node) -> int:
@@ -79,7 +94,10 @@ class PrologueWriter:
                 return f"mg_L{k}_lo", f"mg_L{k}_hi"
             value = f"((__int128){self.renderer.expr(node)})"
             return value, value
-        if isinstance(node, (ir.Length, ir.Shape)):
+        if isinstance(node, ir.Length):   # len(a[0]): the dims hold the first row's size
+            value = f"((__int128){array_name(node.array)}_n{len(node.prefix)})"
+            return value, value
+        if isinstance(node, ir.Shape):
             value = f"((__int128){self.renderer.expr(node)})"
             return value, value
         name = self.fresh()
@@ -104,3 +122,8 @@ class PrologueWriter:
         self.emit(depth, f"__int128 {name}_lo = {pair[0]}, {name}_hi = {pair[1]};")
         self.emit(depth, f"if (!mg_fits({name}_lo, {name}_hi)) MG_FAIL({number});")
         return f"{name}_lo", f"{name}_hi"
+
+
+def box_name(array: str, dim: int) -> str:
+    """The C variable stem of one dimension of a list's touched box (``_lo``, ``_hi``)."""
+    return f"mg_B_{array_name(array)}_{dim}"

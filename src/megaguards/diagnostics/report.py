@@ -25,6 +25,7 @@ def loop_record(site: Site) -> dict:
         "reasons": list(stats.reasons),
         "seconds": site.seconds(),
         **({"transfers": site.transfers()} if site.transfers() else {}),
+        **({"list_elements": site.list_elements()} if site.list_elements() else {}),
         # Why the site runs in CPython without trying, while it does (runtime/backoff.py).
         **({"backoff": site.backoff_records()} if site.backoff_records() else {}),
     }

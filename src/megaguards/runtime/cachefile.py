@@ -83,7 +83,7 @@ def code_stamp() -> str:
             for entry in sorted(entries, key=lambda e: e.name):
                 if entry.is_dir(follow_symlinks=False):
                     folders.append(entry.path)
-                elif entry.name.endswith(".py"):
+                elif entry.name.endswith((".py", ".h", ".c")):   # the C prelude and helper too
                     status = entry.stat()
                     stamps.append(f"{entry.path}:{status.st_size}:{status.st_mtime_ns}")
     return checksum("\n".join(stamps).encode("utf-8", "surrogateescape"))

@@ -14,6 +14,7 @@ import dataclasses
 import time
 from dataclasses import dataclass, field
 
+from ..analysis.features import sizing_positions
 from ..analysis.typeinfer import TypedLoop
 from ..codegen.layout import Layout, marshalling_plan
 from ..guards import assumptions as guard
@@ -45,7 +46,7 @@ class Specialization:
     live_outs: tuple[str, ...]
     enter: ctypes._CFuncPtr     # marshal.c's mg_enter
     explanation: Explanation
-    seconds: object = field(default_factory=lambda: (ctypes.c_double * 3)())
+    seconds: object = field(default_factory=lambda: (ctypes.c_double * 5)())   # marshal.c's mg_enter's
     object_name: str = ""            # the compiled object's (a hash of source, compiler, flags): names its decisions
     enter_prologue: ctypes._CFuncPtr = None   # marshal.c's mg_prologue (None: the banks filled from Python)
     groups: dict = None              # array name -> its alias group (pipeline.Signature.groups)
@@ -68,6 +69,7 @@ class Specialization:
         self.entry_checks = self.assumed.checked_at_entry
         self.outputs = output_plan(layout, typed, self.live_outs)
         self.precondition_slot, self.in_place_slot = layout.precondition_slot, layout.in_place_slot
+        self.sizing = sizing_positions(typed.body, self.scalar_paths)   # the scalars of a size key (select.py)
 
     def twin(self, kernel: ctypes._CFuncPtr, **changes) -> Specialization:
         """This specialization with another kernel of the same loop and layout (auto's
@@ -82,6 +84,11 @@ class Specialization:
     @property
     def timings(self) -> dict:
         return {"unbox": self.seconds[0], "execute": self.seconds[1], "writeback": self.seconds[2]}
+
+    @property
+    def elements(self) -> tuple[float, float]:
+        """(list elements unboxed, elements those lists held) over this kernel's entries."""
+        return self.seconds[3], self.seconds[4]
 
     last_device = None   # the executable protocol's: one kernel, one device
     gpu_runs = 0

@@ -3,8 +3,11 @@
  * results back.  Compiled like the kernels (against Python's headers) and
  * loaded with ctypes.PyDLL.
  *
- * plan (int64): [n_arrays, then per array: kind, rank, itemsize, written, dims_slot,
- *                n_scalars, then per scalar: bank, slot]
+ * plan (int64): [n_arrays, mode_slot (-1: no list boxed), then per array: kind, rank,
+ *                itemsize, written, dims_slot, box_slot (-1: the whole list), n_scalars, then
+ *                per scalar: bank, slot]
+ * A list with a box slot is unboxed only over the box of elements the loop can touch: the
+ * kernel's prologue (mode 1, run first) writes the box, lo per dim then hi per dim.
  * kinds and banks: codegen/layout.py's ArrayKind and ScalarBank (marshalling_plan writes it).
  * answers: 0, the kernel's flag (> 0), or a negative code of codegen/layout.py naming the
  * assumption that does not hold (guards/assumptions.py's MARSHAL_CODES gives its reason). */
@@ -17,6 +20,7 @@
 
 /* The ABI's codes are defined once, in codegen/layout.py, and passed as -D flags. */
 #if !defined(MG_KIND_NDARRAY) || !defined(MG_BANK_COMPLEX) || !defined(MG_ARRAY_FIELDS) || !defined(MG_GUARD) \
+    || !defined(MG_PLAN_HEADER) \
     || !defined(MG_GUARD_NDARRAY) || !defined(MG_GUARD_SCALAR)
 #error "compile marshal.c with codegen/layout.py's abi_defines()"
 #endif
@@ -35,24 +39,28 @@ static double mg_empty[2];
 
 static int element_size(int kind) { return kind == KIND_BOOL ? 1 : 8; }
 
-static int unbox_level(PyObject *obj, int depth, int rank, const int64_t *shape, int kind,
-                       char *out, int64_t *position) {
-    if (!PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != shape[depth]) return 1;
-    Py_ssize_t n = PyList_GET_SIZE(obj);
-    PyObject **items = ((PyListObject *)obj)->ob_item;
-    if (depth + 1 < rank) {
+/* The part of a nested list that is unboxed or boxed back: ``low[d]`` and ``count[d]``
+ * elements of each dimension (the whole list: 0 and its shape); each list visited has
+ * exactly ``shape[d]`` elements. */
+typedef struct { const int64_t *shape, *low, *count; int rank, kind; } mg_box;
+
+static int unbox_level(PyObject *obj, int depth, const mg_box *box, char *out, int64_t *position) {
+    if (!PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != box->shape[depth]) return 1;
+    Py_ssize_t n = box->count[depth];
+    PyObject **items = ((PyListObject *)obj)->ob_item + box->low[depth];
+    if (depth + 1 < box->rank) {
         for (Py_ssize_t i = 0; i < n; i++)
-            if (unbox_level(items[i], depth + 1, rank, shape, kind, out, position)) return 1;
+            if (unbox_level(items[i], depth + 1, box, out, position)) return 1;
         return 0;
     }
     int64_t p = *position;
-    if (kind == KIND_FLOAT) {
+    if (box->kind == KIND_FLOAT) {
         double *dst = (double *)out + p;
         for (Py_ssize_t i = 0; i < n; i++) {
             if (Py_TYPE(items[i]) != &PyFloat_Type) return 1;
             dst[i] = PyFloat_AS_DOUBLE(items[i]);
         }
-    } else if (kind == KIND_INT) {
+    } else if (box->kind == KIND_INT) {
         int64_t *dst = (int64_t *)out + p;
         for (Py_ssize_t i = 0; i < n; i++) {
             int overflow = 0;
@@ -73,17 +81,17 @@ static int unbox_level(PyObject *obj, int depth, int rank, const int64_t *shape,
     return 0;
 }
 
-static int box_level(PyObject *obj, int depth, int rank, const int64_t *shape, int kind,
-                     const char *buffer, int64_t *position) {
-    if (!PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != shape[depth]) return -1;
-    Py_ssize_t n = PyList_GET_SIZE(obj);
-    PyObject **items = ((PyListObject *)obj)->ob_item;
-    if (depth + 1 < rank) {
+static int box_level(PyObject *obj, int depth, const mg_box *box, const char *buffer, int64_t *position) {
+    if (!PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != box->shape[depth]) return -1;
+    Py_ssize_t n = box->count[depth];
+    PyObject **items = ((PyListObject *)obj)->ob_item + box->low[depth];
+    if (depth + 1 < box->rank) {
         for (Py_ssize_t i = 0; i < n; i++)
-            if (box_level(items[i], depth + 1, rank, shape, kind, buffer, position)) return -1;
+            if (box_level(items[i], depth + 1, box, buffer, position)) return -1;
         return 0;
     }
     int64_t p = *position;
+    int kind = box->kind;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *old = items[i], *fresh;
         if (kind == KIND_FLOAT) {
@@ -209,7 +217,7 @@ static int store_scalars(PyObject *scalars, const int64_t *entry, int64_t *ints,
 int mg_prologue(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *kernel,
                 int64_t *ints, double *floats) {
     int64_t n_arrays = plan[0];
-    const int64_t *entry = plan + 1;
+    const int64_t *entry = plan + MG_PLAN_HEADER;
     char *pointers[MAX_ARRAYS] = {0};
     int64_t shape[MAX_RANK];
     int result = 0;
@@ -231,65 +239,137 @@ int mg_prologue(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *
     return ((mg_kernel_fn)kernel)(pointers, ints, floats);
 }
 
-/* seconds[0..2] accumulate unboxing, kernel and boxing time. */
+/* The box of list ``k`` the kernel's prologue wrote (``box_slot``; -1: the whole list), as
+ * low and count per dim; its size. */
+static int64_t choose_box(const int64_t *shape, int rank, int64_t box_slot, const int64_t *ints,
+                          int64_t *low, int64_t *count) {
+    int64_t size = 1;
+    for (int d = 0; d < rank; d++) {
+        low[d] = 0;
+        count[d] = shape[d];
+        if (box_slot >= 0) {
+            int64_t lo = ints[box_slot + d], hi = ints[box_slot + rank + d];
+            if (lo < 0) lo = 0;
+            if (hi > shape[d] - 1) hi = shape[d] - 1;
+            low[d] = lo;
+            count[d] = hi >= lo ? hi - lo + 1 : 0;
+        }
+        size *= count[d];
+    }
+    return size;
+}
+
+/* Two names of one list (``a`` and ``b`` bound to the same object): the first one's box
+ * grows to hold the other's, which then shares its buffer. */
+static void union_box(int rank, int64_t *low, int64_t *count, const int64_t *other_low,
+                      const int64_t *other_count) {
+    for (int d = 0; d < rank; d++) {
+        if (other_count[d] == 0) return;
+    }
+    for (int d = 0; d < rank; d++) {
+        if (count[d] == 0) { for (int e = 0; e < rank; e++) { low[e] = other_low[e]; count[e] = other_count[e]; } return; }
+    }
+    for (int d = 0; d < rank; d++) {
+        int64_t lo = low[d] < other_low[d] ? low[d] : other_low[d];
+        int64_t end = low[d] + count[d], other_end = other_low[d] + other_count[d];
+        count[d] = (end > other_end ? end : other_end) - lo;
+        low[d] = lo;
+    }
+}
+
+/* seconds[0..2] accumulate unboxing, kernel and boxing time; seconds[3] the list elements
+ * unboxed, seconds[4] the elements those lists hold (partial unboxing's saving). */
 int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *kernel,
              int64_t *ints, double *floats, double *seconds) {
     double started = now(), middle;
-    int64_t n_arrays = plan[0];
-    const int64_t *entry = plan + 1;
-    char *pointers[MAX_ARRAYS];
+    int64_t n_arrays = plan[0], mode_slot = plan[1];
+    const int64_t *entry = plan + MG_PLAN_HEADER;
+    char *pointers[MAX_ARRAYS] = {0};
     char *owned[MAX_ARRAYS] = {0};
     int written[MAX_ARRAYS] = {0};   /* an unboxed list some name of it writes */
-    int64_t shapes[MAX_ARRAYS][MAX_RANK];
+    int alias[MAX_ARRAYS];           /* the first name of the same list, or -1 */
+    int64_t shapes[MAX_ARRAYS][MAX_RANK], lows[MAX_ARRAYS][MAX_RANK], counts[MAX_ARRAYS][MAX_RANK];
     int result = 0;
     if (n_arrays > MAX_ARRAYS) return MG_GUARD;
+    /* Dims first: the prologue reads them (and the scalars) to write the boxes. */
     for (int64_t k = 0; k < n_arrays; k++, entry += MG_ARRAY_FIELDS) {
         PyObject *obj = PyTuple_GET_ITEM(arrays, k);
         int kind = (int)entry[0], rank = (int)entry[1];
-        int64_t itemsize = entry[2], dims = entry[4];
-        int64_t *shape = shapes[k];
-        int alias = -1;
-        for (int64_t j = 0; j < k; j++)
-            if (PyTuple_GET_ITEM(arrays, j) == obj) { alias = (int)j; break; }
-        if (kind == KIND_SHADOW && obj == Py_None) { pointers[k] = NULL; continue; }
+        alias[k] = -1;
+        if (kind == KIND_SHADOW && obj == Py_None) continue;
         if (kind == KIND_NDARRAY || kind == KIND_SHADOW) {
             mg_ndarray *array = (mg_ndarray *)obj;
-            result = ndarray_dims(array, rank, itemsize, shape, ints + dims);
+            result = ndarray_dims(array, rank, entry[2], shapes[k], ints + entry[4]);
             if (result) goto done;
             int64_t size = 1;
-            for (int d = 0; d < rank; d++) size *= shape[d];
+            for (int d = 0; d < rank; d++) size *= shapes[k][d];
             pointers[k] = size ? array->data : (char *)mg_empty;
             continue;
         }
-        if (list_shape(obj, rank, shape)) { result = MG_GUARD; goto done; }
-        int64_t size = list_dims(shape, rank, ints + dims);
-        if (alias >= 0) {
-            pointers[k] = pointers[alias];
-            written[alias] |= (int)entry[3];
+        if (list_shape(obj, rank, shapes[k])) { result = MG_GUARD; goto done; }
+        list_dims(shapes[k], rank, ints + entry[4]);
+        for (int64_t j = 0; j < k; j++)
+            if (PyTuple_GET_ITEM(arrays, j) == obj) { alias[k] = (int)j; break; }
+    }
+    result = store_scalars(scalars, entry, ints, floats);
+    if (result) goto done;
+    if (mode_slot >= 0) {   /* the prologue alone: the boxes the loop touches */
+        ints[mode_slot] = 1;
+        result = ((mg_kernel_fn)kernel)(pointers, ints, floats);
+        ints[mode_slot] = 0;
+        if (result) goto done;
+    }
+    entry = plan + MG_PLAN_HEADER;
+    for (int64_t k = 0; k < n_arrays; k++, entry += MG_ARRAY_FIELDS) {
+        int kind = (int)entry[0], rank = (int)entry[1];
+        if (kind == KIND_NDARRAY || kind == KIND_SHADOW) continue;
+        choose_box(shapes[k], rank, entry[5], ints, lows[k], counts[k]);
+        if (alias[k] >= 0) union_box(rank, lows[alias[k]], counts[alias[k]], lows[k], counts[k]);
+    }
+    entry = plan + MG_PLAN_HEADER;
+    for (int64_t k = 0; k < n_arrays; k++, entry += MG_ARRAY_FIELDS) {
+        int kind = (int)entry[0], rank = (int)entry[1];
+        if (kind == KIND_NDARRAY || kind == KIND_SHADOW) continue;
+        int first = alias[k] >= 0 ? alias[k] : (int)k;
+        int64_t *strides = ints + entry[4] + rank, stride = 1, offset = 0, size = 1, held = 1;
+        for (int d = rank - 1; d >= 0; d--) {   /* row-major over the box */
+            strides[d] = stride;
+            offset += lows[first][d] * stride;
+            stride *= counts[first][d] ? counts[first][d] : 1;
+            size *= counts[first][d];
+            held *= shapes[k][d];
+        }
+        if (alias[k] >= 0) {
+            written[first] |= (int)entry[3];
+            pointers[k] = pointers[first];
             continue;
         }
         written[k] = (int)entry[3];
+        seconds[3] += (double)size;
+        seconds[4] += (double)held;
         if (size == 0) { pointers[k] = (char *)mg_empty; continue; }
         owned[k] = malloc((size_t)size * element_size(kind));
         if (owned[k] == NULL) { PyErr_NoMemory(); result = MG_PYERROR; goto done; }
         int64_t position = 0;
-        if (unbox_level(obj, 0, rank, shape, kind, owned[k], &position)) { result = MG_GUARD; goto done; }
-        pointers[k] = owned[k];
+        mg_box box = {shapes[k], lows[k], counts[k], rank, kind};
+        if (unbox_level(PyTuple_GET_ITEM(arrays, k), 0, &box, owned[k], &position)) { result = MG_GUARD; goto done; }
+        /* The kernel indexes the whole list's coordinates: its base sits before the box. */
+        pointers[k] = owned[k] - offset * element_size(kind);
     }
-    result = store_scalars(scalars, entry, ints, floats);
-    if (result) goto done;
+    for (int64_t k = 0; k < n_arrays; k++)   /* aliases share the first name's buffer */
+        if (alias[k] >= 0) pointers[k] = pointers[alias[k]];
     middle = now();
     seconds[0] += middle - started;
     result = ((mg_kernel_fn)kernel)(pointers, ints, floats);
     started = now();
     seconds[1] += started - middle;
     if (result) goto done;
-    entry = plan + 1;
+    entry = plan + MG_PLAN_HEADER;
     for (int64_t k = 0; k < n_arrays; k++, entry += MG_ARRAY_FIELDS) {
         if (owned[k] == NULL || !written[k]) continue;  /* not an unboxed list, or read only */
         int64_t position = 0;
-        if (box_level(PyTuple_GET_ITEM(arrays, k), 0, (int)entry[1], shapes[k], (int)entry[0],
-                      owned[k], &position)) { result = MG_PYERROR; goto done; }
+        mg_box box = {shapes[k], lows[k], counts[k], (int)entry[1], (int)entry[0]};
+        if (box_level(PyTuple_GET_ITEM(arrays, k), 0, &box, owned[k], &position)) { result = MG_PYERROR; goto done; }
     }
     seconds[2] += now() - started;
 done:
@@ -298,27 +378,34 @@ done:
     return result;
 }
 
+/* The whole of a list of this shape (the GPU path's and the benchmarks' unboxing). */
+static int whole(PyObject *list, int rank, int kind, const int64_t *shape, char *buffer, int boxing) {
+    int64_t low[MAX_RANK] = {0}, position = 0;
+    mg_box box = {shape, low, shape, rank, kind};
+    return boxing ? box_level(list, 0, &box, buffer, &position) : unbox_level(list, 0, &box, buffer, &position);
+}
+
 /* Unboxing alone (benchmarks and tests): a list of floats into a buffer of n doubles. */
 int mg_unbox_floats(PyObject *list, double *out, int64_t n) {
-    int64_t shape[1] = {n}, position = 0;
-    return unbox_level(list, 0, 1, shape, KIND_FLOAT, (char *)out, &position);
+    int64_t shape[1] = {n};
+    return whole(list, 1, KIND_FLOAT, shape, (char *)out, 0);
 }
 
 /* GPU path: unbox one list into a C-contiguous NumPy buffer of its shape (0, or 1 if
  * the list is not rectangular / homogeneous), and box a buffer back into the list. */
 int mg_unbox_into(PyObject *list, int rank, int kind, PyObject *buffer) {
     mg_ndarray *array = (mg_ndarray *)buffer;
-    int64_t shape[MAX_RANK], position = 0;
+    int64_t shape[MAX_RANK];
     if (rank > MAX_RANK || array->nd != rank) return MG_GUARD;
     for (int d = 0; d < rank; d++) shape[d] = array->dimensions[d];
-    return unbox_level(list, 0, rank, shape, kind, array->data, &position) ? MG_GUARD : 0;
+    return whole(list, rank, kind, shape, array->data, 0) ? MG_GUARD : 0;
 }
 
 int mg_box_from(PyObject *list, int rank, int kind, PyObject *buffer) {
     mg_ndarray *array = (mg_ndarray *)buffer;
-    int64_t shape[MAX_RANK], position = 0;
+    int64_t shape[MAX_RANK];
     if (rank > MAX_RANK || array->nd != rank) return MG_GUARD;
     for (int d = 0; d < rank; d++) shape[d] = array->dimensions[d];
-    if (box_level(list, 0, rank, shape, kind, array->data, &position)) { PyErr_Clear(); return MG_PYERROR; }
+    if (whole(list, rank, kind, shape, array->data, 1)) { PyErr_Clear(); return MG_PYERROR; }
     return 0;
 }

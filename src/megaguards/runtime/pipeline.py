@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from ..analysis.bounds import HoistFacts, hoist_checks
+from ..analysis.bounds import HoistFacts, hoist_checks, touched_box
 from ..analysis.features import LoopTemplate, loop_template
 from ..analysis.typeinfer import ArrayInfo, TypedLoop, infer_types
 from ..codegen.layout import Layout, plan_layout
@@ -120,7 +120,8 @@ def analyse(loop: ir.Loop, live_outs: tuple, signature: Signature, options) -> A
     lap("type inference")
     typed_live_outs = tuple(name for name in live_outs if name in typed.variables)
     facts = hoist_checks(typed) if options.hoist else None
-    layout = plan_layout(typed, tuple(signature.scalars), typed_live_outs, len(facts.loops) if facts else 0)
+    boxed = touched_box(typed, facts) if facts is not None and not facts.empty else frozenset()
+    layout = plan_layout(typed, tuple(signature.scalars), typed_live_outs, len(facts.loops) if facts else 0, boxed)
     lap("bounds and layout")
     key = LoopKey.of(typed)   # names the cached plan and rendered source
     lap("cache key")

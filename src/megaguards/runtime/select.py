@@ -128,6 +128,10 @@ class DeviceChoice:
     def timings(self) -> dict:
         return self.cpu.timings
 
+    @property
+    def elements(self) -> tuple[float, float]:
+        return self.cpu.elements
+
     def devices(self) -> tuple[str, ...]:
         available = ["cpu"]
         if (self.sequential is not None or self.parallel_factory is not None) and not config.current().threads:
@@ -149,6 +153,9 @@ class DeviceChoice:
             seen.add(id(value))
             first = layout.dims[name]
             elements = math.prod(ints[first:first + rank])
+            box = layout.boxes.get(name)
+            if box is not None and type(value) is list:   # only the part the loop touches moves
+                elements = math.prod(max(0, ints[box + rank + d] - ints[box + d] + 1) for d in range(rank))
             trips = 2 if written else 1
             if type(value) is list:
                 list_elements += elements * trips
@@ -191,7 +198,7 @@ class DeviceChoice:
             return device
         if method == "explore":
             return self.explore(self.devices())
-        size_key = self.entry_size = size_of(binding)
+        size_key = self.entry_size = size_of(binding, self.cpu.sizing)
         count = self.seen[size_key] = self.seen.get(size_key, 0) + 1
         known = self.decided.get(size_key)
         # Most entries (euler3d small: 3000 of 14 us each) meet a size already decided with
@@ -463,10 +470,12 @@ def is_recheck(count: int) -> bool:
     return rounds > 0 and rounds & (rounds - 1) == 0
 
 
-def size_of(binding) -> tuple:
-    """An entry's size: its arrays' lengths (lists) or shapes, and its int scalars."""
+def size_of(binding, sizing: tuple) -> tuple:
+    """An entry's size: its arrays' lengths (lists) or shapes, and the int scalars at
+    ``sizing`` (those that set its trip counts: Specialization.sizing)."""
+    scalars = binding.scalars
     return (tuple([len(a) if type(a) is list else getattr(a, "shape", ()) for a in binding.arrays]),
-            tuple([v for v in binding.scalars if type(v) is int]))
+            tuple([scalars[k] for k in sizing if type(scalars[k]) is int]))
 
 
 def rent_gpu(lost: float) -> None:

@@ -220,6 +220,14 @@ class Site(Reporting):
         # A DeviceChoice (device cpu or auto) reports its CPU specialization's checks.
         return max((s.checks_in_loop for s in self.compiled), default=0)
 
+    def list_elements(self) -> dict | None:
+        """List elements the compiled entries unboxed, and those the lists held: a loop
+        that touches part of a list unboxes (and boxes back) only that part."""
+        counts = [s.elements for s in self.compiled if getattr(s, "elements", None) is not None]
+        if not any(held for _, held in counts):
+            return None
+        return {"unboxed": int(sum(u for u, _ in counts)), "held": int(sum(h for _, h in counts))}
+
     def seconds(self) -> dict:
         # A DeviceChoice's GPU specialization books its own entries, copies as "transfer".
         compiled = [s.timings for s in self.compiled] + [s.gpu.timings for s in self.compiled

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...ir.types import buffer_ctype
-from ..prologue import PrologueWriter
+from ..prologue import PrologueWriter, box_name
 from ..spelling import array_name, c_name, zero_of
 from .base import FLOAT_ARITHMETIC, FLOAT_HELPERS, INTEGER_HELPERS, PRELUDE, Target
 
@@ -104,6 +104,14 @@ def _export_prologue(renderer) -> None:
     for k in range(len(renderer.facts.loops)):
         emit(2, f"mg_ints[{slot + 2 + 2 * k}] = (int64_t)mg_L{k}_lo; "
                 f"mg_ints[{slot + 3 + 2 * k}] = (int64_t)mg_L{k}_hi;")
+    # The boxes of the lists the loop touches (marshal.c unboxes only those); where a check
+    # failed the loop that runs checks each subscript itself, and may touch any element.
+    for name, first in layout.boxes.items():
+        rank = renderer.typed.arrays[name].rank
+        for d in range(rank):
+            box, size = box_name(name, d), f"{array_name(name)}_n{d}"
+            emit(2, f"mg_ints[{first + d}] = mg_fast ? {box}_lo : 0; "
+                    f"mg_ints[{first + rank + d}] = mg_fast ? {box}_hi : {size} - 1;")
     emit(2, "return 0;")
     emit(1, "}")
 

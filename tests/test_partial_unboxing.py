@@ -1,0 +1,140 @@
+"""Lists unboxed only where the loop touches them (analysis/bounds.touched_box, the
+prologue's boxes, runtime/marshal.c): a loop entered once per row of a large 2-D list
+moves that row, not the list, and the result is CPython's in every case, rows the loop
+cannot touch being anything at all."""
+from __future__ import annotations
+
+import megaguards
+from conftest import assert_same_as_cpython, sites_of
+from megaguards.runtime.site import REGISTRY
+
+
+def row_sum(a, out, i, n):
+    for j in range(1, n - 1):
+        out[i][j] = a[i - 1][j] + a[i][j - 1] + a[i + 1][j + 1] * 0.5
+
+
+def shifted_sum(a, i, n):
+    total = 0.0
+    for j in range(n):
+        total += a[i - 1][j]   # i = 0 reads the last row, as Python does
+    return total
+
+
+def first_row_width(a, b):
+    for j in range(len(a[0])):
+        b[0][j] = a[2][j] * 2.0
+
+
+def some_row_width(a, b, k):
+    for j in range(len(a[k])):
+        b[0][j] = a[2][j] * 2
+
+
+def grid(rows: int, columns: int) -> list:
+    return [[float(i * columns + j) for j in range(columns)] for i in range(rows)]
+
+
+def elements(function) -> dict:
+    [record] = sites_of(function)
+    return record.get("list_elements", {})
+
+
+def test_an_inner_loop_entered_per_row_unboxes_three_rows():
+    fast = megaguards.jit(row_sum)
+    n = 60
+    a, out, expected = grid(n, n), [[0.0] * n for _ in range(n)], [[0.0] * n for _ in range(n)]
+    for i in range(1, n - 1):
+        row_sum(a, expected, i, n)
+        fast(a, out, i, n)
+    assert out == expected
+    [record] = sites_of(fast)
+    assert record["compiled_runs"] == n - 2 and record["checks_in_loop"] == 0
+    counted = record["list_elements"]
+    # a: three rows (the box of columns 0 to n - 1); out: one row of n - 2 columns
+    assert counted["unboxed"] == (n - 2) * (3 * n + (n - 2))
+    assert counted["held"] == (n - 2) * 2 * n * n
+
+
+def test_rows_the_loop_cannot_touch_may_hold_anything():
+    n = 20
+    a = grid(n, n)
+    a[15][3], a[17] = "text", [1, 2]   # neither a float nor a row of n elements
+    out = [[0.0] * n for _ in range(n)]
+    out[12] = None
+    assert_same_as_cpython(row_sum, a, out, 5, n)
+
+
+def test_a_touched_row_of_another_length_falls_back():
+    n = 20
+    a = grid(n, n)
+    a[6] = a[6][:-1]   # row 6 is read: Python raises IndexError at a[i + 1][n - 1]
+    assert_same_as_cpython(row_sum, a, [[0.0] * n for _ in range(n)], 5, n, compiled=False)
+
+
+def test_a_negative_subscript_wraps_and_unboxes_the_whole_dimension():
+    n = 12
+    a = grid(n, n)
+    fast = assert_same_as_cpython(shifted_sum, a, 0, n)   # row -1: the last one
+    assert elements(fast)["unboxed"] == n * n
+    assert_same_as_cpython(shifted_sum, a, 4, n)
+    a[n - 1][0] = "text"   # the last row is in the box of i = 0
+    assert_same_as_cpython(shifted_sum, a, 0, n, compiled=False)
+    assert_same_as_cpython(shifted_sum, a, 4, n)                   # but not in that of i = 4
+
+
+def test_rows_not_written_keep_their_objects():
+    n = 10
+    fast = megaguards.jit(row_sum)
+    a, out = grid(n, n), [[float(j) for j in range(n)] for _ in range(n)]
+    kept = [row[:] for row in out]
+    fast(a, out, 3, n)
+    assert all(out[r][c] is kept[r][c] for r in range(n) if r != 3 for c in range(n))
+    assert out[3][0] is kept[3][0] and out[3][n - 1] is kept[3][n - 1]
+
+
+def test_one_list_under_two_names_unboxes_the_union_of_their_boxes():
+    def copy_down(a, b, i, n):
+        for j in range(n):
+            a[i][j] = b[i + 2][j] * 2.0 + a[i][j]
+    n = 8
+    shared = grid(n, n)
+    assert_same_as_cpython(copy_down, shared, shared, 1, n)
+    fast = megaguards.jit(copy_down)
+    shared = grid(n, n)
+    expected = grid(n, n)
+    copy_down(expected, expected, 1, n)
+    fast(shared, shared, 1, n)
+    assert shared == expected
+
+
+def test_a_subscript_out_of_range_raises_as_in_python():
+    n = 10
+    assert_same_as_cpython(row_sum, grid(n, n), [[0.0] * n for _ in range(n)], n - 1, n, compiled=None)
+
+
+def test_len_of_the_first_row_bounds_a_loop_without_checks():
+    a = [[1.0, 2.0, 3.0], [4.0, 5.0], [6.0, 7.0, 8.0]]   # row 1, shorter, is never touched
+    fast = assert_same_as_cpython(first_row_width, a, [[0.0, 0.0, 0.0]])
+    [record] = sites_of(fast)
+    [site] = [site for site in REGISTRY.sites if site.id in fast.__megaguards_sites__]
+    [compiled] = site.compiled
+    # j's range is known before the loop: its subscripts are checked there, not in the loop
+    hoisted = " ".join(getattr(compiled, "cpu", compiled).preconditions)
+    assert "subscript 2 of 'a' in range" in hoisted and "subscript 2 of 'b' in range" in hoisted
+    assert record["list_elements"] == {"unboxed": 3 + 3, "held": 9 + 3}   # row 2 of a, row 0 of b
+    assert_same_as_cpython(first_row_width, [], [[0.0]], compiled=None)   # len(a[0]) of []: IndexError
+
+
+def test_len_of_another_row_unboxes_the_whole_list():
+    a = [[1, 2, 3], [4, 5, 6], [6, 7, 8]]
+    fast = assert_same_as_cpython(some_row_width, a, [[0, 0, 0]], 1)
+    counted = elements(fast)
+    assert counted["unboxed"] == counted["held"] == 9 + 3
+    assert_same_as_cpython(some_row_width, [[1, 2, 3], [4, 5], [6, 7, 8]], [[0, 0, 0]], 1, compiled=False)
+
+
+def test_a_loop_that_runs_no_iteration_unboxes_nothing():
+    n = 10
+    fast = assert_same_as_cpython(shifted_sum, grid(n, n), 3, 0, compiled=None)
+    assert elements(fast).get("unboxed", 0) == 0
