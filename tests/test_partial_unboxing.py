@@ -138,3 +138,61 @@ def test_a_loop_that_runs_no_iteration_unboxes_nothing():
     n = 10
     fast = assert_same_as_cpython(shifted_sum, grid(n, n), 3, 0, compiled=None)
     assert elements(fast).get("unboxed", 0) == 0
+
+
+def cross_out(flags, p, limit):
+    for multiple in range(p * p, limit + 1, p):
+        flags[multiple] = False
+
+
+def every_third(a, start, n):
+    for j in range(start, n, 3):
+        a[j] = a[j] * 2.0 + a[j - 1]   # two subscripts of one dim: the box holds every element
+
+
+def scaled_columns(a, b, i, m, step):
+    for j in range(0, m, step):
+        b[i][j] = a[i][j] * 0.5
+
+
+def test_a_loop_with_a_variable_step_unboxes_only_the_elements_it_steps_on():
+    limit = 10_000
+    fast = megaguards.jit(cross_out)
+    flags, expected = [True] * (limit + 1), [True] * (limit + 1)
+    for p in (2, 3, 5, 7, 97):
+        cross_out(expected, p, limit)
+        fast(flags, p, limit)
+    assert flags == expected
+    [record] = sites_of(fast)
+    assert record["compiled_runs"] == 5
+    touched = sum(len(range(p * p, limit + 1, p)) for p in (2, 3, 5, 7, 97))
+    assert record["list_elements"] == {"unboxed": touched, "held": 5 * (limit + 1)}
+
+
+def test_a_step_of_zero_or_below_zero_is_python_s():
+    assert_same_as_cpython(cross_out, [True] * 50, 0, 49, compiled=None)      # ValueError: arg 3 is zero
+    assert_same_as_cpython(scaled_columns, grid(3, 9), grid(3, 9), 1, 9, -2, compiled=None)   # an empty range
+    def backwards(a, n, step):
+        for j in range(n - 1, -1, step):
+            a[j] = a[j] + j
+    assert_same_as_cpython(backwards, [0.5] * 11, 11, -3)
+
+
+def test_strided_elements_keep_their_neighbours_and_their_types():
+    n = 20
+    a = [float(k) for k in range(n)]
+    a[3] = "not touched"   # every_third(a, 2, ...) reads a[1], a[2], a[4], a[5], ...: a[3] too
+    assert_same_as_cpython(every_third, a, 2, n, compiled=False)
+    a = [float(k) for k in range(n)]
+    fast = assert_same_as_cpython(every_third, a, 1, n)
+    a = [[float(j) for j in range(n)] for _ in range(3)]
+    a[1][1] = "between the columns stepped on"
+    fast = assert_same_as_cpython(scaled_columns, a, grid(3, n), 1, n, 2)
+    assert elements(fast)["unboxed"] == 2 * len(range(0, n, 2))
+
+
+def test_a_variable_step_loop_is_not_parallel():
+    fast = assert_same_as_cpython(cross_out, [True] * 101, 3, 100)
+    [record] = sites_of(fast)
+    assert record["backend"] == "c-seq"
+    assert any("its step is a variable" in reason for reason in record["reasons"])

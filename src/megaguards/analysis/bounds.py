@@ -30,9 +30,10 @@ class LoopRange:
     var: str
     start: ir.Expr
     stop: ir.Expr
-    step: int
+    step: int              # the constant step; 0: a loop-invariant variable's (``step_expr``), sign known at entry
     parent: int | None     # the enclosing LoopRange's loop id
     scope: tuple           # (variable, loop id) pairs usable in start and stop
+    step_expr: ir.Expr = None
 
 
 @dataclass(frozen=True)
@@ -145,13 +146,17 @@ class _Hoister:
             inner_scope = {k: v for k, v in scope.items() if k != node.var}
             inner_loop = loop
             step = node.step
-            usable = (isinstance(step, ir.Const) and step.value != 0
+            constant = isinstance(step, ir.Const) and step.value != 0
+            # A step held by a live-in the loop never assigns (``range(p * p, n, p)``): its
+            # sign, read at entry, orders the range's bounds.
+            invariant = (isinstance(step, ir.Name) and step.id in self.invariant and step.type in HOISTABLE_TYPES)
+            usable = ((constant or invariant)
                       and self.hoistable(node.start, scope) and self.hoistable(node.stop, scope)
                       and node.var not in self.reassigned
                       and _for_bindings_in(node.body).get(node.var, 0) == 0)
             if usable:
-                self.loops.append(LoopRange(node.nid, node.var, node.start, node.stop, step.value, loop,
-                                            tuple(scope.items())))
+                self.loops.append(LoopRange(node.nid, node.var, node.start, node.stop, step.value if constant else 0,
+                                            loop, tuple(scope.items()), step))
                 inner_scope[node.var] = node.nid
                 inner_loop = node.nid
             self.statements(node.body, inner_scope, inner_loop)
@@ -227,3 +232,21 @@ def touched_box(typed: TypedLoop, facts: HoistFacts) -> frozenset:
         elif isinstance(node, ir.Length) and node.prefix and not first_rows(node):
             candidates.discard(node.array)
     return frozenset(name for name in typed.arrays if name in candidates)
+
+
+def strided_loop(facts: HoistFacts, array: str, dim: int) -> LoopRange | None:
+    """The loop whose every step a list's last dimension follows, where the loop touches
+    only every k-th element of it (``for m in range(p * p, n, p): a[m] = ...``): each
+    subscript of that dimension is the bare variable of one loop whose step is not 1 and
+    whose start moves with no other loop.  The runtime then unboxes only those elements."""
+    indices = [h for h in facts.indices if h.array == array and h.dim == dim]
+    if not indices or any(not isinstance(h.index, ir.Name) for h in indices):
+        return None
+    owners = {dict(h.scope).get(h.index.id) for h in indices}
+    if len(owners) != 1 or None in owners:
+        return None
+    [loop] = [candidate for candidate in facts.loops if candidate.loop == owners.pop()]
+    moving = {name for name, _ in loop.scope}
+    if abs(loop.step) == 1 or any(isinstance(n, ir.Name) and n.id in moving for n in ir.walk(loop.start)):
+        return None
+    return loop

@@ -181,8 +181,11 @@ class _Planner:
                 self.visit(statement.body, outer)
 
     def decide(self, loop: ir.For, outer: tuple) -> ParallelLoop | str:
-        if not any(h.var == loop.var and h.loop == loop.nid for h in self.facts.loops):
+        hoisted = [h for h in self.facts.loops if h.var == loop.var and h.loop == loop.nid]
+        if not hoisted:
             return "its range is not computable before the loop"
+        if not hoisted[0].step:
+            return "its step is a variable (its threads' shares are not known when compiled)"
         if any(isinstance(s, ir.Break) for s in _level_statements(loop.body)):
             return "'break' leaves it early"
         accesses = list(_accesses(loop.body, (), self.groups))

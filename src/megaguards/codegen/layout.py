@@ -77,7 +77,8 @@ class Layout:
     intervals_slot: int   # ints slots: mg_fast, mg_negative, then lo/hi of each hoisted loop's range
     int_slots: int
     float_slots: int
-    boxes: dict           # list -> ints slots of the box it touches: lo per dim, then hi per dim (mode 1)
+    boxes: dict           # list -> ints slots of the box it touches (mode 1): lo per dim, hi per dim, then
+                          # the gap between the elements touched in the last dim (1: each one)
 
 
 def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[str, ...],
@@ -114,7 +115,7 @@ def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[st
     for name in arrays:
         if name in boxed:
             boxes[name] = next_int
-            next_int += 2 * typed.arrays[name].rank
+            next_int += 2 * typed.arrays[name].rank + 1
     return Layout(arrays, dims, scalars, flags, tags, precondition, shadows, in_place, mode, intervals,
                   next_int, next_float, boxes)
 

@@ -38,11 +38,15 @@ class PrologueWriter:
             scope = dict(loop.scope)
             start = self.interval(loop.start, depth + 1, number, scope)
             stop = self.interval(loop.stop, depth + 1, number, scope)
-            if loop.step > 0:
-                self.emit(depth + 1, f"mg_L{k}_lo = {start[0]}; mg_L{k}_hi = {stop[1]} - 1;")
-            else:
-                self.emit(depth + 1, f"mg_L{k}_lo = {stop[0]} + 1; mg_L{k}_hi = {start[1]};")
-            self.emit(depth + 1, f"mg_L{k}_empty = mg_L{k}_lo > mg_L{k}_hi;")
+            upward = f"mg_L{k}_lo = {start[0]}; mg_L{k}_hi = {stop[1]} - 1;"
+            downward = f"mg_L{k}_lo = {stop[0]} + 1; mg_L{k}_hi = {start[1]};"
+            if loop.step:
+                self.emit(depth + 1, upward if loop.step > 0 else downward)
+                self.emit(depth + 1, f"mg_L{k}_empty = mg_L{k}_lo > mg_L{k}_hi;")
+            else:   # a variable's step: its sign at entry (zero: range() raises in the loop)
+                step = self.renderer.expr(loop.step_expr)
+                self.emit(depth + 1, f"if ({step} > 0) {{ {upward} }} else {{ {downward} }}")
+                self.emit(depth + 1, f"mg_L{k}_empty = {step} == 0 || mg_L{k}_lo > mg_L{k}_hi;")
             self.emit(depth, "}")
         boxes = self.renderer.layout.boxes
         for name in boxes:

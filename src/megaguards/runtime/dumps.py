@@ -41,7 +41,7 @@ def _hoisted(facts) -> str:
     if facts is None:
         return "# none: MEGAGUARDS_HOIST=0\n"
     lines = [f"# loop '{loop.var}': range({format_expression(loop.start)}, {format_expression(loop.stop)}, "
-             f"{loop.step})" for loop in facts.loops]
+             f"{format_expression(loop.step_expr)})" for loop in facts.loops]
     lines += [f"# {index.description}: {format_expression(index.index)}" + (" (wrapped when negative)"
                                                                             if index.wrap else "")
               for index in facts.indices]

@@ -39,10 +39,11 @@ static double mg_empty[2];
 
 static int element_size(int kind) { return kind == KIND_BOOL ? 1 : 8; }
 
-/* The part of a nested list that is unboxed or boxed back: ``low[d]`` and ``count[d]``
- * elements of each dimension (the whole list: 0 and its shape); each list visited has
- * exactly ``shape[d]`` elements. */
-typedef struct { const int64_t *shape, *low, *count; int rank, kind; } mg_box;
+/* The part of a nested list that is unboxed or boxed back: ``count[d]`` elements of each
+ * dimension from ``low[d]`` (the whole list: 0 and its shape), of which the last dimension's
+ * every ``gap``-th only (the others keep whatever the buffer holds: the kernel never reads
+ * them); each list visited has exactly ``shape[d]`` elements. */
+typedef struct { const int64_t *shape, *low, *count; int rank, kind; int64_t gap; } mg_box;
 
 static int unbox_level(PyObject *obj, int depth, const mg_box *box, char *out, int64_t *position) {
     if (!PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != box->shape[depth]) return 1;
@@ -53,16 +54,16 @@ static int unbox_level(PyObject *obj, int depth, const mg_box *box, char *out, i
             if (unbox_level(items[i], depth + 1, box, out, position)) return 1;
         return 0;
     }
-    int64_t p = *position;
+    int64_t p = *position, gap = box->gap;
     if (box->kind == KIND_FLOAT) {
         double *dst = (double *)out + p;
-        for (Py_ssize_t i = 0; i < n; i++) {
+        for (Py_ssize_t i = 0; i < n; i += gap) {
             if (Py_TYPE(items[i]) != &PyFloat_Type) return 1;
             dst[i] = PyFloat_AS_DOUBLE(items[i]);
         }
     } else if (box->kind == KIND_INT) {
         int64_t *dst = (int64_t *)out + p;
-        for (Py_ssize_t i = 0; i < n; i++) {
+        for (Py_ssize_t i = 0; i < n; i += gap) {
             int overflow = 0;
             if (Py_TYPE(items[i]) != &PyLong_Type) return 1;
             long long value = PyLong_AsLongLongAndOverflow(items[i], &overflow);
@@ -71,7 +72,7 @@ static int unbox_level(PyObject *obj, int depth, const mg_box *box, char *out, i
         }
     } else {
         uint8_t *dst = (uint8_t *)out + p;
-        for (Py_ssize_t i = 0; i < n; i++) {
+        for (Py_ssize_t i = 0; i < n; i += gap) {
             if (items[i] == Py_True) dst[i] = 1;
             else if (items[i] == Py_False) dst[i] = 0;
             else return 1;
@@ -90,9 +91,9 @@ static int box_level(PyObject *obj, int depth, const mg_box *box, const char *bu
             if (box_level(items[i], depth + 1, box, buffer, position)) return -1;
         return 0;
     }
-    int64_t p = *position;
+    int64_t p = *position, gap = box->gap;
     int kind = box->kind;
-    for (Py_ssize_t i = 0; i < n; i++) {
+    for (Py_ssize_t i = 0; i < n; i += gap) {
         PyObject *old = items[i], *fresh;
         if (kind == KIND_FLOAT) {
             double value = ((const double *)buffer)[p + i];
@@ -239,11 +240,12 @@ int mg_prologue(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *
     return ((mg_kernel_fn)kernel)(pointers, ints, floats);
 }
 
-/* The box of list ``k`` the kernel's prologue wrote (``box_slot``; -1: the whole list), as
- * low and count per dim; its size. */
+/* The box of a list the kernel's prologue wrote (``box_slot``; -1: the whole list), as
+ * low and count per dim and the last dim's gap; the number of elements it visits. */
 static int64_t choose_box(const int64_t *shape, int rank, int64_t box_slot, const int64_t *ints,
-                          int64_t *low, int64_t *count) {
+                          int64_t *low, int64_t *count, int64_t *gap) {
     int64_t size = 1;
+    *gap = box_slot >= 0 && ints[box_slot + 2 * rank] > 1 ? ints[box_slot + 2 * rank] : 1;
     for (int d = 0; d < rank; d++) {
         low[d] = 0;
         count[d] = shape[d];
@@ -254,7 +256,7 @@ static int64_t choose_box(const int64_t *shape, int rank, int64_t box_slot, cons
             low[d] = lo;
             count[d] = hi >= lo ? hi - lo + 1 : 0;
         }
-        size *= count[d];
+        size *= d == rank - 1 && count[d] ? (count[d] - 1) / *gap + 1 : count[d];
     }
     return size;
 }
@@ -289,6 +291,7 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
     int written[MAX_ARRAYS] = {0};   /* an unboxed list some name of it writes */
     int alias[MAX_ARRAYS];           /* the first name of the same list, or -1 */
     int64_t shapes[MAX_ARRAYS][MAX_RANK], lows[MAX_ARRAYS][MAX_RANK], counts[MAX_ARRAYS][MAX_RANK];
+    int64_t gaps[MAX_ARRAYS], visited[MAX_ARRAYS];
     int result = 0;
     if (n_arrays > MAX_ARRAYS) return MG_GUARD;
     /* Dims first: the prologue reads them (and the scalars) to write the boxes. */
@@ -323,8 +326,14 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
     for (int64_t k = 0; k < n_arrays; k++, entry += MG_ARRAY_FIELDS) {
         int kind = (int)entry[0], rank = (int)entry[1];
         if (kind == KIND_NDARRAY || kind == KIND_SHADOW) continue;
-        choose_box(shapes[k], rank, entry[5], ints, lows[k], counts[k]);
-        if (alias[k] >= 0) union_box(rank, lows[alias[k]], counts[alias[k]], lows[k], counts[k]);
+        visited[k] = choose_box(shapes[k], rank, entry[5], ints, lows[k], counts[k], &gaps[k]);
+        if (alias[k] >= 0) {   /* each element of either box, one gap apart */
+            int first = alias[k];
+            union_box(rank, lows[first], counts[first], lows[k], counts[k]);
+            gaps[first] = 1;
+            visited[first] = 1;
+            for (int d = 0; d < rank; d++) visited[first] *= counts[first][d];
+        }
     }
     entry = plan + MG_PLAN_HEADER;
     for (int64_t k = 0; k < n_arrays; k++, entry += MG_ARRAY_FIELDS) {
@@ -345,13 +354,13 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
             continue;
         }
         written[k] = (int)entry[3];
-        seconds[3] += (double)size;
+        seconds[3] += (double)visited[k];
         seconds[4] += (double)held;
         if (size == 0) { pointers[k] = (char *)mg_empty; continue; }
         owned[k] = malloc((size_t)size * element_size(kind));
         if (owned[k] == NULL) { PyErr_NoMemory(); result = MG_PYERROR; goto done; }
         int64_t position = 0;
-        mg_box box = {shapes[k], lows[k], counts[k], rank, kind};
+        mg_box box = {shapes[k], lows[k], counts[k], rank, kind, gaps[k]};
         if (unbox_level(PyTuple_GET_ITEM(arrays, k), 0, &box, owned[k], &position)) { result = MG_GUARD; goto done; }
         /* The kernel indexes the whole list's coordinates: its base sits before the box. */
         pointers[k] = owned[k] - offset * element_size(kind);
@@ -368,7 +377,7 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
     for (int64_t k = 0; k < n_arrays; k++, entry += MG_ARRAY_FIELDS) {
         if (owned[k] == NULL || !written[k]) continue;  /* not an unboxed list, or read only */
         int64_t position = 0;
-        mg_box box = {shapes[k], lows[k], counts[k], (int)entry[1], (int)entry[0]};
+        mg_box box = {shapes[k], lows[k], counts[k], (int)entry[1], (int)entry[0], gaps[k]};
         if (box_level(PyTuple_GET_ITEM(arrays, k), 0, &box, owned[k], &position)) { result = MG_PYERROR; goto done; }
     }
     seconds[2] += now() - started;
@@ -381,7 +390,7 @@ done:
 /* The whole of a list of this shape (the GPU path's and the benchmarks' unboxing). */
 static int whole(PyObject *list, int rank, int kind, const int64_t *shape, char *buffer, int boxing) {
     int64_t low[MAX_RANK] = {0}, position = 0;
-    mg_box box = {shape, low, shape, rank, kind};
+    mg_box box = {shape, low, shape, rank, kind, 1};
     return boxing ? box_level(list, 0, &box, buffer, &position) : unbox_level(list, 0, &box, buffer, &position);
 }
 

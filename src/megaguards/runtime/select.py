@@ -166,7 +166,7 @@ class DeviceChoice:
         trips, slot = {}, layout.intervals_slot + 2
         for k, loop in enumerate(self.hoisted_loops):
             low, high = ints[slot + 2 * k], ints[slot + 2 * k + 1]
-            trips[loop.loop] = 0 if low > high else (high - low) // abs(loop.step) + 1
+            trips[loop.loop] = 0 if low > high else (high - low) // (abs(loop.step) or 1) + 1   # a variable step: 1
         band_trips, launches = self.band(ints, trips)
         return feature_analysis.evaluate(self.template, trips, band_trips, launches, bytes_moved, list_elements)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...analysis.bounds import strided_loop
 from ...ir.types import buffer_ctype
 from ..prologue import PrologueWriter, box_name
 from ..spelling import array_name, c_name, zero_of
@@ -112,8 +113,21 @@ def _export_prologue(renderer) -> None:
             box, size = box_name(name, d), f"{array_name(name)}_n{d}"
             emit(2, f"mg_ints[{first + d}] = mg_fast ? {box}_lo : 0; "
                     f"mg_ints[{first + rank + d}] = mg_fast ? {box}_hi : {size} - 1;")
+        emit(2, f"mg_ints[{first + 2 * rank}] = {_box_gap(renderer, name, rank)};")
     emit(2, "return 0;")
     emit(1, "}")
+
+
+def _box_gap(renderer, name: str, rank: int) -> str:
+    """The gap between the elements of a list's last dim the loop touches: a loop's step
+    (bounds.strided_loop) where the box starts at that loop's start, else 1."""
+    loop = strided_loop(renderer.facts, name, rank - 1)
+    if loop is None:
+        return "1"
+    k = [hoisted.loop for hoisted in renderer.facts.loops].index(loop.loop)
+    step = str(loop.step) if loop.step else renderer.expr(loop.step_expr)
+    box = box_name(name, rank - 1)
+    return f"(mg_fast && {step} > 0 && {box}_lo == mg_L{k}_lo) ? (int64_t){step} : 1"
 
 
 def _shadow_switch(renderer) -> int:

@@ -30,7 +30,7 @@ def runtime_weight(statements, facts) -> str:
     whose range the prologue hoisted counted by its trip count at this entry, the others
     by INNER_LOOP_TRIPS, so that a few long iterations (4 rows of a million steps) are
     worth threads and many short ones are not."""
-    hoisted = {loop.loop: (k, abs(loop.step)) for k, loop in enumerate(facts.loops)}
+    hoisted = {loop.loop: (k, abs(loop.step) or 1) for k, loop in enumerate(facts.loops)}   # a variable step: 1
 
     def render(weight: BodyWeight) -> str:
         parts = [f"{weight.nodes}.0"] if weight.nodes or not weight.loops else []
