@@ -201,6 +201,10 @@ class ExpressionSite(Reporting):
         found = [t for t in (site.transfers() for site in self.forms.values()) if t]
         return {name: sum(t[name] for t in found) for name in found[0]} if found else None
 
+    def list_elements(self) -> dict | None:
+        found = [e for e in (site.list_elements() for site in self.forms.values()) if e]
+        return {name: sum(e[name] for e in found) for name in ("unboxed", "held")} if found else None
+
     @property
     def parallel_depth(self) -> int:
         return max((site.parallel_depth for site in self.forms.values()), default=0)
