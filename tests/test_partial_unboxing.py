@@ -196,3 +196,12 @@ def test_a_variable_step_loop_is_not_parallel():
     [record] = sites_of(fast)
     assert record["backend"] == "c-seq"
     assert any("its step is a variable" in reason for reason in record["reasons"])
+
+
+def test_a_strided_loop_from_below_zero_wraps_and_unboxes_every_element():
+    def bump(a, n):
+        for j in range(-4, n, 3):   # a[-4], a[-1], a[2], a[5], ...
+            a[j] = a[j] + 0.5
+    n = 13
+    fast = assert_same_as_cpython(bump, [float(k) for k in range(n)], n)
+    assert elements(fast)["unboxed"] == n

@@ -245,7 +245,8 @@ def strided_loop(facts: HoistFacts, array: str, dim: int) -> LoopRange | None:
     owners = {dict(h.scope).get(h.index.id) for h in indices}
     if len(owners) != 1 or None in owners:
         return None
-    [loop] = [candidate for candidate in facts.loops if candidate.loop == owners.pop()]
+    owner = owners.pop()
+    [loop] = [candidate for candidate in facts.loops if candidate.loop == owner]
     moving = {name for name, _ in loop.scope}
     if abs(loop.step) == 1 or any(isinstance(n, ir.Name) and n.id in moving for n in ir.walk(loop.start)):
         return None

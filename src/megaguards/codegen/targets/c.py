@@ -120,7 +120,9 @@ def _export_prologue(renderer) -> None:
 
 def _box_gap(renderer, name: str, rank: int) -> str:
     """The gap between the elements of a list's last dim the loop touches: a loop's step
-    (bounds.strided_loop) where the box starts at that loop's start, else 1."""
+    (bounds.strided_loop) where the box starts at that loop's start, else 1.  (A bare loop
+    variable never wraps, so with mg_fast the two starts agree; the test keeps the gap
+    right should the box ever widen.)"""
     loop = strided_loop(renderer.facts, name, rank - 1)
     if loop is None:
         return "1"
