@@ -209,3 +209,90 @@ def test_an_expression_site_slower_compiled_goes_back_to_cpython(monkeypatch):
     assert sites_of(fast)[0]["compiled_runs"] == 6
     site = site_of(fast)
     assert loop_record(site)["fallback_runs"] == 41 - 6
+
+
+def add_up(values):
+    n = 0
+    for i in range(len(values)):
+        n += values[i]
+    return n
+
+
+@pytest.fixture
+def loop_clock(monkeypatch):
+    """A fake clock for loop sites: each reading advances it by 1 us (CPython's run of a
+    loop then takes 1 us); ``now[1]`` is added by each compiled entry."""
+    from megaguards.runtime import probe, site as site_module
+
+    now = [0.0, 50e-6]
+
+    def fake_clock():
+        now[0] += 1e-6
+        return now[0]
+    monkeypatch.setattr(probe, "clock", fake_clock)
+    monkeypatch.setattr(site_module, "clock", fake_clock)
+    monkeypatch.setattr(probe, "PROBE_AFTER", 3)
+    original = site_module.Site.enter
+
+    def slow(self, values):
+        now[0] += now[1]
+        return original(self, values)
+    monkeypatch.setattr(site_module.Site, "enter", slow)
+    return now
+
+
+def compiled_entries(function, calls) -> list[int]:
+    """The entry numbers (from 1) at which ``function``'s only loop site ran compiled."""
+    compiled, before = [], 0
+    for number, arguments in enumerate(calls, 1):
+        assert function(*arguments) == add_up(*arguments)
+        now = sites_of(function)[0]["compiled_runs"]
+        if now > before:
+            compiled.append(number)
+        before = now
+    return compiled
+
+
+def test_a_loop_site_slower_compiled_goes_back_to_cpython(loop_clock):
+    fast = megaguards.jit(add_up)
+    # Compiled at entries 1-3 (50 us each); CPython's runs timed at 4-6 (1 us): slower
+    # compiled, so CPython for 8 entries (timed), a compiled retry at the 15th, slower: 16
+    # more in CPython (skipped without reading their size), a retry at the 32nd, then 32 more.
+    assert compiled_entries(fast, [([1, 2, 3],)] * 70) == [1, 2, 3, 15, 32, 65]
+    [backing_off] = sites_of(fast)[0]["backoff"]
+    assert backing_off["cause"] == "slower" and backing_off["failures"] == 4
+    assert backing_off["reason"].startswith("compiled slower than CPython for size ((3,), (")
+    assert sites_of(fast)[0]["fallback_runs"] == 70 - 6
+
+
+def test_a_loop_site_faster_compiled_or_too_long_to_compare_stays_compiled(loop_clock):
+    fast = megaguards.jit(add_up)
+    loop_clock[1] = 0.0   # compiled: as fast as CPython's 1 us (a clock reading's step)
+    assert compiled_entries(fast, [([1, 2, 3],)] * 20) == [1, 2, 3] + list(range(7, 21))
+    slow = megaguards.jit(add_up)
+    loop_clock[1] = 1e-3     # 1 ms an entry: never compared with CPython (a probe could cost far more)
+    assert compiled_entries(slow, [([4, 5],)] * 20) == list(range(1, 21))
+    assert "backoff" not in sites_of(slow)[0]
+
+
+def test_a_probe_that_never_ends_is_abandoned(monkeypatch):
+    import builtins
+
+    from megaguards.runtime import probe
+
+    now = [0.0]
+    monkeypatch.setattr(probe, "clock", lambda: now[0])
+    speeds = probe.LoopSpeeds((0,), ())
+    size = speeds.size(([1, 2],))
+    for _ in range(probe.PROBE_AFTER):
+        speeds.compiled(size, 50e-6)
+    assert speeds.wants_cpython(size) and builtins.__megaguards_probing__ and probe.inside_probe()
+    now[0] += probe.PROBE_SPAN   # a loop that long in CPython: the sites it enters compile again
+    assert not probe.inside_probe()
+    assert speeds.wants_cpython(size)       # the last probe never ended (the loop raised): abandoned
+    assert speeds.abandoned == 1
+    speeds.timed()
+    assert not builtins.__megaguards_probing__ and not probe.inside_probe()
+    assert speeds.wants_cpython(size)       # the third probe
+    assert not speeds.wants_cpython(size)   # abandoned twice: no more probes
+    assert not builtins.__megaguards_probing__

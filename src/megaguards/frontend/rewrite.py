@@ -30,7 +30,7 @@ from typing import Callable
 
 from . import desugar
 from .scope import assigned_names, upward_exposed_reads
-from .siteinfo import IN_NAME, OUT_NAME, SITE_FUNCTION, UNSET_NAME, SiteInfo
+from .siteinfo import IN_NAME, OUT_NAME, PROBING_NAME, SITE_FUNCTION, TIMED_FUNCTION, UNSET_NAME, SiteInfo
 
 __all__ = ["IN_NAME", "OUT_NAME", "SITE_FUNCTION", "UNSET_NAME", "SiteInfo", "rewrite_module", "LoopRewriter"]
 
@@ -155,9 +155,13 @@ def _site_statements(site_id: int, info: SiteInfo, fallback: ast.For) -> list[as
     # locals() and dir() show what they show under CPython.
     forget = ast.Delete(targets=[deleted_name(IN_NAME), deleted_name(OUT_NAME)])
     forget_in = ast.Delete(targets=[deleted_name(IN_NAME)])
+    # CPython's run of the loop, timed while megaguards compares it with the compiled one
+    # (runtime/probe.py); otherwise one test of a built-in.
+    timed = ast.If(test=load(PROBING_NAME), body=[ast.Expr(ast.Call(
+        func=load(TIMED_FUNCTION), args=[ast.Constant(site_id)], keywords=[]))], orelse=[])
     dispatch = ast.If(
         test=ast.Compare(left=load(OUT_NAME), ops=[ast.Is()], comparators=[ast.Constant(None)]),
-        body=[forget, fallback], orelse=[forget_in, *write_back, ast.Delete(targets=[deleted_name(OUT_NAME)])])
+        body=[forget, fallback, timed], orelse=[forget_in, *write_back, ast.Delete(targets=[deleted_name(OUT_NAME)])])
     return [gather, call, dispatch]
 
 

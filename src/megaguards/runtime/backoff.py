@@ -155,9 +155,12 @@ class Speed:
     CPython (timed, which refines CPython's best), its compiled path retried after 8, 16,
     32 ... entries (at most ``MAX_GAP``); a retry faster than CPython's best ends that."""
 
-    __slots__ = ("compiled_runs", "compiled_best", "cpython_runs", "cpython_best", "slower", "countdown")
+    __slots__ = ("compiled_runs", "compiled_best", "cpython_runs", "cpython_best", "slower", "countdown",
+                 "probe_after", "probe_runs")
 
-    def __init__(self) -> None:
+    def __init__(self, probe_after: int = PROBE_AFTER, probe_runs: int = 1) -> None:
+        self.probe_after = probe_after   # compiled runs before CPython's is timed
+        self.probe_runs = probe_runs     # CPython runs timed before the two bests are compared
         self.compiled_runs = 0
         self.compiled_best = float("inf")
         self.cpython_runs = 0
@@ -170,7 +173,7 @@ class Speed:
         if self.countdown:
             self.countdown -= 1
             return True
-        return self.cpython_runs == 0 and self.compiled_runs >= PROBE_AFTER
+        return self.cpython_runs < self.probe_runs and self.compiled_runs >= self.probe_after
 
     def compiled(self, seconds: float) -> None:
         self.compiled_runs += 1
@@ -183,7 +186,7 @@ class Speed:
         self.cpython_runs += 1
         if seconds < self.cpython_best:
             self.cpython_best = seconds
-        if self.cpython_runs == 1:  # the probe: compare the bests
+        if self.cpython_runs == self.probe_runs:  # the probes done: compare the bests
             self.judge(self.compiled_best)
 
     def judge(self, compiled_seconds: float) -> None:
@@ -193,8 +196,7 @@ class Speed:
         self.slower += 1
         self.countdown = min(FIRST_SLOW_GAP << min(self.slower - 1, MAX_GAP.bit_length()), MAX_GAP)
 
-    def describe(self, size_class: int) -> str:
-        low = 0 if size_class == 0 else 1 << (size_class - 1)
-        return (f"compiled slower than CPython for {low}..{max(2 * low - 1, 0)} elements "
+    def describe(self, size: str) -> str:
+        return (f"compiled slower than CPython for {size} "
                 f"({1e6 * self.compiled_best:.1f} us vs {1e6 * self.cpython_best:.1f} us, best of "
                 f"{self.compiled_runs} and {self.cpython_runs}): in CPython, retried {self.slower} time(s)")

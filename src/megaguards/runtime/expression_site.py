@@ -172,11 +172,11 @@ class ExpressionSite(Reporting):
     # what the report and ``explain`` read ------------------------------------------------
     def backoff_records(self) -> list[dict]:
         return super().backoff_records() + [
-            {"cause": "slower", "reason": speed.describe(size), "failures": speed.slower, "retry_at": None}
+            {"cause": "slower", "reason": speed.describe(elements(size)), "failures": speed.slower, "retry_at": None}
             for size, speed in sorted(self.speeds.items()) if speed.slower]
 
     def backoff_reasons(self) -> list[str]:
-        return super().backoff_reasons() + [f"backing off (slower): {speed.describe(size)}"
+        return super().backoff_reasons() + [f"backing off (slower): {speed.describe(elements(size))}"
                                             for size, speed in sorted(self.speeds.items()) if speed.slower]
 
     @property
@@ -219,6 +219,12 @@ class ExpressionSite(Reporting):
             for stage, seconds in site.seconds().items():
                 total[stage] += seconds
         return total
+
+
+def elements(size_class: int) -> str:
+    """The lengths of the outermost iterable in a size class (ExpressionSite.size_class)."""
+    low = 0 if size_class == 0 else 1 << (size_class - 1)
+    return f"{low}..{max(2 * low - 1, 0)} elements"
 
 
 def dispatch(site_key, thunk, fallback, *arguments, _sites=REGISTRY.table):

@@ -19,9 +19,11 @@ import warnings
 
 from .. import config
 from ..errors import CompilationError, GuardFailure, Unsupported, compilation_error, short_location
-from ..frontend.siteinfo import EXPRESSION_FUNCTION, SITE_FUNCTION, UNSET_NAME, ExpressionInfo, SiteInfo
+from ..frontend.siteinfo import (EXPRESSION_FUNCTION, PROBING_NAME, SITE_FUNCTION, TIMED_FUNCTION, UNSET_NAME,
+                                 ExpressionInfo, SiteInfo)
 from .backoff import BackingOff
 from .executable import UNSET, Raised, Ran, Rejected
+from .probe import LoopSpeeds, clock, inside_probe
 from .process import current as current_process
 
 log = logging.getLogger("megaguards")
@@ -78,6 +80,7 @@ class Site(Reporting):
         self.lock = threading.Lock()
         self.init_backoff()
         self.last_device: str | None = None  # of a DeviceChoice's last run, logged when it changes
+        self.speeds: LoopSpeeds | None = None   # once it compiled: keep the faster (runtime/probe.py)
 
     def __call__(self, values):
         # An entry backing off never gets here: dispatch() (below) answers it.
@@ -91,14 +94,53 @@ class Site(Reporting):
             return self.cannot_compile(self.disabled, self.disabled_at)
         if values is None:  # CPython raises the NameError: not ours to report
             return self.fallback("a name the loop reads is unbound before the loop")
+        speeds = self.speeds
+        if speeds is not None and speeds.wants_cpython(speeds.size(values)):
+            self.stats.fallback_runs += 1
+            return None
+        if inside_probe():   # CPython's run of an enclosing loop is being timed
+            self.stats.fallback_runs += 1
+            return None
         try:
-            return self.enter(values)
+            started, compiled_before = clock(), self.stats.compiled_runs
+            result = self.enter(values)
+            if self.stats.compiled_runs != compiled_before and self.backs_off and not self.strict:
+                self.timed_compiled(values, clock() - started)
+            return result
         except CompilationError:
             raise
         except Exception as error:  # a megaguards bug must never break the user's program
             log.warning("internal error at %s:%d: %r", self.info.filename, self.info.line, error, exc_info=True)
             self.disabled = f"internal error in megaguards: {type(error).__name__}: {error}"
             return self.cannot_compile(self.disabled)
+
+    def timed_compiled(self, values: tuple, seconds: float) -> None:
+        """A compiled entry took ``seconds``: where CPython's run of its size was measured
+        faster, back off (one size met: the cheapest way, by ``skipping``)."""
+        speeds = self.speeds
+        if speeds is None:
+            from ..analysis.features import trip_count_names
+
+            trips = trip_count_names(self.loop.body)
+            arrays = {use.name for use in self.loop.arrays}
+            live_ins = self.info.live_ins
+            speeds = self.speeds = LoopSpeeds(tuple(p for p, name in enumerate(live_ins) if name in arrays),
+                                              tuple(p for p, name in enumerate(live_ins) if name in trips))
+        speed = speeds.compiled(speeds.size(values), seconds)
+        if speed is not None and speed.countdown and not speeds.mixed:
+            self.skip_class = None
+            self.skipping = self.booked = speed.countdown
+            speed.countdown = 0
+
+    def backoff_records(self) -> list[dict]:
+        slower = self.speeds.slower_records() if self.speeds is not None else []
+        return super().backoff_records() + [
+            {"cause": "slower", "reason": speed.describe(size), "failures": speed.slower, "retry_at": None}
+            for size, speed in slower]
+
+    def backoff_reasons(self) -> list[str]:
+        slower = self.speeds.slower_records() if self.speeds is not None else []
+        return super().backoff_reasons() + [f"backing off (slower): {speed.describe(size)}" for size, speed in slower]
 
     def cannot_compile(self, reason: str, location: tuple = (0, 0)):
         """Fall back for a reason the loop cannot be compiled (not a runtime flag): under
@@ -288,6 +330,13 @@ def dispatch(site_key, values, *, _sites=REGISTRY.table):
     return site(values)
 
 
+def timed(site_key, _sites=REGISTRY.table) -> None:
+    """``__megaguards_timed__``: CPython's run of a loop site ended (runtime/probe.py)."""
+    speeds = _sites[site_key].speeds
+    if speeds is not None:
+        speeds.timed()
+
+
 def install_site_names() -> None:
     """Make the names rewritten code refers to resolvable from every module, as
     built-ins: the user's namespaces (``globals()``, ``dir()``) stay as under CPython."""
@@ -296,6 +345,8 @@ def install_site_names() -> None:
     from . import expression_site
 
     setattr(builtins, SITE_FUNCTION, dispatch)
+    setattr(builtins, PROBING_NAME, False)
+    setattr(builtins, TIMED_FUNCTION, timed)
     setattr(builtins, UNSET_NAME, UNSET)
     setattr(builtins, EXPRESSION_FUNCTION, expression_site.dispatch)
 
