@@ -22,6 +22,7 @@ import time
 
 from ..frontend.siteinfo import PROBING_NAME
 from .backoff import Speed
+from .process import current as current_process
 
 clock = time.perf_counter
 PROBE_AFTER = 64          # compiled entries of a size before CPython's run of it is timed
@@ -29,8 +30,6 @@ PROBE_BELOW = 100e-6      # compiled entries slower than this are never compared
 PROBE_RUNS = 3            # CPython runs timed per size (their best counts)
 MAX_ABANDONED = 2         # probes that never ended before a site stops probing
 PROBE_SPAN = 0.02         # seconds after a probe's start during which loops nested in it run in CPython
-_open_probes = [0]        # probes under way in this process (the built-in is True while any is)
-_nested_until = [0.0]     # loop sites entered before this clock() run in CPython: they are inside a probe
 
 
 def inside_probe() -> bool:
@@ -38,7 +37,8 @@ def inside_probe() -> bool:
     meanwhile are inside it: they run in CPython too, so that what is timed is CPython's
     run of the whole loop.  A probe that never ended (the loop raised) stops counting after
     ``PROBE_SPAN``: only a loop far slower in CPython than compiled runs that long."""
-    return bool(_open_probes[0]) and clock() < _nested_until[0]
+    process = current_process()
+    return bool(process.open_probes) and clock() < process.probe_nested_until
 
 
 class LoopSpeeds:
@@ -69,8 +69,9 @@ class LoopSpeeds:
         if speed is None or self.abandoned >= MAX_ABANDONED or not speed.wants_cpython():
             return False
         self.probe_speed, self.probe_started = speed, clock()
-        _nested_until[0] = self.probe_started + PROBE_SPAN
-        _open_probes[0] += 1
+        process = current_process()
+        process.probe_nested_until = self.probe_started + PROBE_SPAN
+        process.open_probes += 1
         setattr(builtins, PROBING_NAME, True)
         return True
 
@@ -96,8 +97,9 @@ class LoopSpeeds:
 
     def end_probe(self) -> None:
         self.probe_started = self.probe_speed = None
-        _open_probes[0] -= 1
-        if not _open_probes[0]:
+        process = current_process()
+        process.open_probes = max(0, process.open_probes - 1)
+        if not process.open_probes:
             setattr(builtins, PROBING_NAME, False)
 
     def slower_records(self) -> list[tuple[str, Speed]]:

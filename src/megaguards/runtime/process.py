@@ -41,6 +41,11 @@ _FIELDS = {
     "unsaved_stores": set,        # DecisionStores with times to write at exit
     "listed_folders": dict,       # decisions folder -> the file names in it
 
+    # -- keep the faster (probe.py): CPython's runs of loop sites being timed, and until when
+    # the loop sites entered meanwhile are inside one (and run in CPython too)
+    "open_probes": 0,
+    "probe_nested_until": 0.0,
+
     # -- the first entry of a loop site (site.first_loop_entry): the device choice's data read
     "loop_entered": False,
 
