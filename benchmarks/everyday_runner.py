@@ -145,7 +145,10 @@ def run_process(command: list[str], env: dict, cwd: Path, timeout: float) -> dic
 def environment(cache_dir: Path, ref: bool) -> dict:
     """megaguards' defaults: no MEGAGUARDS_* of the caller's shell; the program's own cache;
     no background calibration (the cache holds the machine's calibration already)."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("MEGAGUARDS_")}
+    # Bytecode is written and read as on a user's machine (a shell's PYTHONDONTWRITEBYTECODE
+    # would make every process compile megaguards' modules again: 70-300 ms).
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith("MEGAGUARDS_") and key != "PYTHONDONTWRITEBYTECODE"}
     env.update(MEGAGUARDS_CACHE_DIR=str(cache_dir), MEGAGUARDS_AUTO_CALIBRATE="0", PYTHONHASHSEED="0")
     if not ref:   # this checkout's megaguards, whatever else is installed (--ref put its own first)
         paths = [str(REPOSITORY / "src")] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
