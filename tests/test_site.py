@@ -161,7 +161,7 @@ def test_strict_sites_do_not_back_off():
 
 def test_back_off_gaps_double_up_to_the_cap():
     assert [backoff.gap_after(n) for n in range(1, 6)] == [1, 2, 4, 8, 16]
-    assert backoff.gap_after(11) == backoff.gap_after(10 ** 6) == backoff.MAX_GAP == 1024
+    assert backoff.gap_after(15) == backoff.gap_after(10 ** 6) == backoff.MAX_GAP == 16384
 
 
 # keep the faster ----------------------------------------------------------------------------
@@ -296,3 +296,54 @@ def test_a_probe_that_never_ends_is_abandoned(monkeypatch):
     assert speeds.wants_cpython(size)       # the third probe
     assert not speeds.wants_cpython(size)   # abandoned twice: no more probes
     assert not builtins.__megaguards_probing__
+
+
+def printing_total(values):
+    n = 0
+    for i in range(len(values)):
+        n += values[i]
+        print(end="")   # a call as a statement: the loop never compiles
+    return n
+
+
+def test_an_entry_a_site_skips_calls_nothing_of_megaguards(monkeypatch):
+    import builtins
+
+    loop, expression = megaguards.jit(printing_total), megaguards.jit(squares)   # (installs the built-ins)
+    calls = []
+    site_function, expression_function = builtins.__megaguards_site__, builtins.__megaguards_expr__
+
+    def counted_site(*arguments):
+        calls.append("site")
+        return site_function(*arguments)
+
+    def counted_expression(*arguments):
+        calls.append("expression")
+        return expression_function(*arguments)
+    monkeypatch.setattr(builtins, "__megaguards_site__", counted_site)
+    monkeypatch.setattr(builtins, "__megaguards_expr__", counted_expression)
+    for _ in range(50):
+        assert loop([1, 2, 3]) == 6
+        assert expression([1, 2.5, 3]) == squares([1, 2.5, 3])   # ints and floats: falls back
+    # The loop can never compile: its first entry lowers it, its second finds it disabled for
+    # good.  The expression tries at entries 1, 2, 4, ..., 32.
+    assert calls.count("site") == 2 and calls.count("expression") == 6
+    assert sites_of(loop)[0]["entries"] == sites_of(loop)[0]["fallback_runs"] == 50
+    assert sites_of(expression)[0]["entries"] == sites_of(expression)[0]["fallback_runs"] == 50
+
+
+def test_a_skipped_expression_is_python_s_own():
+    def late(values):
+        total = sum(v * scale for v in values)   # noqa: F821 ('scale' is assigned after: Python's error)
+        scale = 2
+        return total, scale
+    fast = megaguards.jit(late)
+
+    def raised(function) -> tuple:
+        try:
+            function([1])
+        except Exception as error:   # NameError (3.11) or UnboundLocalError (3.12+)
+            return type(error), str(error)
+        return None
+    for _ in range(5):   # tried at entries 1, 2 and 4, skipped at 3 and 5
+        assert raised(late) is not None and raised(fast) == raised(late)

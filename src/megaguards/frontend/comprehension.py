@@ -21,8 +21,9 @@ Pure functions of the ``ast``.
 from __future__ import annotations
 
 import ast
+import copy
 
-from .siteinfo import EXPRESSION_FUNCTION, ExpressionInfo, Level, Source
+from .siteinfo import EXPRESSION_FUNCTION, NEXT_NAME, SKIPS_NAME, ExpressionInfo, Level, Source
 ARGUMENT = "__mg{}"          # fallback lambda parameters
 VALUE, OUTPUT, ACCUMULATOR = "mg_value", "mg_out", "mg_acc"
 _FORBIDDEN = (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await, ast.Starred)
@@ -236,6 +237,15 @@ def make_info(node: ast.expr, filename: str, function: str | None):
     return info, arguments, fallback
 
 
+def skip_test(site_id) -> ast.expr:
+    """``__megaguards_next__(__megaguards_skips__[site_id], 0) is None``: does the site skip
+    this entry (runtime/backoff.py)?"""
+    load = lambda name: ast.Name(id=name, ctx=ast.Load())  # noqa: E731
+    draw = ast.Call(func=load(NEXT_NAME), args=[ast.Subscript(value=load(SKIPS_NAME), slice=ast.Constant(site_id),
+                                                              ctx=ast.Load()), ast.Constant(0)], keywords=[])
+    return ast.Compare(left=draw, ops=[ast.Is()], comparators=[ast.Constant(None)])
+
+
 def rewrite(node: ast.expr, filename: str, function: str | None, register, visit) -> ast.expr | None:
     """The site call replacing ``node``, or None when it is not a supported expression.
     ``visit`` rewrites the pre-evaluated arguments (they may hold sites of their own)."""
@@ -252,10 +262,12 @@ def rewrite(node: ast.expr, filename: str, function: str | None, register, visit
     call = ast.Call(func=load(EXPRESSION_FUNCTION),
                     args=[ast.Constant(site_id), thunk, ast.Lambda(args=parameters, body=fallback),
                           *(visit(a) for a in arguments)], keywords=[])
-    for child in ast.walk(call):
+    # An entry the site skips (backing off) runs the expression as written, in place.
+    site = ast.IfExp(test=skip_test(site_id), body=copy.deepcopy(node), orelse=call)
+    for child in ast.walk(site):
         if isinstance(child, ast.expr) and getattr(child, "lineno", None) is None:
             ast.copy_location(child, node)
-    return call
+    return site
 
 
 # The synthetic loop ------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from typing import Callable
 
 from . import desugar
 from .scope import assigned_names, upward_exposed_reads
+from .comprehension import skip_test
 from .siteinfo import IN_NAME, OUT_NAME, PROBING_NAME, SITE_FUNCTION, TIMED_FUNCTION, UNSET_NAME, SiteInfo
 
 __all__ = ["IN_NAME", "OUT_NAME", "SITE_FUNCTION", "UNSET_NAME", "SiteInfo", "rewrite_module", "LoopRewriter"]
@@ -162,7 +163,9 @@ def _site_statements(site_id: int, info: SiteInfo, fallback: ast.For) -> list[as
     dispatch = ast.If(
         test=ast.Compare(left=load(OUT_NAME), ops=[ast.Is()], comparators=[ast.Constant(None)]),
         body=[forget, fallback, timed], orelse=[forget_in, *write_back, ast.Delete(targets=[deleted_name(OUT_NAME)])])
-    return [gather, call, dispatch]
+    # An entry the site skips (backing off) costs one draw, before anything is gathered.
+    skipped = ast.Assign(targets=[store(IN_NAME), store(OUT_NAME)], value=ast.Constant(None))
+    return [ast.If(test=skip_test(site_id), body=[skipped], orelse=[gather, call]), dispatch]
 
 
 def deleted_name(name: str) -> ast.Name:

@@ -23,6 +23,8 @@ UNSET_NAME = "__megaguards_unset__"
 IN_NAME = "__megaguards_in__"
 OUT_NAME = "__megaguards_out__"
 EXPRESSION_FUNCTION = "__megaguards_expr__"
+SKIPS_NAME = "__megaguards_skips__"       # site key -> an iterator of the entries it skips (backoff.py)
+NEXT_NAME = "__megaguards_next__"         # builtins.next, under a name no user code shadows
 PROBING_NAME = "__megaguards_probing__"   # True while CPython's run of a loop site is timed
 TIMED_FUNCTION = "__megaguards_timed__"   # called after that run (runtime/probe.py)
 

@@ -7,8 +7,10 @@ site falling back) remembers the failure against the cheapest key that predicts 
 signature (the binding's key) when binding succeeded, the live-ins' classes when it did not.
 Its next entries run in CPython without trying: the failing key is tried again at the 2nd,
 4th, 8th ... entry since its first failure (at most every ``MAX_GAP`` entries), and any
-success forgets every failure.  The test on entry is one attribute, ``skipping`` (entries
-left to run in CPython), decremented; the skipped entries are booked into the site's stats
+success forgets every failure.  The test on entry is in the rewritten code itself, before it
+gathers the live-ins: ``__megaguards_next__(__megaguards_skips__[site], 0) is None`` draws
+one of the entries left to run in CPython (``skipping``) from an iterator that yields that
+many (``itertools.repeat``); the skipped entries are booked into the site's stats
 later (``settle``: at its next try, or when the report reads them).  After binding failed on
 an array live-in's class (a dict, a tuple) that live-in's class is compared too
 (``skip_position``, ``skip_class``), so that a list or array there is tried at once.
@@ -22,9 +24,14 @@ CPython, its compiled path retried at exponentially spaced entries.
 """
 from __future__ import annotations
 
-MAX_GAP = 1024          # entries between two tries of a hopeless key, at most
+from itertools import repeat
+from operator import length_hint
+
+MAX_GAP = 16384         # entries between two tries of a hopeless key, at most (a try can cost
+                        # 100-300 CPython runs of a small loop: at most 2% of the entries then)
 MAX_RECORDS = 32        # failing keys remembered per site (beyond: forgotten, all at once)
 FOREVER = 1 << 62       # ``skipping`` of a site that can never compile (non-strict)
+NO_SKIPS = repeat(None, 0)   # the skips of a site that tries every entry (an exhausted iterator)
 CAUSES = {"binding": "the guard failed while binding", "guard": "the guard failed at entry",
           "flag": "a runtime flag was raised", "rejected": "the signature is not compiled",
           "expression": "the expression fell back", "disabled": "the loop cannot be compiled"}
@@ -85,11 +92,27 @@ class BackingOff:
     strict = False       # jit(strict=True): every entry tries, and raises what cannot compile
 
     def init_backoff(self) -> None:
-        self.skipping = 0
+        self.skip_iterator = NO_SKIPS       # yields once per entry left to skip
+        self.skip_keys: tuple = ()          # the site's keys in ``skip_table`` (Registry: its id, its key)
+        self.skip_table: dict = {}          # the built-in ``__megaguards_skips__``
         self.booked = 0                     # ``skipping`` when skipped entries were last booked
         self.skip_position = 0
         self.skip_class: type | None = None
         self.failures: dict | None = None   # key -> Failure, while some key keeps failing
+
+    @property
+    def skipping(self) -> int:
+        """Entries left to run in CPython before the next try."""
+        return length_hint(self.skip_iterator)
+
+    @skipping.setter
+    def skipping(self, entries: int) -> None:
+        # Skips that depend on a live-in's class are drawn by ``dispatch``, which reads it;
+        # the others by the rewritten code.
+        iterator = self.skip_iterator = repeat(None, entries) if entries > 0 else NO_SKIPS
+        shown = iterator if self.skip_class is None else NO_SKIPS
+        for key in self.skip_keys:
+            self.skip_table[key] = shown
 
     def settle(self) -> None:
         """Book the entries skipped since the last time into the stats (entries run in CPython)."""

@@ -19,9 +19,9 @@ import warnings
 
 from .. import config
 from ..errors import CompilationError, GuardFailure, Unsupported, compilation_error, short_location
-from ..frontend.siteinfo import (EXPRESSION_FUNCTION, PROBING_NAME, SITE_FUNCTION, TIMED_FUNCTION, UNSET_NAME,
-                                 ExpressionInfo, SiteInfo)
-from .backoff import BackingOff
+from ..frontend.siteinfo import (EXPRESSION_FUNCTION, NEXT_NAME, PROBING_NAME, SITE_FUNCTION, SKIPS_NAME,
+                                 TIMED_FUNCTION, UNSET_NAME, ExpressionInfo, SiteInfo)
+from .backoff import NO_SKIPS, BackingOff
 from .executable import UNSET, Raised, Ran, Rejected
 from .probe import LoopSpeeds, clock, inside_probe
 from .process import current as current_process
@@ -287,6 +287,7 @@ class Registry:
     def __init__(self) -> None:
         self.sites: list[Site] = []
         self.table: dict = {}   # what rewritten code passes (an id, or a key) -> the site
+        self.skips: dict = {}   # the same keys -> the site's skip iterator (backoff.py)
         self.lock = threading.Lock()
 
     def register(self, info: SiteInfo, key: str | None = None) -> int:
@@ -302,9 +303,11 @@ class Registry:
             for index, info in enumerate(infos):
                 site = (ExpressionSite if isinstance(info, ExpressionInfo) else Site)(len(sites), info)
                 sites.append(site)
-                table[site.id] = site
-                if keys is not None:
-                    table[keys[index]] = site
+                site.skip_keys = (site.id,) if keys is None else (site.id, keys[index])
+                site.skip_table = self.skips
+                for key in site.skip_keys:
+                    table[key] = site
+                    self.skips[key] = NO_SKIPS
                 ids.append(site.id)
         return ids
 
@@ -318,15 +321,15 @@ REGISTRY = Registry()
 
 
 def dispatch(site_key, values, *, _sites=REGISTRY.table):
-    """``__megaguards_site__``: a site backing off (runtime/backoff.py) answers here, in one
-    attribute test (and one live-in's class after binding failed on it).  ``site_key``: the
+    """``__megaguards_site__``: the entries a site skips while backing off never call it
+    (runtime/backoff.py), except those skipped by a live-in's class (after binding failed on
+    it), answered here.  ``site_key``: the
     site's id, or its key in a module's rewrite (``Registry``)."""
     site = _sites[site_key]
-    if site.skipping:
-        cls = site.skip_class
-        if cls is None or (values is not None and type(values[site.skip_position]) is cls):
-            site.skipping -= 1  # booked later (BackingOff.settle)
-            return None
+    cls = site.skip_class   # skips by class (the others were drawn by the rewritten code)
+    if cls is not None and site.skipping and values is not None and type(values[site.skip_position]) is cls:
+        next(site.skip_iterator)  # booked later (BackingOff.settle)
+        return None
     return site(values)
 
 
@@ -346,6 +349,8 @@ def install_site_names() -> None:
 
     setattr(builtins, SITE_FUNCTION, dispatch)
     setattr(builtins, PROBING_NAME, False)
+    setattr(builtins, SKIPS_NAME, REGISTRY.skips)
+    setattr(builtins, NEXT_NAME, next)
     setattr(builtins, TIMED_FUNCTION, timed)
     setattr(builtins, UNSET_NAME, UNSET)
     setattr(builtins, EXPRESSION_FUNCTION, expression_site.dispatch)
