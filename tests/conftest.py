@@ -239,3 +239,12 @@ def cuda_device(request):
     config.configure(device="gpu")
     yield None
     config.configure(device=previous)
+
+
+@pytest.fixture
+def no_speed_probes(monkeypatch):
+    """Loop sites never compare their compiled entries with CPython's (runtime/probe.py): a
+    test entering a small loop many times sees every entry compiled."""
+    from megaguards.runtime import probe
+
+    monkeypatch.setattr(probe, "PROBE_AFTER", 1 << 40)

@@ -1,8 +1,11 @@
 """Lists unboxed only where the loop touches them (analysis/bounds.touched_box, the
 prologue's boxes, runtime/marshal.c): a loop entered once per row of a large 2-D list
 moves that row, not the list, and the result is CPython's in every case, rows the loop
-cannot touch being anything at all."""
+cannot touch being anything at all.  A read-only list whose box holds the same objects as
+at the last entry is not unboxed again (marshal.c's snapshots)."""
 from __future__ import annotations
+
+import pytest
 
 import megaguards
 from conftest import assert_same_as_cpython, sites_of
@@ -122,7 +125,7 @@ def test_len_of_the_first_row_bounds_a_loop_without_checks():
     # j's range is known before the loop: its subscripts are checked there, not in the loop
     hoisted = " ".join(getattr(compiled, "cpu", compiled).preconditions)
     assert "subscript 2 of 'a' in range" in hoisted and "subscript 2 of 'b' in range" in hoisted
-    assert record["list_elements"] == {"unboxed": 3 + 3, "held": 9 + 3}   # row 2 of a, row 0 of b
+    assert record["list_elements"] == {"unboxed": 3 + 3, "held": 9 + 3, "reused": 0}   # row 2 of a, row 0 of b
     assert_same_as_cpython(first_row_width, [], [[0.0]], compiled=None)   # len(a[0]) of []: IndexError
 
 
@@ -166,7 +169,7 @@ def test_a_loop_with_a_variable_step_unboxes_only_the_elements_it_steps_on():
     [record] = sites_of(fast)
     assert record["compiled_runs"] == 5
     touched = sum(len(range(p * p, limit + 1, p)) for p in (2, 3, 5, 7, 97))
-    assert record["list_elements"] == {"unboxed": touched, "held": 5 * (limit + 1)}
+    assert record["list_elements"] == {"unboxed": touched, "held": 5 * (limit + 1), "reused": 0}
 
 
 def test_a_step_of_zero_or_below_zero_is_python_s():
@@ -205,3 +208,82 @@ def test_a_strided_loop_from_below_zero_wraps_and_unboxes_every_element():
     n = 13
     fast = assert_same_as_cpython(bump, [float(k) for k in range(n)], n)
     assert elements(fast)["unboxed"] == n
+
+
+# -- snapshots: a read-only list's unboxing reused while its box holds the same objects -------
+
+def weighted(A, w, out, i, n):
+    for j in range(n):
+        out[i] += A[i][j] * w[j]
+
+
+def run_both(A, w, out, rows, n, fast):
+    """``fast`` and CPython over the same rows, on copies: the outputs must agree."""
+    expected = list(out)
+    for i in rows:
+        weighted(A, w, expected, i, n)
+        fast(A, w, out, i, n)
+    assert out == expected
+
+
+@pytest.fixture
+def weighted_site(no_speed_probes):
+    fast = megaguards.jit(weighted)
+    return fast, lambda: elements(fast).get("reused", 0)
+
+
+def test_a_read_only_list_met_again_is_not_unboxed_again(weighted_site):
+    fast, reused = weighted_site
+    n = 100
+    A, w = grid(n, n), [float(k % 3) for k in range(n)]
+    run_both(A, w, [0.0] * n, range(n), n, fast)
+    # w's box is the same at every entry: a snapshot at the second, reused from the third on;
+    # A's box is another row at each entry: no snapshot kept.
+    assert reused() == (n - 2) * n
+
+
+def test_a_changed_element_is_seen(weighted_site):
+    fast, reused = weighted_site
+    n = 80
+    A, w = grid(n, n), [float(k % 3) for k in range(n)]
+    out = [0.0] * n
+    run_both(A, w, out, [5] * 4, n, fast)
+    before = reused()
+    assert before == 2 * 2 * n       # A's row 5 and w, at the third and fourth entries
+    w[7] = 2.5                       # another value
+    run_both(A, w, out, [5], n, fast)
+    old = w[9]
+    w[9] = old + 0.0                 # the same value, a new object: unboxed again, same result
+    assert w[9] is not old
+    run_both(A, w, out, [5] * 2, n, fast)
+    assert reused() == before + 3 * n   # A's row only: w missed twice, and is unboxed from now on
+    w[11] = "not a number"           # the guard fails, as it must
+    assert_same_as_cpython(weighted, A, w, list(out), 5, n, compiled=False)
+
+
+def test_grown_shrunk_or_replaced_rows_are_seen(weighted_site):
+    fast, reused = weighted_site
+    n = 70
+    A, w = grid(n, n), [1.0] * n
+    out = [0.0] * n
+    run_both(A, w, out, [3] * 3, n, fast)
+    w.append(4.0)                    # grown: the box (n elements) still holds the same objects
+    run_both(A, w, out, [3], n, fast)
+    del w[-2:]                       # shrunk below the loop's range: IndexError, as in Python
+    assert_same_as_cpython(weighted, A, w, list(out), 3, n, compiled=None)
+    w.append(1.0)
+    B = [row[:] for row in A]
+    B[3] = [2.0] * n                 # a row replaced
+    A[3] = B[3]                      # and shared by two lists
+    run_both(A, w, out, [3] * 3, n, fast)
+    run_both(B, w, out, [3] * 3, n, fast)
+    assert reused() > 0
+
+
+def test_a_written_list_is_never_reused(weighted_site):
+    fast, _ = weighted_site
+    n = 64
+    A, w = grid(n, n), [1.0] * n
+    out = [0.0] * n
+    run_both(A, w, out, [2] * 6, n, fast)   # out is written at each entry: unboxed each time
+    assert out[2] == 6 * sum(A[2])

@@ -203,7 +203,7 @@ class ExpressionSite(Reporting):
 
     def list_elements(self) -> dict | None:
         found = [e for e in (site.list_elements() for site in self.forms.values()) if e]
-        return {name: sum(e[name] for e in found) for name in ("unboxed", "held")} if found else None
+        return {name: sum(e[name] for e in found) for name in ("unboxed", "held", "reused")} if found else None
 
     @property
     def parallel_depth(self) -> int:

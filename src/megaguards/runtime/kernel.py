@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import time
+import weakref
 from dataclasses import dataclass, field
 
 from ..analysis.features import sizing_positions
@@ -46,10 +47,11 @@ class Specialization:
     live_outs: tuple[str, ...]
     enter: ctypes._CFuncPtr     # marshal.c's mg_enter
     explanation: Explanation
-    seconds: object = field(default_factory=lambda: (ctypes.c_double * 5)())   # marshal.c's mg_enter's
+    seconds: object = field(default_factory=lambda: (ctypes.c_double * 6)())   # marshal.c's mg_enter's
     object_name: str = ""            # the compiled object's (a hash of source, compiler, flags): names its decisions
     enter_prologue: ctypes._CFuncPtr = None   # marshal.c's mg_prologue (None: the banks filled from Python)
     groups: dict = None              # array name -> its alias group (pipeline.Signature.groups)
+    snapshots_of: object = None      # the marshal helper (its mg_snapshot_bytes, mg_release); None: no snapshots
 
     def __post_init__(self) -> None:
         layout, typed = self.layout, self.typed
@@ -69,6 +71,7 @@ class Specialization:
         self.entry_checks = self.assumed.checked_at_entry
         self.outputs = output_plan(layout, typed, self.live_outs)
         self.precondition_slot, self.in_place_slot = layout.precondition_slot, layout.in_place_slot
+        self.snapshots = self.new_snapshots()
         self.sizing = sizing_positions(typed.body, self.scalar_paths)   # the scalars of a size key (select.py)
 
     def twin(self, kernel: ctypes._CFuncPtr, **changes) -> Specialization:
@@ -79,7 +82,19 @@ class Specialization:
                              kernel_address=ctypes.cast(kernel, ctypes.c_void_p).value)
         if "preconditions" in changes:   # its own hoisted checks
             twin.assumed = dataclasses.replace(self.assumed, preconditions=tuple(changes["preconditions"]))
+        twin.snapshots = twin.new_snapshots()   # each kernel releases its own
         return twin
+
+    def new_snapshots(self):
+        """marshal.c's snapshots of the read-only lists, one per array (unboxings reused while a
+        list holds the same objects), released with this kernel; None without lists."""
+        if self.snapshots_of is None or not any(self.is_list):
+            return None
+        count = len(self.layout.arrays) + len(self.layout.shadows)
+        snapshots = (ctypes.c_char * (count * self.snapshots_of.mg_snapshot_bytes()))()
+        # Not at exit: the process's end frees it all at once.
+        weakref.finalize(self, self.snapshots_of.mg_release, snapshots, count).atexit = False
+        return snapshots
 
     @property
     def timings(self) -> dict:
@@ -87,8 +102,9 @@ class Specialization:
 
     @property
     def elements(self) -> tuple[float, float]:
-        """(list elements unboxed, elements those lists held) over this kernel's entries."""
-        return self.seconds[3], self.seconds[4]
+        """(list elements unboxed, elements those lists held, elements a snapshot spared
+        unboxing) over this kernel's entries."""
+        return self.seconds[3], self.seconds[4], self.seconds[5]
 
     last_device = None   # the executable protocol's: one kernel, one device
     gpu_runs = 0
@@ -107,7 +123,7 @@ class Specialization:
         ints, floats = self.ints_type(), self.floats_type()
         ints[self.precondition_slot] = -1
         flag = self.enter(kernel_arrays, binding.scalars, self.plan_address, self.kernel_address, ints, floats,
-                          self.seconds)
+                          self.seconds, self.snapshots)
         failed = ints[self.precondition_slot]
         failed_check = self.preconditions[failed] if failed >= 0 else None
         if flag:

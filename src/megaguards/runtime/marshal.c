@@ -240,6 +240,93 @@ int mg_prologue(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *
     return ((mg_kernel_fn)kernel)(pointers, ints, floats);
 }
 
+/* A read-only list's box as last unboxed, for the entries that find the same element
+ * objects there (a matrix read again at each entry of a time loop): the objects (references
+ * kept, so that no other object can take their addresses: ints and floats are immutable, the
+ * same objects are the same values) and the buffer unboxed from them, reused without reading
+ * an object.  Made at the second entry with the same box; given up after two misses in a row. */
+typedef struct {
+    PyObject **items;          /* the box's elements in buffer order, references held (NULL: none) */
+    char *buffer;              /* the buffer unboxed from them, owned */
+    int64_t size;              /* elements in items */
+    int64_t kind, gap, entries, misses;
+    int64_t low[MAX_RANK], count[MAX_RANK];
+} mg_snapshot;
+
+static int same_box(const mg_snapshot *s, const mg_box *box) {
+    if (s->kind != box->kind || s->gap != box->gap) return 0;
+    for (int d = 0; d < box->rank; d++)
+        if (s->low[d] != box->low[d] || s->count[d] != box->count[d]) return 0;
+    return 1;
+}
+
+/* Does the list hold the snapshot's objects in its box (0 also for another shape: the
+ * unboxing then says why)?  ``keep`` instead: record them, references taken. */
+static int match_items(PyObject *obj, int depth, const mg_box *box, PyObject **items, int64_t *position, int keep) {
+    if (!PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != box->shape[depth]) return 0;
+    Py_ssize_t n = box->count[depth];
+    PyObject **own = ((PyListObject *)obj)->ob_item + box->low[depth];
+    if (depth + 1 < box->rank) {
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (!match_items(own[i], depth + 1, box, items, position, keep)) return 0;
+        return 1;
+    }
+    int64_t p = *position;
+    for (Py_ssize_t i = 0; i < n; i += box->gap, p++) {
+        if (keep) { Py_INCREF(own[i]); items[p] = own[i]; }
+        else if (items[p] != own[i]) return 0;
+    }
+    *position = p;
+    return 1;
+}
+
+static void forget(mg_snapshot *s) {
+    for (int64_t i = 0; s->items != NULL && i < s->size; i++) Py_DECREF(s->items[i]);
+    free(s->items);
+    free(s->buffer);
+    s->items = NULL;
+    s->buffer = NULL;
+    s->size = 0;
+}
+
+/* The snapshot's buffer if the list's box holds its objects, else NULL (counted as a miss). */
+static char *reuse(mg_snapshot *s, PyObject *obj, const mg_box *box) {
+    int64_t position = 0;
+    if (s->items == NULL) return NULL;
+    if (same_box(s, box) && match_items(obj, 0, box, s->items, &position, 0)) {
+        s->misses = 0;
+        return s->buffer;
+    }
+    s->misses++;
+    forget(s);
+    return NULL;
+}
+
+/* After an unboxing into ``buffer`` (``size`` elements visited): keep it as the snapshot if
+ * the entry before had the same box; 1 if the snapshot took the buffer. */
+static int remember(mg_snapshot *s, PyObject *obj, const mg_box *box, char *buffer, int64_t size) {
+    int repeated = s->entries > 0 && same_box(s, box);
+    s->entries++;
+    s->kind = box->kind;
+    s->gap = box->gap;
+    for (int d = 0; d < box->rank; d++) { s->low[d] = box->low[d]; s->count[d] = box->count[d]; }
+    if (!repeated || s->misses >= 2 || size < 64) return 0;
+    s->items = malloc((size_t)size * sizeof(PyObject *));
+    if (s->items == NULL) return 0;
+    int64_t position = 0;
+    match_items(obj, 0, box, s->items, &position, 1);   /* the unboxing just checked the shape */
+    s->size = position;
+    s->buffer = buffer;
+    return 1;
+}
+
+/* The snapshots of a kernel's arrays: made zeroed by the caller, released here. */
+void mg_release(mg_snapshot *snapshots, int64_t n) {
+    for (int64_t k = 0; k < n; k++) forget(&snapshots[k]);
+}
+
+int64_t mg_snapshot_bytes(void) { return (int64_t)sizeof(mg_snapshot); }
+
 /* The box of a list the kernel's prologue wrote (``box_slot``; -1: the whole list), as
  * low and count per dim and the last dim's gap; the number of elements it visits. */
 static int64_t choose_box(const int64_t *shape, int rank, int64_t box_slot, const int64_t *ints,
@@ -280,9 +367,10 @@ static void union_box(int rank, int64_t *low, int64_t *count, const int64_t *oth
 }
 
 /* seconds[0..2] accumulate unboxing, kernel and boxing time; seconds[3] the list elements
- * unboxed, seconds[4] the elements those lists hold (partial unboxing's saving). */
+ * unboxed, seconds[4] the elements those lists hold (partial unboxing's saving), seconds[5]
+ * the elements whose unboxing a snapshot spared.  ``snapshots``: one per array (NULL: none). */
 int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *kernel,
-             int64_t *ints, double *floats, double *seconds) {
+             int64_t *ints, double *floats, double *seconds, mg_snapshot *snapshots) {
     double started = now(), middle;
     int64_t n_arrays = plan[0], mode_slot = plan[1];
     const int64_t *entry = plan + MG_PLAN_HEADER;
@@ -292,6 +380,7 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
     int alias[MAX_ARRAYS];           /* the first name of the same list, or -1 */
     int64_t shapes[MAX_ARRAYS][MAX_RANK], lows[MAX_ARRAYS][MAX_RANK], counts[MAX_ARRAYS][MAX_RANK];
     int64_t gaps[MAX_ARRAYS], visited[MAX_ARRAYS];
+    int shared[MAX_ARRAYS] = {0};    /* a list some later name also binds */
     int result = 0;
     if (n_arrays > MAX_ARRAYS) return MG_GUARD;
     /* Dims first: the prologue reads them (and the scalars) to write the boxes. */
@@ -329,6 +418,7 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
         visited[k] = choose_box(shapes[k], rank, entry[5], ints, lows[k], counts[k], &gaps[k]);
         if (alias[k] >= 0) {   /* each element of either box, one gap apart */
             int first = alias[k];
+            shared[first] = 1;
             union_box(rank, lows[first], counts[first], lows[k], counts[k]);
             gaps[first] = 1;
             visited[first] = 1;
@@ -357,13 +447,21 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
         seconds[3] += (double)visited[k];
         seconds[4] += (double)held;
         if (size == 0) { pointers[k] = (char *)mg_empty; continue; }
-        owned[k] = malloc((size_t)size * element_size(kind));
-        if (owned[k] == NULL) { PyErr_NoMemory(); result = MG_PYERROR; goto done; }
-        int64_t position = 0;
+        PyObject *obj = PyTuple_GET_ITEM(arrays, k);
         mg_box box = {shapes[k], lows[k], counts[k], rank, kind, gaps[k]};
-        if (unbox_level(PyTuple_GET_ITEM(arrays, k), 0, &box, owned[k], &position)) { result = MG_GUARD; goto done; }
+        mg_snapshot *snapshot = snapshots != NULL && !written[k] && !shared[k] ? &snapshots[k] : NULL;
+        char *buffer = snapshot != NULL ? reuse(snapshot, obj, &box) : NULL;
+        if (buffer != NULL) {
+            seconds[5] += (double)visited[k];
+        } else {
+            buffer = owned[k] = malloc((size_t)size * element_size(kind));
+            if (buffer == NULL) { PyErr_NoMemory(); result = MG_PYERROR; goto done; }
+            int64_t position = 0;
+            if (unbox_level(obj, 0, &box, buffer, &position)) { result = MG_GUARD; goto done; }
+            if (snapshot != NULL && remember(snapshot, obj, &box, buffer, visited[k])) owned[k] = NULL;
+        }
         /* The kernel indexes the whole list's coordinates: its base sits before the box. */
-        pointers[k] = owned[k] - offset * element_size(kind);
+        pointers[k] = buffer - offset * element_size(kind);
     }
     for (int64_t k = 0; k < n_arrays; k++)   /* aliases share the first name's buffer */
         if (alias[k] >= 0) pointers[k] = pointers[alias[k]];

@@ -26,10 +26,14 @@ def helper(cache_dir: Path, compiler: tuple[str, str]) -> ctypes.PyDLL:
     flags = ("-O2", "-fPIC", "-shared", "-w", *abi_defines(), *python_include_flags(cache_dir))
     path, _ = build_shared_object(source, cache_dir, compiler, flags, libraries=())
     library = load(path, python_api=True)
-    library.mg_enter.argtypes = [ctypes.py_object, ctypes.py_object] + [ctypes.c_void_p] * 5
+    library.mg_enter.argtypes = [ctypes.py_object, ctypes.py_object] + [ctypes.c_void_p] * 6
     library.mg_enter.restype = ctypes.c_int
     library.mg_prologue.argtypes = [ctypes.py_object, ctypes.py_object] + [ctypes.c_void_p] * 4
     library.mg_prologue.restype = ctypes.c_int
+    library.mg_release.argtypes = [ctypes.c_void_p, ctypes.c_int64]
+    library.mg_release.restype = None
+    library.mg_snapshot_bytes.argtypes = []
+    library.mg_snapshot_bytes.restype = ctypes.c_int64
     library.mg_unbox_floats.argtypes = [ctypes.py_object, ctypes.c_void_p, ctypes.c_int64]
     library.mg_unbox_floats.restype = ctypes.c_int
     for name in ("mg_unbox_into", "mg_box_from"):

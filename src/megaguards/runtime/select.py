@@ -129,7 +129,7 @@ class DeviceChoice:
         return self.cpu.timings
 
     @property
-    def elements(self) -> tuple[float, float]:
+    def elements(self) -> tuple[float, float, float]:
         return self.cpu.elements
 
     def devices(self) -> tuple[str, ...]:

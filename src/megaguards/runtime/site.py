@@ -266,9 +266,10 @@ class Site(Reporting):
         """List elements the compiled entries unboxed, and those the lists held: a loop
         that touches part of a list unboxes (and boxes back) only that part."""
         counts = [s.elements for s in self.compiled if getattr(s, "elements", None) is not None]
-        if not any(held for _, held in counts):
+        if not any(held for _, held, _ in counts):
             return None
-        return {"unboxed": int(sum(u for u, _ in counts)), "held": int(sum(h for _, h in counts))}
+        return {"unboxed": int(sum(u for u, _, _ in counts)), "held": int(sum(h for _, h, _ in counts)),
+                "reused": int(sum(r for _, _, r in counts))}
 
     def seconds(self) -> dict:
         # A DeviceChoice's GPU specialization books its own entries, copies as "transfer".
