@@ -6,6 +6,7 @@ import textwrap
 
 import megaguards
 from megaguards.diagnostics import cache
+from megaguards.runtime import cachefile
 
 from conftest import run_megaguards
 
@@ -51,6 +52,7 @@ def test_show_counts_kernels_sizes_by_kind_and_newest(tmp_path):
 def test_clear_says_what_it_removes_and_never_follows_links(tmp_path):
     folder = tmp_path / "cache"
     fill(folder)
+    (folder / cachefile.TAG_NAME).write_bytes(cachefile.TAG)
     outside = tmp_path / "precious"
     outside.mkdir()
     (outside / "keep.txt").write_text("mine")
@@ -59,12 +61,22 @@ def test_clear_says_what_it_removes_and_never_follows_links(tmp_path):
     result = run_megaguards("cache", "clear", env={"MEGAGUARDS_CACHE_DIR": str(folder)})
     assert result.returncode == 0, result.stderr
     assert f"removing {folder / 'kernels'}{os.sep} (3 files, " in result.stdout  # the link counts as a file
-    assert f"removing {folder / 'link'} (" in result.stdout
-    assert result.stdout.splitlines()[-1].startswith(f"cache {folder}: removed 6 files, ")
-    assert folder.is_dir() and not list(folder.iterdir())
+    assert result.stdout.splitlines()[-1].startswith(f"cache {folder}: removed 4 files, ")
+    # What megaguards did not write stays: the user's file, the user's link, the tag.
+    assert sorted(path.name for path in folder.iterdir()) == [cachefile.TAG_NAME, "link", "notes.txt"]
     assert (outside / "keep.txt").read_text() == "mine"
     again = run_megaguards("cache", "clear", env={"MEGAGUARDS_CACHE_DIR": str(tmp_path / "never-made")})
     assert again.returncode == 0 and "nothing to clear" in again.stdout
+
+
+def test_clear_refuses_a_folder_megaguards_did_not_tag(tmp_path):
+    (tmp_path / "kernels").mkdir()
+    (tmp_path / "kernels" / "mine.so").write_bytes(b"a user's file")
+    (tmp_path / "document.txt").write_text("keep")
+    result = run_megaguards("cache", "clear", env={"MEGAGUARDS_CACHE_DIR": str(tmp_path)})
+    assert result.returncode != 0 and result.stdout.count("\n") == 1
+    assert "refusing to clear" in result.stdout and "CACHEDIR.TAG" in result.stdout
+    assert (tmp_path / "kernels" / "mine.so").exists() and (tmp_path / "document.txt").exists()
 
 
 def test_clear_refuses_the_home_folder(tmp_path, monkeypatch):

@@ -262,16 +262,19 @@ def test_calibration_fits_and_stores(auto, monkeypatch):
 
 def test_background_calibration_starts_once(auto, monkeypatch):
     started = []
-    monkeypatch.setattr(costmodel.subprocess, "Popen", lambda command, **_: started.append(command))
+
+    def child(command, **options):   # a child holding the lock (an flock) it was passed, as it runs
+        started.append((command, os.dup(options["pass_fds"][0])))
+    monkeypatch.setattr(costmodel.subprocess, "Popen", child)
     config.configure(auto_calibrate=True)
     try:
         assert costmodel.calibrate_in_background() is True      # auto's process is a fresh one
         assert costmodel.calibrate_in_background() is False      # tried once per process
         with process.fresh():                                    # as in another process:
             assert costmodel.calibrate_in_background() is False  # the lock says one is running
-        assert len(started) == 1 and started[0][-2:] == ["calibrate", "--quiet"]
+        assert len(started) == 1 and started[0][0][-2:] == ["calibrate", "--quiet"]
         write_calibration(auto, 1e-9, 1e-9)
-        (auto / costmodel.LOCK).unlink()
+        os.close(started[0][1])                                  # the child ended
         with process.fresh():
             assert costmodel.calibrate_in_background() is False  # calibrated already
     finally:

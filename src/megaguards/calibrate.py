@@ -17,7 +17,6 @@ import numpy
 
 from . import config
 from .runtime import costmodel, process
-from .runtime.costmodel import LOCK
 
 log = logging.getLogger("megaguards")
 REPEATS = 3
@@ -104,10 +103,7 @@ def calibrate(progress=lambda text: None) -> tuple[costmodel.Calibration, dict, 
 def main(quiet: bool = False) -> int:
     progress = (lambda text: None) if quiet else (lambda text: print(text, flush=True))
     started = time.perf_counter()
-    try:
-        calibration, errors, count = calibrate(progress)
-    finally:
-        (config.current().cache_dir / LOCK).unlink(missing_ok=True)
+    calibration, errors, count = calibrate(progress)   # a background run's lock ends with it (an flock)
     if not quiet:
         print(f"calibrated on {calibration.hardware.get('cpu')} ({calibration.hardware.get('threads')} threads), "
               f"GPUs: {', '.join(calibration.hardware.get('gpus') or []) or 'none'}; {count} samples in "

@@ -15,7 +15,8 @@
 | MEGAGUARDS_FEATURES_LOG |                | append each entry's features and time (JSON lines) to this file |
 | MEGAGUARDS_AUTO_CALIBRATE |              | 0: never start `megaguards calibrate` in the background |
 | MEGAGUARDS_REWRITE_CACHE |                | 0: rewrite user modules in every process (no `rewrites/` cache) |
-| CC                     |                 | the C compiler (default: cc, then gcc, then clang)    |
+| MEGAGUARDS_COMPILE_TIMEOUT |             | seconds a C compile may take (default 60); past it the loop runs in CPython |
+| CC                     |                 | the C compiler and its flags (default: cc, then gcc, then clang) |
 """
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ class Config(NamedTuple):
     features_log: str | None = None
     auto_calibrate: bool = True
     rewrite_cache: bool = True  # rewritten modules kept in cache_dir/rewrites (runtime/rewrites.py)
+    compile_timeout: float = 60.0  # seconds a C compile may take (runtime/compiler.py)
 
     @property
     def enabled(self) -> bool:
@@ -78,6 +80,7 @@ def from_environment(environ=os.environ) -> Config:
         features_log=environ.get("MEGAGUARDS_FEATURES_LOG") or None,
         auto_calibrate=environ.get("MEGAGUARDS_AUTO_CALIBRATE", "1") not in ("0", "false", "no", "off"),
         rewrite_cache=environ.get("MEGAGUARDS_REWRITE_CACHE", "1") not in ("0", "false", "no", "off"),
+        compile_timeout=_integer(environ, "MEGAGUARDS_COMPILE_TIMEOUT", 60) or 60,
     )
 
 

@@ -42,6 +42,11 @@ class CompilerError(MegaguardsError):
     """The C compiler failed on generated code (a megaguards bug, reported once)."""
 
 
+class CompilerUnusable(CompilerError):
+    """The C compiler did not run, or ran past its time limit: the machine's problem, not
+    the code's (one warning naming the compiler; loops run in CPython)."""
+
+
 class CompilationError(MegaguardsError):
     """A loop of a ``@megaguards.jit(strict=True)`` function cannot be compiled.
 

@@ -19,6 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from ..runtime import cachefile
+from ..runtime.cachefile import TAG_NAME, tagged
+
 CALIBRATION_FILE = "calibration.json"
 KINDS = {".so": "C kernels (.so)", ".ptx": "CUDA kernels (.ptx/.cubin)", ".cubin": "CUDA kernels (.ptx/.cubin)",
          ".ok": "NVRTC checks (.ok)", ".json": "calibration (.json)"}
@@ -100,17 +103,22 @@ def describe(folder: Path) -> str:
 
 
 def clear(folder: Path, say: Callable[[str], None] = print) -> bool:
-    """Remove everything inside ``folder``, saying what first; False if refused."""
+    """Remove what megaguards wrote in ``folder`` (its known sub-folders and files), saying
+    what first; False if refused: a folder without megaguards' ``CACHEDIR.TAG`` is not
+    megaguards' cache (``MEGAGUARDS_CACHE_DIR=.`` must not empty the current folder)."""
     if not folder.exists() and not folder.is_symlink():
         say(f"cache {folder}: nothing to clear (it does not exist)")
         return True
-    resolved = folder.resolve()
-    if resolved in (Path(resolved.anchor), Path.home().resolve()) or not resolved.is_dir():
-        say(f"cache {folder}: refusing to clear (not a cache folder: set MEGAGUARDS_CACHE_DIR)")
+    if not folder.is_dir() or not tagged(folder):
+        say(f"cache {folder}: refusing to clear: it has no megaguards {TAG_NAME} (not a cache megaguards made)")
         return False
     total = Contents()
     with os.scandir(folder) as entries:
         for entry in sorted(entries, key=lambda e: e.name):
+            ours = entry.name in cachefile.FOLDERS if entry.is_dir(follow_symlinks=False) else \
+                entry.name in cachefile.FILES and entry.name != TAG_NAME
+            if not ours:
+                continue   # not megaguards': left alone
             inside = Contents()
             if entry.is_dir(follow_symlinks=False):
                 inside = survey(Path(entry.path))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import platform
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -14,8 +15,11 @@ def _openmp(compiler: str) -> bool:
     with tempfile.TemporaryDirectory() as work:
         source = Path(work) / "probe.c"
         source.write_text("#include <omp.h>\nint main(void) { return omp_get_max_threads() > 0 ? 0 : 1; }\n")
-        result = subprocess.run([compiler, "-fopenmp", str(source), "-o", str(Path(work) / "probe")],
-                                capture_output=True)
+        try:
+            result = subprocess.run([*shlex.split(compiler), "-fopenmp", str(source), "-o", str(Path(work) / "probe")],
+                                    capture_output=True, timeout=config.current().compile_timeout)
+        except (OSError, subprocess.SubprocessError):
+            return False
         return result.returncode == 0
 
 

@@ -10,7 +10,7 @@ import time
 
 from .. import config
 from ..analysis.parallel import ISLPY_MISSING
-from ..errors import CompilerError, Unsupported, short_location
+from ..errors import CompilerError, CompilerUnusable, Unsupported, short_location
 from ..ir import nodes as ir
 from . import pipeline
 from .compiler import KERNEL_FLAGS, build_shared_object, find_compiler, load
@@ -19,6 +19,7 @@ from .dumps import dump, dump_stages
 from .kernel import Explanation, Specialization
 from .loopkey import LoopKey
 from .marshal import helper
+from .process import current as current_process
 from .renders import cached_render
 from .select import DeviceChoice
 from .warmup import gpu_present
@@ -28,12 +29,25 @@ log = logging.getLogger("megaguards")
 
 def compiler() -> tuple[str, str] | None:
     options = config.current()
+    if current_process().compiler_unusable:   # said once already (unusable)
+        return None
     found = find_compiler(options.compiler, options.cache_dir)
     if found is None:
         from .site import warn_once
 
-        warn_once("megaguards: no C compiler found (set CC); every loop runs in CPython")
+        warn_once(f"megaguards: the C compiler CC={options.compiler!r} does not work (its --version failed); "
+                  "every loop runs in CPython" if options.compiler else
+                  "megaguards: no C compiler found (set CC); every loop runs in CPython")
     return found
+
+
+def unusable(error: CompilerUnusable) -> Unsupported:
+    """A compiler that hangs or does not run: one warning; the loop runs in CPython."""
+    from .site import warn_once
+
+    current_process().compiler_unusable = True
+    warn_once(f"megaguards: {error}; loops run in CPython")
+    return Unsupported(str(error))
 
 
 def specialize(site, binding) -> Specialization:
@@ -66,7 +80,16 @@ def specialize(site, binding) -> Specialization:
               analysed.signature.describe(), analysed.describe_laps(), plan.depth if plan and rendered.parallel else 0)
     kernel, object_name = compile_kernel(site, rendered, found)
     dump_stages(site, rendered.source, loop, analysed.typed, analysed.facts, plan, analysed.key.loops)
-    codec = helper(options.cache_dir, found)
+    try:
+        codec = helper(options.cache_dir, found)
+    except CompilerUnusable as error:
+        raise unusable(error) from None
+    except CompilerError as error:   # Python's headers missing, most likely
+        from .site import warn_once
+
+        warn_once(f"megaguards: the marshalling helper did not compile (are Python's headers installed?): "
+                  f"{str(error).splitlines()[-1][:200]}; every loop runs in CPython")
+        raise Unsupported("the marshalling helper did not compile") from None
     specialization = Specialization(
         analysed.typed, analysed.layout, kernel, rendered.checks_in_loop, rendered.preconditions,
         parallel_depth=plan.depth if plan is not None and rendered.parallel else 0,
@@ -105,6 +128,8 @@ def compile_kernel(site, rendered, found: tuple[str, str], what: str = "compile"
     try:
         flags = KERNEL_FLAGS + (("-fopenmp",) if rendered.parallel else ())
         path, cached = build_shared_object(rendered.source, config.current().cache_dir, found, flags)
+    except CompilerUnusable as error:
+        raise unusable(error) from None
     except CompilerError as error:
         log.error("%s", error)
         raise Unsupported(f"generated C did not compile (a megaguards bug): {str(error)[:200]}") from None

@@ -13,13 +13,21 @@ Code that the runtime executes (the rewrite cache's code objects, ``rewrites.py`
 as a *verified record*: in a private folder (created mode 0700; one owned by someone else
 or writable by others is not used; files written mode 0600), behind a header naming the
 format, the payload's length and its CRC-32, checked before ``marshal`` reads a byte of it.
-A damaged file is ignored (and written again by the caller); nothing here deletes a file."""
+A damaged file is ignored (and written again by the caller).
+
+The cache folder itself (``usable_cache``) is private: created mode 0700 and tagged with a
+``CACHEDIR.TAG`` (the standard marker, which ``megaguards cache clear`` requires); one owned by
+someone else or writable by others is not used: the process then caches into a private
+temporary folder, after one warning.  Every file is written under a fresh name (``O_EXCL``,
+mode 0600: no planted file or link is opened) and renamed over the old one."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import marshal
 import os
 import stat
+import tempfile
 import zlib
 from pathlib import Path
 
@@ -98,7 +106,7 @@ def private_folder(folder: str) -> bool:
     """Whether ``folder`` is fit to hold code the runtime executes, creating it (mode 0700)
     if missing: a real folder, the user's own, that nobody else may write into."""
     try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
+        make_folder(folder)
         status = os.lstat(folder)
     except OSError:
         return False
@@ -139,14 +147,105 @@ def write_verified(path: str, data, magic: bytes) -> None:
     _write(path, magic + len(payload).to_bytes(8, "little") + zlib.crc32(payload).to_bytes(4, "little") + payload,
            mode=0o600)
 def _write(path: str | Path, content: bytes, mode: int | None = None) -> None:
-    """``mode``: the new file's permissions (less what the umask removes)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(f".tmp{os.getpid()}")
-    if mode is None:
-        temporary.write_bytes(content)
-    else:
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), mode)
+    """Write ``content`` whole to ``path`` (mode 0600): a fresh file (``mkstemp``: ``O_EXCL``,
+    so no file or link someone planted is opened) renamed over ``path`` (a link there is
+    replaced, not followed).  ``mode`` is accepted for the callers' clarity: always 0600."""
+    write_new(Path(path), lambda handle: handle.write(content))
+
+
+def write_new(path: Path, fill) -> None:
+    """Create ``path`` atomically: ``fill(handle)`` writes a fresh private temporary file
+    beside it, renamed over ``path`` once complete (removed if ``fill`` raises)."""
+    make_folder(path.parent)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
         with open(descriptor, "wb") as handle:
-            handle.write(content)
-    os.replace(temporary, path)
+            fill(handle)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def make_folder(folder: Path | str) -> None:
+    """``folder`` and its missing parents, each created mode 0700 (``Path.mkdir`` gives the
+    parents the default mode)."""
+    folder = Path(folder)
+    if folder.is_dir():
+        return
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for level in reversed(missing):
+        try:
+            os.mkdir(level, 0o700)
+        except FileExistsError:   # made meanwhile by another process
+            pass
+
+
+TAG_NAME = "CACHEDIR.TAG"
+TAG = (b"Signature: 8a477f597d28d172789f06886806bc55\n"
+       b"# This file is a cache directory tag created by megaguards.\n"
+       b"# For information about cache directory tags see https://bford.info/cachedir/\n")
+# What megaguards writes at the top of its cache folder (``megaguards cache clear`` removes
+# these only); the calibration's and compilers' files are named by their modules.
+FOLDERS = ("kernels", "cuda", "renders", "plans", "bundles", "decisions", "rewrites")
+FILES = ("calibration.json", "calibration.lock", "compilers.json", "python.json", TAG_NAME)
+
+
+def tagged(folder: Path) -> bool:
+    try:
+        with open(folder / TAG_NAME, "rb") as handle:
+            return handle.read(len(TAG)).startswith(TAG[:43])
+    except OSError:
+        return False
+
+
+def usable_cache() -> Path:
+    """The cache folder of this process, checked once (``fit_for_cache``): the configured
+    one, or a private temporary one (removed at exit) after one warning naming the reason."""
+    from .process import current as current_process
+
+    options, process = config.current(), current_process()
+    if process.cache_checked == options.cache_dir:
+        return options.cache_dir
+    why = fit_for_cache(options.cache_dir)
+    if why is not None:
+        import atexit
+        import shutil
+        import warnings
+
+        temporary = Path(tempfile.mkdtemp(prefix="megaguards-cache-"))
+        atexit.register(shutil.rmtree, temporary, True)
+        warnings.warn_explicit(f"megaguards: cache folder {options.cache_dir} not used ({why}); compiled loops "
+                               f"are kept in {temporary} until this process ends", RuntimeWarning, "megaguards", 0)
+        options = config.configure(cache_dir=temporary)
+        fit_for_cache(temporary)
+    process.cache_checked = options.cache_dir
+    return options.cache_dir
+
+
+def fit_for_cache(folder: Path) -> str | None:
+    """Why ``folder`` may not hold code this process loads (None: it may), creating it
+    (mode 0700, tagged) if missing.  A folder of someone else's, or one others may write
+    into, could hold a planted shared object."""
+    try:
+        make_folder(folder)
+        status = os.stat(folder)
+    except OSError as error:
+        return f"it cannot be created ({error.strerror})"
+    if not stat.S_ISDIR(status.st_mode):
+        return "it is not a folder"
+    if hasattr(os, "getuid") and status.st_uid != os.getuid():
+        return "another user owns it"
+    if status.st_mode & 0o022:
+        return "others may write into it"
+    if not tagged(folder):
+        try:   # a folder holding nothing but megaguards' entries (an older cache) is tagged now
+            if all(name in FOLDERS or name in FILES or name.startswith(".") for name in os.listdir(folder)):
+                write_new(folder / TAG_NAME, lambda handle: handle.write(TAG))
+        except OSError:
+            pass
+    return None

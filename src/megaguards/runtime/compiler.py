@@ -1,8 +1,12 @@
 """Compile C sources with the system compiler into shared objects, cached on disk.
 
-Cache key: sha256 of the source, the compiler's identity (path + ``--version``)
-and the flags, so a second process compiles nothing.  Writes are atomic
-(temporary file + rename), so concurrent processes never load half a file.
+Cache key: sha256 of the source, the compiler's identity (its command + ``--version``)
+and the flags, so a second process compiles nothing.  Writes are atomic (a fresh private
+file renamed), so concurrent processes never load half a file.  Loading runs the object's
+constructors: an object is loaded only after its bytes match the digest recorded when it
+was built (``<name>.digest``, a verified record), from a private cache folder
+(``cachefile.usable_cache``); one that does not match is built again.  The compiler runs
+under a time limit (``MEGAGUARDS_COMPILE_TIMEOUT``, 60 s by default).
 """
 from __future__ import annotations
 
@@ -12,7 +16,9 @@ import functools
 import hashlib
 import logging
 import os
+import shlex
 import shutil
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -20,8 +26,9 @@ import tempfile
 import threading
 from pathlib import Path
 
-from ..errors import CompilerError
-from .cachefile import read_json, write_json
+from .. import config
+from ..errors import CompilerError, CompilerUnusable
+from .cachefile import make_folder, read_json, read_verified, write_json, write_new, write_verified
 
 log = logging.getLogger("megaguards")
 
@@ -38,37 +45,44 @@ PYTHON_FILE = "python.json"         # in the cache dir: interpreter identity -> 
 
 @functools.lru_cache(maxsize=None)
 def find_compiler(preferred: str | None, cache_dir: Path | None = None) -> tuple[str, str] | None:
-    """(path, version line) of a working C compiler, or None if there is none.
+    """(command, version line) of a working C compiler, or None if there is none.  The
+    command is the compiler's path and the flags ``preferred`` (``CC``) gives, split like a
+    shell's command line; a ``CC`` that does not work is not replaced by another compiler.
 
     With ``cache_dir`` the version line is remembered there per compiler file (path, size,
     modification time): running ``cc --version`` costs 2-3 ms in every process."""
-    for candidate in ([preferred] if preferred else []) + ["cc", "gcc", "clang"]:
-        path = shutil.which(candidate.split()[0]) if candidate else None
+    for candidate in [preferred] if preferred else ["cc", "gcc", "clang"]:
+        try:
+            words = shlex.split(candidate)
+        except ValueError:
+            return None
+        path = shutil.which(words[0]) if words else None
         if not path:
             continue
-        version = _remembered(cache_dir / COMPILERS_FILE, _identity(path)) if cache_dir is not None else None
+        command = shlex.join([path, *words[1:]])
+        version = _remembered(cache_dir / COMPILERS_FILE, _identity(path, command)) if cache_dir is not None else None
         if version is None:
             version = _version(path)
             if version is not None and cache_dir is not None:
-                _remember(cache_dir / COMPILERS_FILE, _identity(path), version)
+                _remember(cache_dir / COMPILERS_FILE, _identity(path, command), version)
         if version is not None:
-            return path, version
+            return command, version
     return None
 
 
 def _version(path: str) -> str | None:
     try:
-        result = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
+        result = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return None
     return (result.stdout.splitlines() or [""])[0] if result.returncode == 0 else None
 
 
-def _identity(path: str) -> str:
+def _identity(path: str, command: str | None = None) -> str:
     """What changes when the compiler is replaced: the file a link leads to, its size and time."""
     real = os.path.realpath(path)
     status = os.stat(real)
-    return f"{path}\0{real}\0{status.st_size}\0{status.st_mtime_ns}"
+    return f"{command or path}\0{real}\0{status.st_size}\0{status.st_mtime_ns}"
 
 
 def _remembered(target: Path, identity: str) -> str | None:
@@ -107,21 +121,57 @@ def build_shared_object(source: str, cache_dir: Path, compiler: tuple[str, str],
     """Path of the compiled object for ``source`` and whether it came from the cache."""
     key = cache_key(source, compiler, flags + libraries)
     target = cache_dir / "kernels" / f"mg_{key}.so"
-    if target.exists():
+    if verified(target):
         return target, True
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(target.parent)
     with tempfile.TemporaryDirectory(prefix="megaguards-") as work:
         source_path = Path(work) / "kernel.c"
         source_path.write_text(source)
         output = Path(work) / "kernel.so"
-        command = [compiler[0], *flags, str(source_path), "-o", str(output), *libraries]
-        result = subprocess.run(command, capture_output=True, text=True)
+        command = [*shlex.split(compiler[0]), *flags, str(source_path), "-o", str(output), *libraries]
+        limit = config.current().compile_timeout
+        try:
+            result = subprocess.run(command, capture_output=True, text=True, timeout=limit)
+        except subprocess.TimeoutExpired:
+            raise CompilerUnusable(f"the C compiler {compiler[0]} ran past {limit:g} s "
+                                   "(MEGAGUARDS_COMPILE_TIMEOUT)") from None
+        except OSError as error:
+            raise CompilerUnusable(f"the C compiler {compiler[0]} could not run: {error}") from None
         if result.returncode != 0:
-            raise CompilerError(f"C compiler failed ({' '.join(command)}):\n{result.stderr[-4000:]}")
-        partial = target.with_suffix(f".{os.getpid()}.tmp")
-        shutil.copyfile(output, partial)
-        os.replace(partial, target)
+            raise CompilerError(f"C compiler failed ({shlex.join(command)}):\n{result.stderr[-4000:]}")
+        data = output.read_bytes()
+    # The digest first: a process that finds the object then also finds what vouches for it.
+    write_verified(f"{target}.digest", hashlib.sha256(data).hexdigest(), DIGEST_MAGIC)
+    write_new(target, lambda handle: handle.write(data))
     return target, False
+
+
+DIGEST_MAGIC = b"MGSO1"   # a shared object's digest record
+
+
+def verified(target: Path) -> bool:
+    """Is ``target`` a compiled object this process may load: a regular file of the user's
+    own that no one else may write, whose bytes match the digest recorded at its build?  One
+    that does not (damaged, swapped, planted) is removed, with its record, to be built again."""
+    try:
+        status = os.lstat(target)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(status.st_mode) or status.st_mode & 0o022 or \
+                (hasattr(os, "getuid") and status.st_uid != os.getuid()):
+            raise ValueError("not a private regular file")
+        expected = read_verified(f"{target}.digest", DIGEST_MAGIC)
+        if hashlib.sha256(target.read_bytes()).hexdigest() != expected:
+            raise ValueError("its bytes do not match its digest")
+    except (OSError, ValueError) as error:
+        log.debug("cached object %s not loaded (%s): built again", target.name, error)
+        for path in (target, Path(f"{target}.digest")):   # ours: the folder is private (a link is replaced)
+            with contextlib.suppress(OSError):
+                if not os.path.islink(path) and (not hasattr(os, "getuid") or os.lstat(path).st_uid == os.getuid()):
+                    os.unlink(path)
+        return False
+    return True
 
 
 def load(path: Path, python_api: bool = False) -> ctypes.CDLL:

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy
 
 from .. import config
-from .cachefile import write_json
+from .cachefile import make_folder, write_json
 from .process import current as current_process
 
 DEVICES = ("seq", "cpu", "cuda")
@@ -158,7 +158,24 @@ def save(calibration: Calibration, fit_errors: dict, samples: int) -> Path:
     return target
 
 
-LOCK = "calibration.lock"   # in the cache folder while a calibration runs
+LOCK = "calibration.lock"   # in the cache folder: flock'ed by the calibration running (released when it ends)
+
+
+def _calibration_lock(folder: Path) -> int | None:
+    """A descriptor holding the calibration lock of ``folder`` (None: held elsewhere)."""
+    import fcntl
+
+    try:
+        make_folder(folder)
+        descriptor = os.open(folder / LOCK, os.O_CREAT | os.O_RDWR | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(descriptor)
+        return None
+    return descriptor
 
 
 def calibrate_in_background() -> bool:
@@ -169,21 +186,22 @@ def calibrate_in_background() -> bool:
     if process.calibration_tried or not options.auto_calibrate or current().source == "measured":
         return False
     process.calibration_tried = True
-    lock = options.cache_dir / LOCK
-    try:
-        options.cache_dir.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)   # one calibration per cache
-        os.write(descriptor, str(os.getpid()).encode())
-        os.close(descriptor)
-    except OSError:
+    descriptor = _calibration_lock(options.cache_dir)
+    if descriptor is None:   # another calibration runs, or the folder cannot take the lock
         return False
+    # The child holds the lock (an flock: the kernel releases it when the child ends, killed
+    # or not) and runs in the private cache folder: ``-m`` puts its working folder first on
+    # sys.path, and the user's folder may hold a numpy.py.
     command = [sys.executable, "-m", "megaguards", "calibrate", "--quiet"]
     try:
         subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True, preexec_fn=lambda: os.nice(19),
+                         start_new_session=True, preexec_fn=lambda: os.nice(19), cwd=str(options.cache_dir),
+                         pass_fds=(descriptor,),
                          env={**os.environ, "MEGAGUARDS_AUTO_CALIBRATE": "0", "MEGAGUARDS_DEVICE": "auto"})
     except OSError as error:
         log.info("could not start the background calibration: %s", error)
         return False
+    finally:
+        os.close(descriptor)
     log.info("no calibration for this machine yet: `megaguards calibrate` started in the background")
     return True

@@ -41,6 +41,12 @@ _FIELDS = {
     "unsaved_stores": set,        # DecisionStores with times to write at exit
     "listed_folders": dict,       # decisions folder -> the file names in it
 
+    # -- a C compiler that hung or did not run (backend.unusable): no loop tries it again
+    "compiler_unusable": False,
+
+    # -- the cache folder checked for this process (cachefile.usable_cache): the one in use
+    "cache_checked": None,
+
     # -- keep the faster (probe.py): CPython's runs of loop sites being timed, and until when
     # the loop sites entered meanwhile are inside one (and run in CPython too)
     "open_probes": 0,

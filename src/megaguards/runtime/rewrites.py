@@ -34,7 +34,7 @@ import time
 from types import CodeType
 
 from .. import config
-from .cachefile import cache_folder, checksum, code_stamp, private_folder, read_verified, write_verified
+from .cachefile import cache_folder, checksum, code_stamp, private_folder, read_verified, usable_cache, write_verified
 from .process import current as current_process
 
 log = logging.getLogger("megaguards")
@@ -114,6 +114,7 @@ def entry(data: bytes, filename: str, every_loop: bool) -> tuple[str, tuple]:
     """(the entry's path, what its record must hold to be used)."""
     from importlib.util import MAGIC_NUMBER
 
+    usable_cache()   # the folder is the user's own, or this process's temporary one
     which = (os.fsencode(filename), sys.implementation.cache_tag, sys.flags.optimize, every_loop)
     name = checksum(repr(which).encode())
     return (f"{cache_folder(FOLDER)}/{name}.marshal",

@@ -369,6 +369,9 @@ def first_loop_entry() -> None:
         return
     process.loop_entered = True
     from . import backend  # noqa: F401 (imported for what it imports)
+    from .cachefile import usable_cache
+
+    usable_cache()   # a folder others may write into holds no kernel this process loads
 
     if config.current().device == "auto":
         from . import warmup
