@@ -183,3 +183,48 @@ def test_the_calibration_child_runs_in_the_cache_and_holds_an_flock(tmp_path, mo
         config.configure(cache_dir=saved.cache_dir, auto_calibrate=saved.auto_calibrate)
     [options] = started
     assert options["cwd"] == str(tmp_path / "cache") and len(options["pass_fds"]) == 1
+
+
+def corrupt(cache: Path, rng, outside: Path) -> str:
+    """One random damage to one file of the cache; what it was."""
+    files = sorted(path for path in cache.rglob("*") if path.is_file() and not path.is_symlink())
+    target = rng.choice(files)
+    kind = rng.choice(["truncate", "random bytes", "flipped bit", "swapped", "link", "deleted"])
+    data = target.read_bytes()
+    if kind == "truncate":
+        target.write_bytes(data[:rng.randrange(len(data) + 1)])
+    elif kind == "random bytes":
+        start = rng.randrange(len(data) + 1)
+        target.write_bytes(data[:start] + rng.randbytes(16) + data[start + 16:])
+    elif kind == "flipped bit":
+        if data:
+            position = rng.randrange(len(data))
+            target.write_bytes(data[:position] + bytes([data[position] ^ 1 << rng.randrange(8)]) + data[position + 1:])
+    elif kind == "swapped":
+        other = rng.choice(files)
+        target.write_bytes(other.read_bytes())
+        other.write_bytes(data)
+    elif kind == "link":
+        target.unlink()
+        target.symlink_to(outside)
+    else:
+        target.unlink()
+    return f"{kind}: {target.relative_to(cache)}"
+
+
+def test_random_damage_to_the_cache_never_changes_the_output(program, tmp_path):
+    import random
+
+    base = tmp_path / "base"
+    assert run(program, base).stdout == EXPECTED
+    outside = tmp_path / "outside.txt"
+    outside.write_text("someone else's")
+    rng = random.Random(26)
+    for trial in range(12):
+        cache = tmp_path / f"cache{trial}"
+        shutil.copytree(base, cache, symlinks=True)
+        what = corrupt(cache, rng, outside)
+        result = run(program, cache)
+        assert result.stdout == EXPECTED and compiled_runs(program) == 1, (what, result.stderr[-2000:])
+        assert "Traceback" not in result.stderr and result.stderr.count("\n") <= 1, (what, result.stderr[-2000:])
+    assert outside.read_text() == "someone else's"

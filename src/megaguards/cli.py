@@ -121,14 +121,20 @@ def run(options) -> int:
         print(f"megaguards: {error}", file=sys.stderr)
         return 2
     configure_logging(configuration.log_level or "warning")
-    if not os.path.isfile(options.script):
-        print(f"megaguards: can't open file {os.path.abspath(options.script)!r}: "
+    script, shown = options.script, options.script
+    if os.path.isdir(script):   # as ``python DIR``: its __main__.py, DIR first on sys.path and as argv[0]
+        script = os.path.join(script, "__main__.py")
+        if not os.path.isfile(script):
+            print(f"megaguards: can't find '__main__' module in {os.path.abspath(shown)!r}", file=sys.stderr)
+            return 1
+    elif not os.path.isfile(script):
+        print(f"megaguards: can't open file {os.path.abspath(script)!r}: "
               f"[Errno 2] No such file or directory", file=sys.stderr)
         return 2
     atexit.register(_write_reports)
     from .runtime import warmup
 
-    warmup.start_for_script(options.script)   # CUDA starts while the script does, when it will be used
+    warmup.start_for_script(script)   # CUDA starts while the script does, when it will be used
     # Nothing else is loaded before the script: NumPy, the analyses and the device choice's
     # data come at the first loop's entry (site.first_loop_entry), so a script that enters
     # no loop starts as fast as under python.
@@ -137,12 +143,12 @@ def run(options) -> int:
     from .importhook import compile_script, run_code
 
     try:
-        code = compile_script(options.script)
+        code = compile_script(script)
     except (SyntaxError, ValueError) as error:  # as python prints it: no frames, just the error
         traceback.print_exception(type(error), error, None)
         return 1
     try:
-        run_code(code, options.script, options.arguments)
+        run_code(code, script, options.arguments, shown)
     except SystemExit:
         raise
     except KeyboardInterrupt:

@@ -104,8 +104,9 @@ def compile_script(path: str):
     return compile_rewritten(source, script)
 
 
-def run_code(code, path: str, argv: list[str]) -> None:
-    """Execute a script's rewritten code as ``__main__``, like ``python path``."""
+def run_code(code, path: str, argv: list[str], shown: str | None = None) -> None:
+    """Execute a script's rewritten code as ``__main__``, like ``python path`` (``shown``:
+    ``sys.argv[0]`` when it differs from ``path``: ``python DIR`` runs ``DIR/__main__.py``)."""
     import types
 
     import builtins
@@ -114,7 +115,7 @@ def run_code(code, path: str, argv: list[str]) -> None:
 
     script = os.path.abspath(path)
     install([os.path.dirname(script)])
-    sys.argv = [path, *argv]
+    sys.argv = [shown or path, *argv]
     sys.path[0] = os.path.dirname(script)  # as python does: the script's folder, not ours
     module = types.ModuleType("__main__")
     module.__dict__.update({"__file__": script, "__builtins__": builtins, "__cached__": None,
@@ -122,4 +123,13 @@ def run_code(code, path: str, argv: list[str]) -> None:
                             "__loader__": importlib.machinery.SourceFileLoader("__main__", script)})
     install_site_names()
     sys.modules["__main__"] = module
+    # ``python path`` runs the script's module in the first frame; here megaguards' own
+    # frames lie below it: the recursion limit grows by as many, so that the script may
+    # recurse exactly as deep as under python.
+    # Each exec() also starts an evaluation that counts: this one's, and runpy's under -m.
+    frame, below = sys._getframe(), 1
+    while frame is not None:
+        below += 1 + (frame.f_code.co_name == "_run_code" and frame.f_globals.get("__name__") == "runpy")
+        frame = frame.f_back
+    sys.setrecursionlimit(sys.getrecursionlimit() + below)
     exec(code, module.__dict__)

@@ -67,6 +67,11 @@ def never_compiles(loop: ast.For) -> bool:
     return False
 
 
+# CPython compiles at most 20 nested blocks (for, while, try, with) in one function; a site
+# adds a ``try`` beside its loop, so loops nested this deep stay as written.
+SITE_BLOCKS_LIMIT = 17
+
+
 class LoopRewriter(ast.NodeTransformer):
     def __init__(self, filename: str, register: Callable[[SiteInfo], int], every_loop: bool = False) -> None:
         self.filename = filename
@@ -74,13 +79,26 @@ class LoopRewriter(ast.NodeTransformer):
         self.every_loop = every_loop  # element loops that never compile are sites too (jit strict)
         self.scopes: list[str] = []
         self.count = 0
+        self.blocks = 0   # blocks around the node visited, in its function (SITE_BLOCKS_LIMIT)
 
     def _visit_function(self, node):
         self.scopes.append(node.name)
+        saved, self.blocks = self.blocks, 0
         try:
             return self.generic_visit(node)
         finally:
             self.scopes.pop()
+            self.blocks = saved
+
+    def _visit_block(self, node):
+        self.blocks += 1
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.blocks -= 1
+
+    visit_While = visit_AsyncFor = visit_With = visit_AsyncWith = visit_Try = _visit_block
+    visit_TryStar = _visit_block
 
     visit_FunctionDef = _visit_function
     visit_AsyncFunctionDef = _visit_function
@@ -110,8 +128,9 @@ class LoopRewriter(ast.NodeTransformer):
     visit_Call = visit_expression
 
     def visit_For(self, node: ast.For):
-        if not is_site_loop(node) or (not is_range_loop(node) and not self.every_loop and never_compiles(node)):
-            return self.generic_visit(node)
+        if not is_site_loop(node) or (not is_range_loop(node) and not self.every_loop and never_compiles(node)) \
+                or self.blocks >= SITE_BLOCKS_LIMIT:
+            return self._visit_block(node)
         info = SiteInfo(
             filename=self.filename,
             line=node.lineno,
@@ -122,7 +141,7 @@ class LoopRewriter(ast.NodeTransformer):
         )
         site_id = self.register(info)
         self.count += 1
-        fallback = self.generic_visit(copy.deepcopy(node))
+        fallback = self._visit_block(copy.deepcopy(node))
         return [_located(statement, node) for statement in _site_statements(site_id, info, fallback)]
 
     @staticmethod

@@ -6,8 +6,8 @@ What people may read (decisions, the calibration, the compiler memo) is JSON.  W
 runtime alone reads at a loop's first entry (its rendered kernel, plan and template) is a
 *record*: ``marshal``'s format, which Python decodes 3-4x faster than JSON (a 26 KB
 kernel source holds hundreds of escaped newlines): 40-60 us a file instead of 120-200 us
-in a fresh process on the development machine.  Like the compiled objects beside them,
-records are trusted: the cache folder is the user's own.
+in a fresh process on the development machine.  Records are verified like the rewrite
+cache's code objects (below): a damaged one would compile into a wrong kernel.
 
 Code that the runtime executes (the rewrite cache's code objects, ``rewrites.py``) is kept
 as a *verified record*: in a private folder (created mode 0700; one owned by someone else
@@ -62,20 +62,19 @@ def write_json(path: str | Path, data, indent: int | None = None) -> None:
     _write(path, (json.dumps(data, indent=indent) + ("\n" if indent is not None else "")).encode())
 
 
+RECORD_MAGIC = b"MGREC1"   # a record's header: the payload's length and CRC-32 follow
+
+
 def read_record(path: str):
-    """A record's data (dicts, lists, strings, numbers); OSError as ``open`` raises it,
-    ValueError for a file that is not a record (another Python's newer format included)."""
-    with open(path, "rb", buffering=0) as handle:
-        data = handle.readall()
-    try:
-        return marshal.loads(data)
-    except EOFError as error:   # a truncated record
-        raise ValueError(str(error)) from None
+    """A record's data (dicts, lists, strings, numbers): a kernel's source, a plan, checked
+    as a verified record before it is decoded (a damaged one would compile into wrong code);
+    OSError as ``open`` raises it, ValueError for a file that is not one or is damaged."""
+    return read_verified(path, RECORD_MAGIC)
 
 
 def write_record(path: str, data) -> None:
     """Raises OSError, as ``write_json``; ValueError for data marshal cannot hold."""
-    _write(path, marshal.dumps(data))
+    write_verified(path, data, RECORD_MAGIC)
 
 
 @functools.lru_cache(maxsize=1)

@@ -206,13 +206,14 @@ def openmp_environment():
             os.environ.pop(name, None)
 
 
-def python_include_flags(cache_dir: Path | None = None) -> tuple[str, ...]:
+def python_include_flags(cache_dir: Path | None = None, refresh: bool = False) -> tuple[str, ...]:
     """The C compiler's flags for Python.h.  With ``cache_dir`` the directory is remembered
     there per interpreter (its file, version and prefixes): ``sysconfig`` takes 3-5 ms to
-    set up in every process, inside the first loop's entry."""
+    set up in every process, inside the first loop's entry.  ``refresh``: ask sysconfig
+    again and remember its answer (a remembered folder that failed a compile)."""
     identity = "\0".join((_identity(sys.executable), sys.version, sys.prefix, sys.base_prefix)) \
         if sys.executable else None
-    include = _remembered(cache_dir / PYTHON_FILE, identity) if cache_dir and identity else None
+    include = _remembered(cache_dir / PYTHON_FILE, identity) if cache_dir and identity and not refresh else None
     if include is None:
         include = sysconfig.get_paths()["include"]
         if cache_dir and identity:

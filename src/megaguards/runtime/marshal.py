@@ -16,6 +16,7 @@ import functools
 from pathlib import Path
 
 from ..codegen.layout import abi_defines
+from ..errors import CompilerError, CompilerUnusable
 from .compiler import build_shared_object, load, python_include_flags
 
 
@@ -23,8 +24,14 @@ from .compiler import build_shared_object, load, python_include_flags
 def helper(cache_dir: Path, compiler: tuple[str, str]) -> ctypes.PyDLL:
     source = (Path(__file__).resolve().parent / "marshal.c").read_text()
     # The ABI's codes come from codegen/layout.py as -D flags: one definition, read by both.
-    flags = ("-O2", "-fPIC", "-shared", "-w", *abi_defines(), *python_include_flags(cache_dir))
-    path, _ = build_shared_object(source, cache_dir, compiler, flags, libraries=())
+    flags = ("-O2", "-fPIC", "-shared", "-w", *abi_defines())
+    try:
+        path, _ = build_shared_object(source, cache_dir, compiler, flags + python_include_flags(cache_dir), libraries=())
+    except CompilerUnusable:
+        raise
+    except CompilerError:   # the remembered include folder may be stale or damaged: ask sysconfig again
+        path, _ = build_shared_object(source, cache_dir, compiler,
+                                      flags + python_include_flags(cache_dir, refresh=True), libraries=())
     library = load(path, python_api=True)
     library.mg_enter.argtypes = [ctypes.py_object, ctypes.py_object] + [ctypes.c_void_p] * 6
     library.mg_enter.restype = ctypes.c_int

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from sys import getrecursionlimit, setrecursionlimit
 import time
 import warnings
 
@@ -28,6 +29,7 @@ from .process import current as current_process
 
 log = logging.getLogger("megaguards")
 MAX_SPECIALIZATIONS = 16
+SITE_FRAMES = 64   # recursion allowed to a loop site's own frames beyond the program's limit
 
 
 class SiteStats:
@@ -331,7 +333,16 @@ def dispatch(site_key, values, *, _sites=REGISTRY.table):
     if cls is not None and site.skipping and values is not None and type(values[site.skip_position]) is cls:
         next(site.skip_iterator)  # booked later (BackingOff.settle)
         return None
-    return site(values)
+    # The site's frames (binding, the device choice, the kernel's call: about a dozen) do not
+    # count against the program's recursion: no code of the program runs in them (its loop
+    # runs after this returns None), and a loop entered at the program's deepest must not
+    # raise a RecursionError CPython would not.
+    limit = getrecursionlimit()
+    setrecursionlimit(limit + SITE_FRAMES)
+    try:
+        return site(values)
+    finally:
+        setrecursionlimit(limit)
 
 
 def timed(site_key, _sites=REGISTRY.table) -> None:
