@@ -173,11 +173,21 @@ def _die_of_sigint() -> None:
 
 
 def _print_user_traceback(kind, error, trace) -> None:
-    """Print like the interpreter does, without megaguards' own frames on top."""
+    """Print like the interpreter does, without megaguards' own frames on top, nor below the
+    program's last frame (a Ctrl-C that stopped a compiled loop: it ends at the loop's line)."""
     while trace is not None and trace.tb_frame.f_code.co_filename.startswith(_PACKAGE):
         trace = trace.tb_next
+    user = [frame for frame in _frames(trace) if not frame.tb_frame.f_code.co_filename.startswith(_PACKAGE)]
+    if user:
+        user[-1].tb_next = None
     sys.stderr.flush()
     traceback.print_exception(kind, error, trace)
+
+
+def _frames(trace):
+    while trace is not None:
+        yield trace
+        trace = trace.tb_next
 
 
 def _print_explanation(show_source: bool) -> None:

@@ -45,7 +45,8 @@ class ScalarBank(enum.IntEnum):
 # The kind of an unboxed list by element class; the guard accepts lists of these only.
 LIST_KIND = {bool: ArrayKind.LIST_BOOL, int: ArrayKind.LIST_INT, float: ArrayKind.LIST_FLOAT}
 ARRAY_FIELDS = 6     # per array in the plan: kind, rank, itemsize, written, dims slot, box slot (-1: none)
-PLAN_HEADER = 2      # the plan's first fields: number of arrays, the mode slot (-1: no list boxed)
+PLAN_HEADER = 3      # the plan's first fields: number of arrays, the mode slot (-1: no list boxed), the
+                     # interrupt slot (the address of marshal.c's SIGINT flag goes there)
 # mg_enter's and mg_prologue's answers besides the kernel's flags (guards/assumptions.py's
 # MARSHAL_CODES says which assumption each one means, and its reason).
 GUARD_FAILED = -1    # a list not rectangular or homogeneous, an int beyond int64
@@ -77,6 +78,7 @@ class Layout:
     intervals_slot: int   # ints slots: mg_fast, mg_negative, then lo/hi of each hoisted loop's range
     int_slots: int
     float_slots: int
+    interrupt_slot: int   # ints slot: the address of the flag SIGINT sets (0: none), read by range loops
     boxes: dict           # list -> ints slots of the box it touches (mode 1): lo per dim, hi per dim, then
                           # the gap between the elements touched in the last dim (1: each one)
 
@@ -111,13 +113,14 @@ def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[st
                 tags[name] = next_int
                 next_int += 1
     precondition, in_place, mode, intervals = next_int, next_int + 1, next_int + 2, next_int + 3
-    boxes, next_int = {}, intervals + 2 + 2 * hoisted_loops
+    interrupt, next_int = intervals + 2 + 2 * hoisted_loops, intervals + 3 + 2 * hoisted_loops
+    boxes = {}
     for name in arrays:
         if name in boxed:
             boxes[name] = next_int
             next_int += 2 * typed.arrays[name].rank + 1
     return Layout(arrays, dims, scalars, flags, tags, precondition, shadows, in_place, mode, intervals,
-                  next_int, next_float, boxes)
+                  next_int, next_float, interrupt, boxes)
 
 
 BOX_TAGS = {scalar: tag for tag, scalar in enumerate(Scalar)}
@@ -129,7 +132,7 @@ def marshalling_plan(layout: Layout, typed: TypedLoop, written: tuple, is_list: 
     [n_arrays, mode slot or -1, then ARRAY_FIELDS per array, n_scalars, then (bank, slot)
     per scalar]."""
     boxes = layout.boxes or {}
-    plan = [len(layout.arrays) + len(layout.shadows), layout.mode_slot if boxes else -1]
+    plan = [len(layout.arrays) + len(layout.shadows), layout.mode_slot if boxes else -1, layout.interrupt_slot]
     for name, writes, listed in zip(layout.arrays, written, is_list):
         info = typed.arrays[name]
         kind = LIST_KIND[info.element.pyclass] if listed else ArrayKind.NDARRAY

@@ -51,7 +51,10 @@ MG_INLINE int mg_isnan_f32(float x) { return (mg_bits_f32(x) & 0x7fffffffu) > 0x
 #define MG_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 enum { MG_OK = 0, MG_ERR_INDEX = 1, MG_ERR_OVERFLOW = 2, MG_ERR_ZERO = 3, MG_ERR_VALUE = 4,
-       MG_ERR_TYPE = 5 };
+       MG_ERR_TYPE = 5, MG_ERR_INTERRUPT = 6 };
+/* Iterations of a range loop between two looks at the interrupt flag (Ctrl-C): the inner
+ * loop of each chunk stays free of exits, so the compiler still vectorizes it. */
+#define MG_POLL_CHUNK 65536
 
 /* Python index (negative wraps) into a dimension of n elements. */
 MG_INLINE int64_t mg_index(int64_t i, int64_t n, int *err) {

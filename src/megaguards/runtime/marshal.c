@@ -3,7 +3,7 @@
  * results back.  Compiled like the kernels (against Python's headers) and
  * loaded with ctypes.PyDLL.
  *
- * plan (int64): [n_arrays, mode_slot (-1: no list boxed), then per array: kind, rank,
+ * plan (int64): [n_arrays, mode_slot (-1: no list boxed), interrupt_slot, then per array: kind, rank,
  *                itemsize, written, dims_slot, box_slot (-1: the whole list), n_scalars, then
  *                per scalar: bank, slot]
  * A list with a box slot is unboxed only over the box of elements the loop can touch: the
@@ -13,6 +13,7 @@
  * assumption that does not hold (guards/assumptions.py's MARSHAL_CODES gives its reason). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,37 @@ typedef struct { PyObject_HEAD char *data; int nd; Py_ssize_t *dimensions; Py_ss
 
 typedef int (*mg_kernel_fn)(char **, int64_t *, double *);
 static double mg_empty[2];
+
+/* Ctrl-C during a compiled loop: the kernels' range loops read this flag every
+ * MG_POLL_CHUNK iterations (its address in the interrupt slot) and stop with
+ * MG_ERR_INTERRUPT; Python's own handler, called too, then raises KeyboardInterrupt. */
+static volatile int mg_interrupted;
+static struct sigaction mg_python_handler;
+
+static void mg_on_sigint(int number, siginfo_t *info, void *context) {
+    mg_interrupted = 1;
+    if (mg_python_handler.sa_flags & SA_SIGINFO) {
+        if (mg_python_handler.sa_sigaction) mg_python_handler.sa_sigaction(number, info, context);
+    } else if (mg_python_handler.sa_handler != SIG_DFL && mg_python_handler.sa_handler != SIG_IGN) {
+        mg_python_handler.sa_handler(number);
+    }
+}
+
+/* Put mg_on_sigint before the SIGINT handler in place (Python's), once; 0 if it was
+ * put, 1 if SIGINT is not handled (ignored, or the default: the process just ends). */
+int mg_watch_interrupts(void) {
+    struct sigaction current, ours;
+    if (sigaction(SIGINT, NULL, &current) != 0) return 1;
+    if (current.sa_flags & SA_SIGINFO ? current.sa_sigaction == mg_on_sigint : 0) return 0;
+    if (!(current.sa_flags & SA_SIGINFO) && (current.sa_handler == SIG_DFL || current.sa_handler == SIG_IGN))
+        return 1;
+    mg_python_handler = current;
+    memset(&ours, 0, sizeof ours);
+    ours.sa_sigaction = mg_on_sigint;
+    ours.sa_flags = SA_SIGINFO | (current.sa_flags & SA_ONSTACK);
+    sigemptyset(&ours.sa_mask);
+    return sigaction(SIGINT, &ours, NULL) != 0;
+}
 
 static int element_size(int kind) { return kind == KIND_BOOL ? 1 : 8; }
 
@@ -373,6 +405,8 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
              int64_t *ints, double *floats, double *seconds, mg_snapshot *snapshots) {
     double started = now(), middle;
     int64_t n_arrays = plan[0], mode_slot = plan[1];
+    mg_interrupted = 0;   /* an earlier Ctrl-C was Python's to handle, and it did */
+    ints[plan[2]] = (int64_t)(intptr_t)&mg_interrupted;
     const int64_t *entry = plan + MG_PLAN_HEADER;
     char *pointers[MAX_ARRAYS] = {0};
     char *owned[MAX_ARRAYS] = {0};

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import threading
 from pathlib import Path
 
 from ..codegen.layout import abi_defines
@@ -37,6 +38,10 @@ def helper(cache_dir: Path, compiler: tuple[str, str]) -> ctypes.PyDLL:
     library.mg_enter.restype = ctypes.c_int
     library.mg_prologue.argtypes = [ctypes.py_object, ctypes.py_object] + [ctypes.c_void_p] * 4
     library.mg_prologue.restype = ctypes.c_int
+    library.mg_watch_interrupts.argtypes = []
+    library.mg_watch_interrupts.restype = ctypes.c_int
+    if threading.current_thread() is threading.main_thread():   # signals are the main thread's to set
+        library.mg_watch_interrupts()
     library.mg_release.argtypes = [ctypes.c_void_p, ctypes.c_int64]
     library.mg_release.restype = None
     library.mg_snapshot_bytes.argtypes = []

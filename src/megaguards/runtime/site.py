@@ -23,7 +23,7 @@ from ..errors import CompilationError, GuardFailure, Unsupported, compilation_er
 from ..frontend.siteinfo import (EXPRESSION_FUNCTION, NEXT_NAME, PROBING_NAME, SITE_FUNCTION, SKIPS_NAME,
                                  TIMED_FUNCTION, UNSET_NAME, ExpressionInfo, SiteInfo)
 from .backoff import NO_SKIPS, BackingOff
-from .executable import UNSET, Raised, Ran, Rejected
+from .executable import INTERRUPTED, UNSET, Raised, Ran, Rejected
 from .probe import LoopSpeeds, clock, inside_probe
 from .process import current as current_process
 
@@ -203,6 +203,8 @@ class Site(Reporting):
                 self.succeeded()
             return outcome.values
         if type(outcome) is Raised:
+            if outcome.flag == INTERRUPTED:   # Python raises its KeyboardInterrupt at once
+                return self.fallback(f"runtime flag: {outcome.reason}")
             self.failed(binding.key, "flag", f"runtime flag: {outcome.reason}")
             return self.fallback(f"runtime flag: {outcome.reason}")
         return self.fallback(f"declined: {outcome.why}")
@@ -341,6 +343,8 @@ def dispatch(site_key, values, *, _sites=REGISTRY.table):
     setrecursionlimit(limit + SITE_FRAMES)
     try:
         return site(values)
+    except KeyboardInterrupt as interrupt:   # Ctrl-C stopped the compiled loop: raised at its line
+        raise interrupt.with_traceback(None) from None
     finally:
         setrecursionlimit(limit)
 

@@ -63,3 +63,6 @@ class Target:
     # loop the parallel plan chose; None: every loop stays sequential.
     parallel_loop: Callable | None = None
     parallel_headers: str = ""   # put before the prelude when the kernel has parallel loops
+    # Range loops look at the interrupt flag (``*mg_stop``, SIGINT) every MG_POLL_CHUNK
+    # iterations; the GPU's code cannot read the host's flag.
+    polls_interrupts: bool = False

@@ -26,6 +26,11 @@ def write_cpu_kernel(renderer) -> RenderedKernel:
     emit = renderer.emit
     emit(0, f"{renderer.target.kernel_prefix} {renderer.entry}(char **mg_arrays, int64_t *mg_ints, double *mg_floats) {{")
     emit(1, "int mg_err = 0;")
+    # The flag a SIGINT sets (marshal.c; none when the banks were filled from Python).
+    emit(1, "static volatile int mg_no_stop = 0;")
+    emit(1, "uint64_t mg_ticks = 0;  /* while loops' iterations, for the flag's reads */")
+    emit(1, f"volatile int *const mg_stop = mg_ints[{layout.interrupt_slot}] ? "
+            f"(volatile int *)(intptr_t)mg_ints[{layout.interrupt_slot}] : &mg_no_stop;")
     renderer.declare_arrays()
     _declare_scalars(renderer)
     emit(1, "int mg_fast = 1; int64_t mg_failed = -1;")
@@ -165,6 +170,7 @@ C = Target(
     write_kernel=write_cpu_kernel,
     error_exit=("goto mg_exit;",),
     continue_outside_loops="continue;",   # every continue of a C kernel sits in a C loop
+    polls_interrupts=True,
     prelude=PRELUDE,
     float_arithmetic=FLOAT_ARITHMETIC,
     float_helpers=FLOAT_HELPERS,
