@@ -89,11 +89,14 @@ def start() -> None:
 
 
 def _bring_up() -> None:
+    # CuPy (and NumPy under it) only: no module of megaguards' back end, which the main
+    # thread may be importing meanwhile (two threads importing the same modules in another
+    # order get each other's half-initialized modules: "partially initialized module
+    # 'numpy' has no attribute 'ndarray'").
     try:
-        from . import cuda
+        import cupy
 
-        cupy = cuda.cupy_module()
-        if cupy is not None:
+        if cupy.cuda.runtime.getDeviceCount() > 0:
             cupy.cuda.runtime.free(0)   # creates the device's primary context
     except Exception as error:  # the first loop that needs CUDA reports it properly
         log.debug("CUDA warm-up failed: %s: %s", type(error).__name__, error)
