@@ -122,8 +122,9 @@ class ExpressionSite(Reporting):
                 return len(value).bit_length()
             except OverflowError:
                 return -1
-        numpy = sys.modules.get("numpy")   # not imported: no value is an array
-        if numpy is not None and cls is numpy.ndarray and value.ndim:
+        # NumPy not imported (or still being imported, by CUDA's warm-up thread): no value is an array.
+        ndarray = getattr(sys.modules.get("numpy"), "ndarray", None)
+        if ndarray is not None and cls is ndarray and value.ndim:
             return value.shape[0].bit_length()
         return -1
 

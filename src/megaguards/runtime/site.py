@@ -383,14 +383,18 @@ def first_loop_entry() -> None:
     if process.loop_entered:
         return
     process.loop_entered = True
+    from . import warmup
+
+    # Not while the CUDA warm-up thread imports CuPy: two threads importing overlapping
+    # modules can meet each other's half-initialized ones (the script's set-up before its
+    # first loop still overlaps it).
+    warmup.wait()
     from . import backend  # noqa: F401 (imported for what it imports)
     from .cachefile import usable_cache
 
     usable_cache()   # a folder others may write into holds no kernel this process loads
 
     if config.current().device == "auto":
-        from . import warmup
-
         try:
             warmup.load_selection_data()
         except Exception as error:  # read again where it is needed, and reported there
