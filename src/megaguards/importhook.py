@@ -126,10 +126,12 @@ def run_code(code, path: str, argv: list[str], shown: str | None = None) -> None
     # ``python path`` runs the script's module in the first frame; here megaguards' own
     # frames lie below it: the recursion limit grows by as many, so that the script may
     # recurse exactly as deep as under python.
-    # Each exec() also starts an evaluation that counts: this one's, and runpy's under -m.
-    frame, below = sys._getframe(), 1
+    # Before 3.12 each exec() also starts an evaluation that counts: this one's, and
+    # runpy's under -m.
+    counts_exec = sys.version_info < (3, 12)
+    frame, below = sys._getframe(), int(counts_exec)
     while frame is not None:
-        below += 1 + (frame.f_code.co_name == "_run_code" and frame.f_globals.get("__name__") == "runpy")
+        below += 1 + (counts_exec and frame.f_code.co_name == "_run_code" and frame.f_globals.get("__name__") == "runpy")
         frame = frame.f_back
     sys.setrecursionlimit(sys.getrecursionlimit() + below)
     exec(code, module.__dict__)

@@ -98,7 +98,8 @@ class ExpressionSite(Reporting):
             # expression as written sees an unbound *free* variable (a NameError).
             name = getattr(error, "name", None)
             user_frame = sys._getframe(2)  # 1 is dispatch()
-            if type(error) is NameError and name in user_frame.f_code.co_cellvars:
+            if type(error) is NameError and name in user_frame.f_code.co_cellvars \
+                    and runs_inlined(self.info.expression):
                 raise UnboundLocalError(f"cannot access local variable '{name}' where it is not "
                                         "associated with a value") from None
             raise
@@ -220,6 +221,15 @@ class ExpressionSite(Reporting):
             for stage, seconds in site.seconds().items():
                 total[stage] += seconds
         return total
+
+
+def runs_inlined(expression) -> bool:
+    """Does CPython 3.12+ run this expression's comprehension in its function's frame (PEP
+    709: list, set and dict comprehensions; a generator expression keeps its own)?"""
+    import ast
+
+    inner = expression.args[0] if isinstance(expression, ast.Call) and expression.args else expression
+    return isinstance(inner, (ast.ListComp, ast.SetComp, ast.DictComp))
 
 
 def elements(size_class: int) -> str:
