@@ -108,8 +108,12 @@ def _remember(target: Path, identity: str, value: str) -> None:
 
 
 def cache_key(source: str, compiler: tuple[str, str], flags: tuple[str, ...]) -> str:
+    """The compiled object's name: its source, compiler (command and version), flags and the
+    machine's architecture (a home folder shared by an x86-64 and an Arm machine)."""
+    import platform
+
     digest = hashlib.sha256()
-    for part in (source, *compiler, *flags):
+    for part in (source, *compiler, *flags, platform.machine()):
         digest.update(part.encode())
         digest.update(b"\0")
     return digest.hexdigest()[:32]

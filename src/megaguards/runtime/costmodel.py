@@ -162,8 +162,12 @@ LOCK = "calibration.lock"   # in the cache folder: flock'ed by the calibration r
 
 
 def _calibration_lock(folder: Path) -> int | None:
-    """A descriptor holding the calibration lock of ``folder`` (None: held elsewhere)."""
-    import fcntl
+    """A descriptor holding the calibration lock of ``folder`` (None: held elsewhere, or no
+    ``flock`` on this system: then no background calibration)."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
 
     try:
         make_folder(folder)
