@@ -212,19 +212,24 @@ def corrupt(cache: Path, rng, outside: Path) -> str:
     return f"{kind}: {target.relative_to(cache)}"
 
 
-def test_random_damage_to_the_cache_never_changes_the_output(program, tmp_path):
+@pytest.mark.parametrize("trials, seed", [
+    (12, 26),
+    pytest.param(100, 2026, marks=pytest.mark.fuzz),   # the 100 (pytest -m fuzz: about 2 minutes)
+])
+def test_random_damage_to_the_cache_never_changes_the_output(program, tmp_path, trials, seed):
     import random
 
     base = tmp_path / "base"
     assert run(program, base).stdout == EXPECTED
     outside = tmp_path / "outside.txt"
     outside.write_text("someone else's")
-    rng = random.Random(26)
-    for trial in range(12):
+    rng = random.Random(seed)
+    for trial in range(trials):
         cache = tmp_path / f"cache{trial}"
         shutil.copytree(base, cache, symlinks=True)
         what = corrupt(cache, rng, outside)
         result = run(program, cache)
         assert result.stdout == EXPECTED and compiled_runs(program) == 1, (what, result.stderr[-2000:])
         assert "Traceback" not in result.stderr and result.stderr.count("\n") <= 1, (what, result.stderr[-2000:])
+        shutil.rmtree(cache)
     assert outside.read_text() == "someone else's"
