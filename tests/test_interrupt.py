@@ -55,3 +55,30 @@ def test_ctrl_c_stops_a_compiled_loop_at_once(tmp_path, device):
     lines = err.strip().splitlines()
     assert lines[-1] == "KeyboardInterrupt" and lines[-2].strip() == "for i in range(n):", err
     assert "megaguards" not in err
+
+
+def test_a_kernel_writing_numpy_arrays_in_place_is_not_stopped_midway():
+    """Stopped midway, a NumPy array written in place would be half-written; a program whose
+    SIGINT handler does not raise would then run the loop again over it in CPython."""
+    import numpy
+
+    import megaguards
+    from megaguards.runtime.site import REGISTRY
+
+    def add_one(a, out):
+        for i in range(len(a)):
+            out[i] = a[i] + 1.0
+
+    def add_one_to_list(a, out):
+        for i in range(len(a)):
+            out[i] = a[i] + 1.0
+
+    sources = {}
+    for function, values in ((add_one, numpy.zeros(4)), (add_one_to_list, [0.0] * 4)):
+        fast = megaguards.jit(function)
+        fast(values, values.copy() if hasattr(values, "copy") else list(values))
+        [site] = [site for site in REGISTRY.sites if site.id in fast.__megaguards_sites__]
+        [compiled] = site.compiled
+        sources[function.__name__] = getattr(compiled, "cpu", compiled).explanation.source
+    assert "*mg_stop" not in sources["add_one"]
+    assert "*mg_stop" in sources["add_one_to_list"]

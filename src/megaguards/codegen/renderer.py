@@ -38,6 +38,10 @@ class Renderer:
         self.flags_outside_checks = False  # e.g. an int reduction's merge can overflow
         self.loop_depth = 0     # loops entered inside the code being rendered
         self.breaks: list[str] = []   # how a ``break`` leaves each enclosing loop, innermost last
+        # Ctrl-C stops the kernel (the target's flag reads) unless it may write NumPy arrays in
+        # place: stopped midway, a program whose SIGINT handler does not raise would run the
+        # loop again in CPython over half-written arrays (lists and shadows commit nothing).
+        self.polls_interrupts = target.polls_interrupts and not layout.shadows
         self.facts = facts if facts is not None and not facts.empty else None
         self.fast = False  # rendering a copy that relies on the hoisted checks: "direct" or "wrap"
         self.layout = layout
@@ -181,7 +185,7 @@ class Renderer:
         # one level (in chunks, so that it still vectorizes); an innermost loop of a nest is
         # left as it is (its per-entry chunking cost mm 12%).
         holds_loops = any(isinstance(child, (ir.For, ir.While)) for child in ir.walk(node) if child is not node)
-        chunked = self.target.polls_interrupts and not holds_loops and self.loop_depth == 0
+        chunked = self.polls_interrupts and not holds_loops and self.loop_depth == 0
         if chunked:   # chunks of MG_POLL_CHUNK iterations, the flag read before each
             self.emit(depth + 1, f"for (uint64_t {label}_chunk = 0; {label}_chunk < {label}_trips; "
                                  f"{label}_chunk += MG_POLL_CHUNK) {{")
@@ -210,7 +214,7 @@ class Renderer:
     def poll(self, depth: int, every_time: bool = True) -> None:
         """Leave with MG_ERR_INTERRUPT once SIGINT set the flag (Ctrl-C): at each chunk of a
         range loop, or (``every_time`` False: a while loop) every MG_POLL_CHUNK iterations."""
-        if not self.target.polls_interrupts:
+        if not self.polls_interrupts:
             return
         if every_time:
             self.emit(depth, "if (MG_UNLIKELY(*mg_stop)) {")

@@ -117,11 +117,12 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
     emit(region, f"for (int64_t {label}_k = 0; {label}_k < {label}_trips; {label}_k++) {{")
     body = region + 1
     emit(body, f"if ({label}_error) continue;")
-    emit(body, "if (MG_UNLIKELY(*mg_stop)) {   /* Ctrl-C: every thread stops at its next iteration */")
-    emit(body + 1, "#pragma omp atomic write")
-    emit(body + 1, f"{label}_error = MG_ERR_INTERRUPT;")
-    emit(body + 1, "continue;")
-    emit(body, "}")
+    if renderer.polls_interrupts:
+        emit(body, "if (MG_UNLIKELY(*mg_stop)) {   /* Ctrl-C: every thread stops at its next iteration */")
+        emit(body + 1, "#pragma omp atomic write")
+        emit(body + 1, f"{label}_error = MG_ERR_INTERRUPT;")
+        emit(body + 1, "continue;")
+        emit(body, "}")
     emit(body, f"{c_name(node.var)} = {label}_start + {label}_k * {label}_step;")
     renderer.region_block(ParallelRegion(label, variables), node.body, body)
     emit(body, f"{label}_next: ;")
