@@ -158,12 +158,19 @@ class BackingOff:
         self.skip_class = None
         self.skipping = self.booked = 0
 
+    def slower_speeds(self) -> list[tuple[str, Speed]]:
+        """(the size, its Speed) of each size measured slower compiled (keep the faster)."""
+        return []
+
     def backoff_records(self) -> list[dict]:
-        return [record.as_record() for record in (self.failures or {}).values()]
+        return [record.as_record() for record in (self.failures or {}).values()] + [
+            {"cause": "slower", "reason": speed.describe(size), "failures": speed.slower, "retry_at": None}
+            for size, speed in self.slower_speeds()]
 
     def backoff_reasons(self) -> list[str]:
         """What ``explain`` prints (a disabled site says "not compiled: ..." already)."""
-        return [record.describe() for record in (self.failures or {}).values() if record.cause != "disabled"]
+        return [record.describe() for record in (self.failures or {}).values() if record.cause != "disabled"] + [
+            f"backing off (slower): {speed.describe(size)}" for size, speed in self.slower_speeds()]
 
 
 # -- keep the faster ------------------------------------------------------------------------

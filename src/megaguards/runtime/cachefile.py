@@ -109,8 +109,17 @@ def private_folder(folder: str) -> bool:
         status = os.lstat(folder)
     except OSError:
         return False
-    return (stat.S_ISDIR(status.st_mode) and not status.st_mode & 0o022
-            and (not hasattr(os, "getuid") or status.st_uid == os.getuid()))
+    return stat.S_ISDIR(status.st_mode) and not_private(status) is None
+
+
+def not_private(status: os.stat_result) -> str | None:
+    """Why a file or folder with this status is not the user's alone (None: it is): owned by
+    someone else, or writable by others, it could hold what someone planted."""
+    if hasattr(os, "getuid") and status.st_uid != os.getuid():
+        return "another user owns it"
+    if status.st_mode & 0o022:
+        return "others may write into it"
+    return None
 
 
 def read_verified(path: str, magic: bytes):
@@ -124,8 +133,7 @@ def read_verified(path: str, magic: bytes):
             raise ValueError(f"{path} is a symbolic link") from None
         raise
     with open(descriptor, "rb", buffering=0) as handle:
-        status = os.fstat(descriptor)
-        if status.st_mode & 0o022 or (hasattr(os, "getuid") and status.st_uid != os.getuid()):
+        if not_private(os.fstat(descriptor)) is not None:
             raise ValueError(f"{path} is not private")
         data = handle.readall()
     start = len(magic) + 12
@@ -143,12 +151,13 @@ def write_verified(path: str, data, magic: bytes) -> None:
     (``magic``, the payload's length and CRC-32, the payload), atomically; OSError and
     ValueError as ``write_record``."""
     payload = marshal.dumps(data)
-    _write(path, magic + len(payload).to_bytes(8, "little") + zlib.crc32(payload).to_bytes(4, "little") + payload,
-           mode=0o600)
-def _write(path: str | Path, content: bytes, mode: int | None = None) -> None:
+    _write(path, magic + len(payload).to_bytes(8, "little") + zlib.crc32(payload).to_bytes(4, "little") + payload)
+
+
+def _write(path: str | Path, content: bytes) -> None:
     """Write ``content`` whole to ``path`` (mode 0600): a fresh file (``mkstemp``: ``O_EXCL``,
     so no file or link someone planted is opened) renamed over ``path`` (a link there is
-    replaced, not followed).  ``mode`` is accepted for the callers' clarity: always 0600."""
+    replaced, not followed)."""
     write_new(Path(path), lambda handle: handle.write(content))
 
 
@@ -237,10 +246,9 @@ def fit_for_cache(folder: Path) -> str | None:
         return f"it cannot be created ({error.strerror})"
     if not stat.S_ISDIR(status.st_mode):
         return "it is not a folder"
-    if hasattr(os, "getuid") and status.st_uid != os.getuid():
-        return "another user owns it"
-    if status.st_mode & 0o022:
-        return "others may write into it"
+    why = not_private(status)
+    if why is not None:
+        return why
     if not tagged(folder):
         try:   # a folder holding nothing but megaguards' entries (an older cache) is tagged now
             if all(name in FOLDERS or name in FILES or name.startswith(".") for name in os.listdir(folder)):

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from .. import config
 from ..errors import CompilerError, CompilerUnusable
-from .cachefile import make_folder, read_json, read_verified, write_json, write_new, write_verified
+from .cachefile import make_folder, not_private, read_json, read_verified, write_json, write_new, write_verified
 
 log = logging.getLogger("megaguards")
 
@@ -162,8 +162,7 @@ def verified(target: Path) -> bool:
     except OSError:
         return False
     try:
-        if not stat.S_ISREG(status.st_mode) or status.st_mode & 0o022 or \
-                (hasattr(os, "getuid") and status.st_uid != os.getuid()):
+        if not stat.S_ISREG(status.st_mode) or not_private(status) is not None:
             raise ValueError("not a private regular file")
         expected = read_verified(f"{target}.digest", DIGEST_MAGIC)
         if hashlib.sha256(target.read_bytes()).hexdigest() != expected:
@@ -172,7 +171,8 @@ def verified(target: Path) -> bool:
         log.debug("cached object %s not loaded (%s): built again", target.name, error)
         for path in (target, Path(f"{target}.digest")):   # ours: the folder is private (a link is replaced)
             with contextlib.suppress(OSError):
-                if not os.path.islink(path) and (not hasattr(os, "getuid") or os.lstat(path).st_uid == os.getuid()):
+                status = os.lstat(path)
+                if not stat.S_ISLNK(status.st_mode) and (not hasattr(os, "getuid") or status.st_uid == os.getuid()):
                     os.unlink(path)
         return False
     return True

@@ -172,14 +172,8 @@ class ExpressionSite(Reporting):
         return value
 
     # what the report and ``explain`` read ------------------------------------------------
-    def backoff_records(self) -> list[dict]:
-        return super().backoff_records() + [
-            {"cause": "slower", "reason": speed.describe(elements(size)), "failures": speed.slower, "retry_at": None}
-            for size, speed in sorted(self.speeds.items()) if speed.slower]
-
-    def backoff_reasons(self) -> list[str]:
-        return super().backoff_reasons() + [f"backing off (slower): {speed.describe(elements(size))}"
-                                            for size, speed in sorted(self.speeds.items()) if speed.slower]
+    def slower_speeds(self) -> list[tuple[str, Speed]]:
+        return [(elements(size), speed) for size, speed in sorted(self.speeds.items()) if speed.slower]
 
     @property
     def specializations(self) -> dict:

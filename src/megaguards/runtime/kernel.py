@@ -101,7 +101,7 @@ class Specialization:
         return {"unbox": self.seconds[0], "execute": self.seconds[1], "writeback": self.seconds[2]}
 
     @property
-    def elements(self) -> tuple[float, float]:
+    def elements(self) -> tuple[float, float, float]:
         """(list elements unboxed, elements those lists held, elements a snapshot spared
         unboxing) over this kernel's entries."""
         return self.seconds[3], self.seconds[4], self.seconds[5]

@@ -14,7 +14,7 @@ CPython's run of a loop is timed by the rewritten code: after the original loop 
 probe is under way) says so.  A probe that never ends (the loop raised or returned) is
 abandoned at the site's next entry; a site that abandons ``MAX_ABANDONED`` stops probing.
 A site that has met one size only backs off in the cheapest way (``BackingOff.skipping``:
-the next entries are answered by ``dispatch`` without reading their size)."""
+the rewritten code skips the next entries without reading their size)."""
 from __future__ import annotations
 
 import builtins
@@ -102,5 +102,5 @@ class LoopSpeeds:
         if not process.open_probes:
             setattr(builtins, PROBING_NAME, False)
 
-    def slower_records(self) -> list[tuple[str, Speed]]:
+    def slower_speeds(self) -> list[tuple[str, Speed]]:
         return [(f"size {size}", speed) for size, speed in self.by_size.items() if speed.slower]

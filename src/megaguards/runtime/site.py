@@ -85,7 +85,7 @@ class Site(Reporting):
         self.speeds: LoopSpeeds | None = None   # once it compiled: keep the faster (runtime/probe.py)
 
     def __call__(self, values):
-        # An entry backing off never gets here: dispatch() (below) answers it.
+        # An entry backing off never gets here: the rewritten code or dispatch() (below) skips it.
         if self.booked != self.skipping:
             self.settle()
         self.stats.entries += 1
@@ -97,7 +97,8 @@ class Site(Reporting):
         if values is None:  # CPython raises the NameError: not ours to report
             return self.fallback("a name the loop reads is unbound before the loop")
         speeds = self.speeds
-        if speeds is not None and speeds.wants_cpython(speeds.size(values)):
+        size = speeds.size(values) if speeds is not None else None
+        if speeds is not None and speeds.wants_cpython(size):
             self.stats.fallback_runs += 1
             return None
         if inside_probe():   # CPython's run of an enclosing loop is being timed
@@ -107,7 +108,7 @@ class Site(Reporting):
             started, compiled_before = clock(), self.stats.compiled_runs
             result = self.enter(values)
             if self.stats.compiled_runs != compiled_before and self.backs_off and not self.strict:
-                self.timed_compiled(values, clock() - started)
+                self.timed_compiled(values, size, clock() - started)
             return result
         except CompilationError:
             raise
@@ -116,9 +117,10 @@ class Site(Reporting):
             self.disabled = f"internal error in megaguards: {type(error).__name__}: {error}"
             return self.cannot_compile(self.disabled)
 
-    def timed_compiled(self, values: tuple, seconds: float) -> None:
-        """A compiled entry took ``seconds``: where CPython's run of its size was measured
-        faster, back off (one size met: the cheapest way, by ``skipping``)."""
+    def timed_compiled(self, values: tuple, size: tuple | None, seconds: float) -> None:
+        """A compiled entry (of ``size``; None: not read yet) took ``seconds``: where CPython's
+        run of its size was measured faster, back off (one size met: the cheapest way, by
+        ``skipping``)."""
         speeds = self.speeds
         if speeds is None:
             from ..analysis.features import trip_count_names
@@ -128,21 +130,14 @@ class Site(Reporting):
             live_ins = self.info.live_ins
             speeds = self.speeds = LoopSpeeds(tuple(p for p, name in enumerate(live_ins) if name in arrays),
                                               tuple(p for p, name in enumerate(live_ins) if name in trips))
-        speed = speeds.compiled(speeds.size(values), seconds)
+        speed = speeds.compiled(speeds.size(values) if size is None else size, seconds)
         if speed is not None and speed.countdown and not speeds.mixed:
             self.skip_class = None
             self.skipping = self.booked = speed.countdown
             speed.countdown = 0
 
-    def backoff_records(self) -> list[dict]:
-        slower = self.speeds.slower_records() if self.speeds is not None else []
-        return super().backoff_records() + [
-            {"cause": "slower", "reason": speed.describe(size), "failures": speed.slower, "retry_at": None}
-            for size, speed in slower]
-
-    def backoff_reasons(self) -> list[str]:
-        slower = self.speeds.slower_records() if self.speeds is not None else []
-        return super().backoff_reasons() + [f"backing off (slower): {speed.describe(size)}" for size, speed in slower]
+    def slower_speeds(self) -> list:
+        return self.speeds.slower_speeds() if self.speeds is not None else []
 
     def cannot_compile(self, reason: str, location: tuple = (0, 0)):
         """Fall back for a reason the loop cannot be compiled (not a runtime flag): under
@@ -203,9 +198,8 @@ class Site(Reporting):
                 self.succeeded()
             return outcome.values
         if type(outcome) is Raised:
-            if outcome.flag == INTERRUPTED:   # Python raises its KeyboardInterrupt at once
-                return self.fallback(f"runtime flag: {outcome.reason}")
-            self.failed(binding.key, "flag", f"runtime flag: {outcome.reason}")
+            if outcome.flag != INTERRUPTED:   # Ctrl-C: Python raises its KeyboardInterrupt at once
+                self.failed(binding.key, "flag", f"runtime flag: {outcome.reason}")
             return self.fallback(f"runtime flag: {outcome.reason}")
         return self.fallback(f"declined: {outcome.why}")
 
