@@ -109,7 +109,7 @@ def main() -> int:
     options = parser.parse_args()
     import cupy
 
-    config.configure(device="gpu", strict=False)
+    config.configure(device="gpu", reassociate=True)
     rng = numpy.random.default_rng(3)
     rows = []
     # 1. mm, NumPy inputs: megaguards vs hand-written CUDA with the same copies, vs numba.cuda

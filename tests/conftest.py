@@ -20,14 +20,14 @@ def kernel_cache(tmp_path_factory):
     """Compiled kernels go to a per-session folder, shared by tests and subprocesses.
 
     Tests run parallel loops even when tiny (no work threshold), so the OpenMP code is
-    exercised, and in strict mode, so float reductions stay bit-identical to CPython
-    (tests of the reassociating mode turn it off explicitly).  ``auto`` keeps the CPU's
+    exercised, with the default exact float reductions (tests of MEGAGUARDS_REASSOCIATE
+    turn it on explicitly).  ``auto`` keeps the CPU's
     parallel kernel on all cores (no device prediction, no background calibration):
     tests of the device choice set ``select`` themselves (tests/test_selection.py)."""
     folder = tmp_path_factory.mktemp("kernel-cache")
-    os.environ.update(MEGAGUARDS_CACHE_DIR=str(folder), MEGAGUARDS_PARALLEL_WORK="0", MEGAGUARDS_STRICT="1",
+    os.environ.update(MEGAGUARDS_CACHE_DIR=str(folder), MEGAGUARDS_PARALLEL_WORK="0",
                       MEGAGUARDS_SELECT="cpu", MEGAGUARDS_AUTO_CALIBRATE="0")
-    config.configure(cache_dir=folder, parallel_work=0, strict=True, select="cpu", auto_calibrate=False)
+    config.configure(cache_dir=folder, parallel_work=0, select="cpu", auto_calibrate=False)
     return folder
 
 

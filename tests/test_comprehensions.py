@@ -191,7 +191,7 @@ def test_sum_corner_cases():
     assert_same_as_cpython(nothing_selected, 5, compiled=FLOAT_SUM)
 
 
-def test_float_sum_is_sequential_when_strict():
+def test_float_sum_is_exact_by_default():
     def total(xs):
         return sum(x for x in xs)
     values = [1e16, 1.0, -1e16, 1.0] * 1000

@@ -132,12 +132,12 @@ def test_float_sum(emulator):
         for i in range(len(a)):
             s += a[i]
         return s
-    saved = config.current().strict
-    config.configure(strict=False)   # strict keeps float sums sequential (order); here it cannot matter:
+    saved = config.current().reassociate
+    config.configure(reassociate=True)   # exact float sums stay off the GPU; here order cannot matter:
     try:                             # multiples of 1/4, small, sum exactly in any order
         on_gpu(emulator, total, lambda: (numpy.arange(N, dtype=numpy.float64) / 4.0,))
     finally:
-        config.configure(strict=saved)
+        config.configure(reassociate=saved)
 
 
 def test_live_outs_of_the_last_iteration(emulator):

@@ -79,7 +79,7 @@ def test_cpython_interpreter_and_kernel_agree(function, arguments):
         assert compiled, "no compiled run was compared"
 
 
-# float_math stays off the GPU under strict (CUDA's exp is not glibc's).
+# float_math stays off the GPU by default (CUDA's exp is not glibc's).
 GPU_CASES = [CASES[0], CASES[1], CASES[2], CASES[4], CASES[7]]
 
 

@@ -2,6 +2,8 @@
 the results of the OpenMP code against CPython (tests force parallel execution
 even for tiny loops; see conftest)."""
 import math
+import subprocess
+import sys
 
 import numpy
 import pytest
@@ -9,7 +11,7 @@ import pytest
 import megaguards
 from megaguards import config
 
-from conftest import assert_same_as_cpython, site_for, sites_of
+from conftest import assert_same_as_cpython, run_megaguards, site_for, sites_of
 from megaguards.runtime.site import REGISTRY
 
 
@@ -294,7 +296,7 @@ def test_int_max_and_min_reductions_of_one_sign_on_several_threads(function, sig
     assert (depth, backend) == (1, "c-omp"), reasons
 
 
-def test_float_sum_reassociates_only_outside_strict_mode():
+def test_float_sum_reassociates_only_when_asked():
     def total(a):
         s = 0.0
         for i in range(len(a)):
@@ -302,17 +304,20 @@ def test_float_sum_reassociates_only_outside_strict_mode():
         return s
     values = [0.1 * k for k in range(1000)]
     try:
-        config.configure(strict=False)
+        config.configure(reassociate=True)
         fast = megaguards.jit(total)
         assert fast(values) == pytest.approx(total(values), rel=1e-12)
         loop = site_for(fast)[-1]
         assert loop["parallel_depth"] == 1
         assert any("reduction on 's' (float, reassociated)" in r for r in loop["reasons"])
     finally:
-        config.configure(strict=True)
-    strict = megaguards.jit(total)
-    assert strict(values) == total(values)
-    assert site_for(strict)[-1]["parallel_depth"] == 0
+        config.configure(reassociate=False)
+    exact = megaguards.jit(total)
+    assert exact(values) == total(values)
+    assert site_for(exact)[-1]["parallel_depth"] == 0
+    asked = megaguards.jit(reassociate=True)(total)
+    assert asked(values) == pytest.approx(total(values), rel=1e-12)
+    assert site_for(asked)[-1]["parallel_depth"] == 1
 
 
 def test_error_in_a_parallel_iteration_gives_cpython_behaviour():
@@ -341,13 +346,13 @@ def test_few_long_iterations_go_parallel_by_their_inner_trip_counts_at_entry():
     assert settle(values, 4, 3) == 1.0
     saved = config.current()
     try:
-        config.configure(strict=False, parallel_work=20000, threads=2)
+        config.configure(reassociate=True, parallel_work=20000, threads=2)
         fast = megaguards.jit(settle)
         assert fast(values, 4, 3) == 1.0            # 4 short iterations: one thread, Python's order
         assert fast(values, 4, 100000) == 0.0       # 4 long ones: two threads (the documented exception)
         assert site_for(fast)[-1]["compiled_runs"] == 2
     finally:
-        config.configure(strict=saved.strict, parallel_work=saved.parallel_work, threads=saved.threads)
+        config.configure(reassociate=saved.reassociate, parallel_work=saved.parallel_work, threads=saved.threads)
 
 
 def test_body_weight_counts_nodes_and_inner_loops_by_their_trips():
@@ -371,3 +376,22 @@ def test_body_weight_counts_nodes_and_inner_loops_by_their_trips():
         "13.0 + (mg_L0_empty ? 0.0 : (double)((mg_L0_hi - mg_L0_lo) / 1 + 1)) * (2.0)"
     assert runtime_weight((store, branch), SimpleNamespace(loops=())) == f"13.0 + {INNER_LOOP_TRIPS}.0 * (2.0)"
     assert BodyWeight.of(()).static() == 0 and runtime_weight((), hoisted) == "0.0"
+
+
+def test_reassociate_setting_is_a_flag_and_strict_is_retired():
+    assert config.from_environment({"MEGAGUARDS_REASSOCIATE": "1"}).reassociate
+    assert not config.from_environment({"MEGAGUARDS_REASSOCIATE": "off"}).reassociate
+    assert not config.from_environment({}).reassociate
+    with pytest.raises(ValueError, match="MEGAGUARDS_REASSOCIATE must be 1 or 0"):
+        config.from_environment({"MEGAGUARDS_REASSOCIATE": "maybe"})
+    assert config.from_environment({"MEGAGUARDS_STRICT": "0"}).retired == ("MEGAGUARDS_STRICT",)
+
+
+def test_retired_strict_setting_is_named_once(tmp_path):
+    script = tmp_path / "script.py"
+    script.write_text("s = 0.0\nfor i in range(100):\n    s += i * 0.1\nprint(repr(s))\n"
+                      "t = 0.0\nfor i in range(100):\n    t += i * 0.2\nprint(repr(t))\n")
+    result = run_megaguards("run", script, env={"MEGAGUARDS_STRICT": "0"})
+    expected = subprocess.run([sys.executable, script], capture_output=True, text=True).stdout
+    assert result.stdout == expected
+    assert result.stderr.count("MEGAGUARDS_STRICT is retired and ignored") == 1, result.stderr

@@ -31,7 +31,7 @@ def report() -> dict:
     return build_report()
 
 
-def jit(function=None, *, strict: bool = False):
+def jit(function=None, *, strict: bool = False, reassociate: bool = False):
     """Decorator: route the loops of one function through loop sites.
 
     ``@jit``, ``@jit()`` and ``@jit(strict=True)`` all work.  Without ``strict`` a loop
@@ -39,12 +39,15 @@ def jit(function=None, *, strict: bool = False):
     ``strict=True``, the first call that reaches such a loop raises
     ``megaguards.CompilationError`` naming the reason and the source line; exceptions
     the loop itself raises (IndexError ...) stay Python's.  Comprehensions and
-    ``sum(...)`` expressions are not covered by ``strict``.
+    ``sum(...)`` expressions are not covered by ``strict``.  ``reassociate=True`` lets the
+    function's float sum/product reductions run reassociated in parallel and its GPU
+    math use CUDA's functions (last bits may differ from CPython's, as with
+    MEGAGUARDS_REASSOCIATE=1); by default results are CPython's, bit for bit.
 
     The function keeps its name, signature, defaults and closure; if its source
     is unavailable it is returned unchanged, with a warning (strict: CompilationError)."""
     if function is None:
-        return functools.partial(jit, strict=strict)
+        return functools.partial(jit, strict=strict, reassociate=reassociate)
     if not isinstance(function, types.FunctionType):
         raise TypeError(f"megaguards.jit expects a Python function, not {type(function).__name__}")
     import inspect
@@ -59,7 +62,7 @@ def jit(function=None, *, strict: bool = False):
                                    "the function's source is not available") from None
         warnings.warn(message + "; it runs unchanged", RuntimeWarning, stacklevel=2)
         return function
-    return _recompile(function, source, strict)
+    return _recompile(function, source, strict, reassociate)
 
 
 def explain(function, show_source: bool = False) -> str:
@@ -96,7 +99,8 @@ def _sites_within(function) -> list:
             if site.info.filename == code.co_filename and code.co_firstlineno <= site.info.line < last]
 
 
-def _recompile(function: types.FunctionType, source: str, strict: bool = False) -> types.FunctionType:
+def _recompile(function: types.FunctionType, source: str, strict: bool = False,
+               reassociate: bool = False) -> types.FunctionType:
     import ast
 
     from .frontend.rewrite import rewrite_module
@@ -129,6 +133,7 @@ def _recompile(function: types.FunctionType, source: str, strict: bool = False) 
         ast.copy_location(factory, definition)
         ast.fix_missing_locations(tree)
     for site_id in site_ids:
+        REGISTRY.sites[site_id].reassociate = reassociate
         if isinstance(REGISTRY.sites[site_id], Site):
             REGISTRY.sites[site_id].strict = strict
     install_site_names()

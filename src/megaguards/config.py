@@ -6,7 +6,7 @@
 | MEGAGUARDS_REPORT      | --report-json   | write the JSON loop report to this path at exit       |
 | MEGAGUARDS_DUMP        | --dump          | write every generated kernel source into this folder  |
 | MEGAGUARDS_CACHE_DIR   |                 | compiled kernels (default: ~/.cache/megaguards)       |
-| MEGAGUARDS_STRICT      |                 | 1: no reassociating float reductions (later backends) |
+| MEGAGUARDS_REASSOCIATE |                 | 1: float reductions may be reassociated and GPU math may be CUDA's (last bits may differ) |
 | MEGAGUARDS_HOIST       |                 | 0: keep every bounds/overflow check inside the loop   |
 | MEGAGUARDS_THREADS     |                 | threads of parallel loops (default: all cores)        |
 | MEGAGUARDS_PARALLEL_WORK |               | work estimate below which a parallel loop runs alone  |
@@ -26,6 +26,9 @@ from typing import NamedTuple
 
 DEVICES = ("auto", "gpu", "cpu", "seq", "off")
 SELECT_METHODS = ("tree", "model", "explore", "seq", "cpu", "cuda")
+# Variables that no longer do anything, with what to use instead.
+RETIRED = {"MEGAGUARDS_STRICT": "results are exact by default; MEGAGUARDS_REASSOCIATE=1 allows reassociated "
+                                "float reductions and CUDA's math functions"}
 
 
 class Config(NamedTuple):
@@ -38,7 +41,7 @@ class Config(NamedTuple):
     report_table: bool = False
     dump_dir: str | None = None
     cache_dir: Path = Path.home() / ".cache" / "megaguards"
-    strict: bool = False
+    reassociate: bool = False   # exact by default: float reductions fold in order
     log_level: str | None = None  # None: not asked for, logging is left as the program set it
     compiler: str | None = None
     hoist: bool = True
@@ -49,6 +52,7 @@ class Config(NamedTuple):
     auto_calibrate: bool = True
     rewrite_cache: bool = True  # rewritten modules kept in cache_dir/rewrites (runtime/rewrites.py)
     compile_timeout: float = 60.0  # seconds a C compile may take (runtime/compiler.py)
+    retired: tuple = ()         # retired variables that are set (runtime/backend.py says so once)
 
     @property
     def enabled(self) -> bool:
@@ -70,7 +74,8 @@ def from_environment(environ=os.environ) -> Config:
         report_json=environ.get("MEGAGUARDS_REPORT") or None,
         dump_dir=environ.get("MEGAGUARDS_DUMP") or None,
         cache_dir=Path(cache),
-        strict=environ.get("MEGAGUARDS_STRICT", "0") not in ("", "0", "false", "no"),
+        reassociate=_flag(environ, "MEGAGUARDS_REASSOCIATE"),
+        retired=tuple(name for name in RETIRED if name in environ),
         log_level=environ.get("MEGAGUARDS_LOG") or None,
         compiler=environ.get("CC") or None,
         hoist=environ.get("MEGAGUARDS_HOIST", "1") not in ("0", "false", "no", "off"),
@@ -82,6 +87,15 @@ def from_environment(environ=os.environ) -> Config:
         rewrite_cache=environ.get("MEGAGUARDS_REWRITE_CACHE", "1") not in ("0", "false", "no", "off"),
         compile_timeout=_integer(environ, "MEGAGUARDS_COMPILE_TIMEOUT", 60) or 60,
     )
+
+
+def _flag(environ, name: str) -> bool:
+    value = environ.get(name, "").strip().lower()
+    if value in ("", "0", "false", "no", "off"):
+        return False
+    if value in ("1", "true", "yes", "on"):
+        return True
+    raise ValueError(f"{name} must be 1 or 0, not {value!r}")
 
 
 def _choice(environ, name: str, choices: tuple) -> str:

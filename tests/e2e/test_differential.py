@@ -62,12 +62,11 @@ class Outcome:
 
 def _environment(cache_dir: str) -> dict:
     env = dict(os.environ)
-    for name in ("MEGAGUARDS_DEVICE", "MEGAGUARDS_REPORT", "MEGAGUARDS_DUMP", "MEGAGUARDS_STRICT",
+    for name in ("MEGAGUARDS_DEVICE", "MEGAGUARDS_REPORT", "MEGAGUARDS_DUMP", "MEGAGUARDS_REASSOCIATE",
                  "PYTHONSTARTUP", "PYTHONINSPECT"):
         env.pop(name, None)
     env["MEGAGUARDS_CACHE_DIR"] = cache_dir
-    # Exactness everywhere (no reassociated float reductions), and parallel loops even when tiny.
-    env["MEGAGUARDS_STRICT"] = "1"
+    # The default exactness (no reassociated float reductions), and parallel loops even when tiny.
     if os.environ.get("MEGAGUARDS_E2E_DEVICE"):  # e.g. gpu, to run the corpus on the GPU machine
         env["MEGAGUARDS_DEVICE"] = os.environ["MEGAGUARDS_E2E_DEVICE"]
     env["MEGAGUARDS_PARALLEL_WORK"] = "0"

@@ -19,10 +19,10 @@ batch goes on.  Command line (from the repository root)::
 
     python -m tests.fuzz.harness --seeds 0:5000            # a batch; summary + failures
     python -m tests.fuzz.harness --seeds 17 --show         # one program, its calls, details
-    python -m tests.fuzz.harness --seeds 0:500 --jobs 2 --env MEGAGUARDS_STRICT=0 --triage
+    python -m tests.fuzz.harness --seeds 0:500 --jobs 2 --env MEGAGUARDS_REASSOCIATE=1 --triage
 
 Workers run megaguards as tests/conftest.py does (MEGAGUARDS_PARALLEL_WORK=0,
-MEGAGUARDS_STRICT=1) unless the environment or ``--env`` says otherwise.
+with default exact floats) unless the environment or ``--env`` says otherwise.
 
 The exit status is 1 when a seed failed (mismatch, timeout or crash).
 """
@@ -337,9 +337,8 @@ def _environment(extra: dict | None) -> dict:
     env = dict(os.environ)
     env.setdefault("MEGAGUARDS_CACHE_DIR", str(_work_directory() / "kernel-cache"))
     # As the test suite runs megaguards (tests/conftest.py): parallel loops even when tiny, so
-    # the OpenMP code runs, and strict float reductions (reassociation is documented).
+    # the OpenMP code runs; float reductions exact (the default).
     env.setdefault("MEGAGUARDS_PARALLEL_WORK", "0")
-    env.setdefault("MEGAGUARDS_STRICT", "1")
     for name in ("MEGAGUARDS_REPORT", "MEGAGUARDS_DUMP", "MEGAGUARDS_DEVICE"):
         env.pop(name, None)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
@@ -419,7 +418,7 @@ def run_batch(seeds, jobs: int | None = None, timeout: float = DEFAULT_TIMEOUT, 
 KNOWN_BUGS: dict = {
     # "BUGS.md #N (what)": the environment that removes bug #N's trigger, as a dict or a function
     # returning one, while #N is open; e.g. {"MG_FUZZ_AVOID": "longrange"} (a generator feature
-    # left out), {"MEGAGUARDS_STRICT": "1"}, or {"CC": a wrapper script adding a compiler flag}.
+    # left out), {"MEGAGUARDS_HOIST": "0"}, or {"CC": a wrapper script adding a compiler flag}.
 }
 
 

@@ -129,7 +129,6 @@ def main(argv=None) -> int:
 
     os.environ.setdefault("MEGAGUARDS_CACHE_DIR", tempfile.mkdtemp(prefix="mg-opmatrix-"))
     os.environ.setdefault("MEGAGUARDS_PARALLEL_WORK", "0")
-    os.environ.setdefault("MEGAGUARDS_STRICT", "1")
 
     from megaguards import config
 

@@ -71,16 +71,16 @@ def test_bug1_read_only_array_never_written_but_list_written():
 
 
 # --- BUGS.md #2: float reductions are reassociated even on one thread ------------------------------
-# The test suite runs megaguards with MEGAGUARDS_STRICT=1 (tests/conftest.py); the bug is in the
-# default mode, where the README allows reassociation only for loops that run in parallel.
+# The bug was in the reassociating mode (then the default), which allowed reassociation only
+# for loops that run in parallel.
 
 @pytest.fixture
 def default_mode():
-    """megaguards' defaults: non-strict reductions, small loops on one thread."""
+    """MEGAGUARDS_REASSOCIATE=1 with the default work threshold: small loops on one thread."""
     previous = config.current()
-    config.configure(strict=False, parallel_work=config.Config().parallel_work)
+    config.configure(reassociate=True, parallel_work=config.Config().parallel_work)
     yield
-    config.configure(strict=previous.strict, parallel_work=previous.parallel_work)
+    config.configure(reassociate=previous.reassociate, parallel_work=previous.parallel_work)
 
 
 def running_sum(a, s):

@@ -59,16 +59,19 @@ def _contiguous_votes(band: tuple[ir.For, ...]) -> list[int]:
     return votes
 
 
-def choose_band(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: dict, strict: bool
+ALLOW = " (MEGAGUARDS_REASSOCIATE=1 allows it)"
+
+
+def choose_band(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: dict, reassociate: bool
                 ) -> GpuBand | str:
     """The GPU band of the site's loop nest, or why the nest cannot go to the GPU."""
     outer = typed.body
     if facts is None or outer.nid not in plan.loops:
         return "the outermost loop is not parallel"
-    return _band(typed, outer, plan.loops[outer.nid], (), facts, groups, strict)
+    return _band(typed, outer, plan.loops[outer.nid], (), facts, groups, reassociate)
 
 
-def choose_region(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: dict, strict: bool
+def choose_region(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: dict, reassociate: bool
                   ) -> GpuRegion | str:
     """A time-step loop around GPU bands, or why the nest is not one."""
     outer = typed.body
@@ -80,7 +83,7 @@ def choose_region(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: d
     for inner in outer.body:
         if _mentions(inner.start, {outer.var}) or _mentions(inner.stop, {outer.var}):
             return f"loop '{inner.var}' has bounds that change with '{outer.var}'"
-        band = _band(typed, inner, plan.loops[inner.nid], (outer,), facts, groups, strict)
+        band = _band(typed, inner, plan.loops[inner.nid], (outer,), facts, groups, reassociate)
         if isinstance(band, str):
             return band
         if band.decision.reductions or band.decision.private:
@@ -89,8 +92,8 @@ def choose_region(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: d
     return GpuRegion(outer, tuple(bands))
 
 
-def _band(typed, outer: ir.For, decision: ParallelLoop, fixed: tuple, facts, groups, strict) -> GpuBand | str:
-    planner = _Planner(typed, facts, groups, strict)
+def _band(typed, outer: ir.For, decision: ParallelLoop, fixed: tuple, facts, groups, reassociate) -> GpuBand | str:
+    planner = _Planner(typed, facts, groups, reassociate)
     band = [*fixed, outer]
     while len(band) - len(fixed) < MAX_BAND and len(band[-1].body) == 1 and isinstance(band[-1].body[0], ir.For):
         inner = band[-1].body[0]
@@ -108,17 +111,17 @@ def _band(typed, outer: ir.For, decision: ParallelLoop, fixed: tuple, facts, gro
         scalar = typed.variables[reduction.var]
         if reduction.kind not in ("+", "max", "min") or (scalar.is_float and reduction.kind != "+"):
             return f"reduction '{reduction.kind}' on '{reduction.var}' has no exact GPU form"
-        if scalar.is_float and strict:
-            return f"reduction on '{reduction.var}' (float) would reassociate: MEGAGUARDS_STRICT"
+        if scalar.is_float and not reassociate:
+            return f"reduction on '{reduction.var}' (float) would be reassociated on the GPU{ALLOW}"
     for node in ir.walk(band[-1]):  # GPU results and reductions carry ints and doubles only
         if isinstance(node, ir.Expr) and node.type is not None and node.type.is_complex:
             return f"line {node.line}: complex arithmetic runs on the CPU only"
-    if strict:
+    if not reassociate:
         for node in ir.walk(band[-1]):
             if isinstance(node, ir.Call) and typed.functions.get(node.function) in TRANSCENDENTAL:
-                return f"line {node.line}: {node.function}() on the GPU is not bit-identical (MEGAGUARDS_STRICT)"
+                return f"line {node.line}: {node.function}() on the GPU is not bit-identical to the host's{ALLOW}"
             if isinstance(node, ir.BinOp) and node.op == "**" and node.type.is_float:
-                return f"line {node.line}: float ** on the GPU is not bit-identical (MEGAGUARDS_STRICT)"
+                return f"line {node.line}: float ** on the GPU is not bit-identical to the host's{ALLOW}"
     votes = _contiguous_votes(tuple(band))
     x_loop = max(range(len(fixed), len(band)), key=lambda position: (votes[position], position))
     return GpuBand(tuple(band), x_loop, decision, len(fixed))

@@ -156,11 +156,11 @@ def _own_expressions(statement):
 
 
 class _Planner:
-    def __init__(self, typed: TypedLoop, facts: HoistFacts, groups: dict, strict: bool) -> None:
+    def __init__(self, typed: TypedLoop, facts: HoistFacts, groups: dict, reassociate: bool) -> None:
         self.typed = typed
         self.facts = facts
         self.groups = groups
-        self.strict = strict
+        self.reassociate = reassociate
         self.invariant = {n for n in typed.live_ins if n not in typed.assigned_types}
         self.loops: dict[int, ParallelLoop] = {}
         self.reasons: list[str] = []
@@ -217,8 +217,9 @@ class _Planner:
             kind = kind.rstrip("?")
             scalar = self.typed.variables[name]
             if scalar.is_float and kind in ("+", "*"):
-                if self.strict:
-                    return f"reduction on {ir.describe_name(name)} (float): MEGAGUARDS_STRICT keeps it sequential"
+                if not self.reassociate:
+                    return (f"reduction on {ir.describe_name(name)} (float) stays sequential to keep CPython's "
+                            "rounding (MEGAGUARDS_REASSOCIATE=1 allows parallel)")
                 self.reasons.append(f"reduction on {ir.describe_name(name)} (float, reassociated)")
             if scalar.is_float and kind in "&|^" or scalar.is_bool or scalar.is_complex:
                 return f"scalar {ir.describe_name(name)} carries a value from one iteration to the next"
@@ -292,7 +293,7 @@ class BodyWeight:
 ISLPY_MISSING = "islpy is not installed: loops stay sequential"
 
 
-def plan_parallel(typed: TypedLoop, facts: HoistFacts | None, groups: dict, strict: bool) -> ParallelPlan:
+def plan_parallel(typed: TypedLoop, facts: HoistFacts | None, groups: dict, reassociate: bool) -> ParallelPlan:
     """The loops to run in parallel; ``groups`` maps each array to its alias group."""
     if facts is None or facts.empty:
         return ParallelPlan({}, ("no subscripts proven in range before the loop",))
@@ -300,6 +301,6 @@ def plan_parallel(typed: TypedLoop, facts: HoistFacts | None, groups: dict, stri
         import islpy  # noqa: F401
     except ImportError:
         return ParallelPlan({}, (ISLPY_MISSING,))
-    planner = _Planner(typed, facts, groups, strict)
+    planner = _Planner(typed, facts, groups, reassociate)
     planner.visit((typed.body,), ())
     return ParallelPlan(dict(planner.loops), tuple(planner.reasons))

@@ -85,7 +85,7 @@ def describe() -> str:
         lines.append(f"NVRTC {major}.{minor} (CUDA kernels are checked even without a GPU)")
     except Exception:
         lines.append("NVRTC: not installed")
-    lines.append(f"device: {options.device}; strict: {options.strict}; threads: {options.threads or 'all'}")
+    lines.append(f"device: {options.device}; reassociate: {options.reassociate}; threads: {options.threads or 'all'}")
     lines.append(f"cache: {summary(options.cache_dir)}")
     lines.append(f"calibration: {calibration_status(options.cache_dir)}")
     return "\n".join(lines)

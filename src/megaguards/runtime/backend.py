@@ -65,6 +65,13 @@ def specialize(site, binding) -> Specialization:
                       "or no GPU/driver); loops run on the CPU")
     started = time.perf_counter()
     options = config.current()
+    if site.reassociate:   # jit(reassociate=True)
+        options = options._replace(reassociate=True)
+    if options.retired:
+        from .site import warn_once
+
+        for name in options.retired:
+            warn_once(f"megaguards: {name} is retired and ignored: {config.RETIRED[name]}")
     analysed = pipeline.analyse(loop, info.live_outs, pipeline.Signature.of(loop, site.binder, binding), options)
     if isinstance(analysed, pipeline.Rejected):
         return analysed
@@ -191,8 +198,8 @@ def gpu_side(site, specialization, analysis: pipeline.Analysed, options) -> GpuS
     from ..codegen.renderer import render_cuda
 
     groups = analysis.signature.groups
-    band = choose_band(typed, plan, facts, groups, options.strict)
-    region = None if isinstance(band, GpuBand) else choose_region(typed, plan, facts, groups, options.strict)
+    band = choose_band(typed, plan, facts, groups, options.reassociate)
+    region = None if isinstance(band, GpuBand) else choose_region(typed, plan, facts, groups, options.reassociate)
     if not isinstance(band, GpuBand) and not isinstance(region, GpuRegion):
         if wants_gpu:
             site.note(f"not on the GPU: {band}; {region}")

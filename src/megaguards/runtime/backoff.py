@@ -90,6 +90,7 @@ class BackingOff:
 
     backs_off = True     # LoopSite (an expression site's synthetic loop): its owner backs off
     strict = False       # jit(strict=True): every entry tries, and raises what cannot compile
+    reassociate = False  # jit(reassociate=True): float reductions may be reassociated
 
     def init_backoff(self) -> None:
         self.skip_iterator = NO_SKIPS       # yields once per entry left to skip

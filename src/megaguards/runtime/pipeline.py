@@ -130,7 +130,7 @@ def analyse(loop: ir.Loop, live_outs: tuple, signature: Signature, options) -> A
     # (most small entries) then skips the parallel kernel's rendering, about twice as long.
     wants_lazy = options.device == "auto"
     if options.parallel and facts is not None:
-        plan, template, rendered = cached_plan_and_render(typed, layout, facts, signature.groups, options.strict,
+        plan, template, rendered = cached_plan_and_render(typed, layout, facts, signature.groups, options.reassociate,
                                                           wants_lazy, options.threads, options.parallel_work, key)
         reasons = tuple(Reason("parallel", text) for text in plan.reasons)
     else:

@@ -4,7 +4,7 @@ and signature on a machine, not once per process, and ``auto`` reads the templat
 (analysis/features.py, a walk of every node: about 1 ms for a large nest) with the plan.
 Both name loops by their nid (their position in the typed loop's walk, the same in
 every process), keyed by the typed loop (``loopkey.py``), the alias groups and the
-strict flag."""
+reassociate flag."""
 from __future__ import annotations
 
 from ..analysis.features import LoopCost, LoopTemplate, loop_template
@@ -13,17 +13,17 @@ from .cachefile import cache_path, read_record, write_record
 from .loopkey import LoopKey, digest
 
 
-def cached_plan(typed, facts, groups: dict, strict: bool, key: LoopKey) -> tuple[ParallelPlan, LoopTemplate | None]:
+def cached_plan(typed, facts, groups: dict, reassociate: bool, key: LoopKey) -> tuple[ParallelPlan, LoopTemplate | None]:
     """The plan, and the template without a GPU band where the cache held it (else None:
     ``loop_template`` computes it when needed)."""
     if facts is None or facts.empty:
-        return plan_parallel(typed, facts, groups, strict), None
-    path = cache_path("plans", f"{digest(key.typed_digest, sorted(groups.items()), strict)}.marshal")
+        return plan_parallel(typed, facts, groups, reassociate), None
+    path = cache_path("plans", f"{digest(key.typed_digest, sorted(groups.items()), reassociate)}.marshal")
     try:
         return from_record(read_record(path))
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         pass
-    plan = plan_parallel(typed, facts, groups, strict)
+    plan = plan_parallel(typed, facts, groups, reassociate)
     if ISLPY_MISSING in plan.reasons:
         return plan, None  # not a property of the loop: installing islpy must change it
     template = loop_template(typed, plan)

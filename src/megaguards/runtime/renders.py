@@ -45,7 +45,7 @@ def from_record(data: dict) -> RenderedKernel:
     return RenderedKernel(data["source"], data["checks_in_loop"], tuple(data["preconditions"]), data["parallel"])
 
 
-def cached_plan_and_render(typed, layout, facts, groups: dict, strict: bool, lazy_parallel: bool, threads: int,
+def cached_plan_and_render(typed, layout, facts, groups: dict, reassociate: bool, lazy_parallel: bool, threads: int,
                            work_threshold: int, key: LoopKey) -> tuple[ParallelPlan, LoopTemplate | None,
                                                                        RenderedKernel]:
     """The parallel plan, its feature template and the kernel a loop's first entry runs,
@@ -55,16 +55,16 @@ def cached_plan_and_render(typed, layout, facts, groups: dict, strict: bool, laz
     machine, where a fresh process's first read of anything is slow.  ``lazy_parallel``
     (auto): a plan with parallel loops still gets the one-core kernel first."""
     if facts is None or facts.empty:   # no plan to keep (plans.cached_plan): nothing to bundle
-        plan, template = plans.cached_plan(typed, facts, groups, strict, key)
+        plan, template = plans.cached_plan(typed, facts, groups, reassociate, key)
         return plan, template, cached_render(typed, layout, facts, plan, threads, work_threshold, key)
-    name = digest(key.typed_digest, sorted(groups.items()), strict, layout, lazy_parallel, threads, work_threshold)
+    name = digest(key.typed_digest, sorted(groups.items()), reassociate, layout, lazy_parallel, threads, work_threshold)
     path = cache_path("bundles", f"{name}.marshal")
     try:
         data = read_record(path)
         return (*plans.from_record(data["plan"]), from_record(data["render"]))
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         pass
-    plan, template = plans.cached_plan(typed, facts, groups, strict, key)
+    plan, template = plans.cached_plan(typed, facts, groups, reassociate, key)
     lazy = lazy_parallel and bool(plan.loops)
     rendered = cached_render(typed, layout, facts, None if lazy else plan, threads, work_threshold, key)
     if template is not None:   # else not kept by the plan's cache either (no islpy, no hoisted checks)
