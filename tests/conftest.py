@@ -3,6 +3,7 @@ code through megaguards and read the per-loop report."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -98,7 +99,7 @@ def _comparable(value):
     if isinstance(value, numpy.ndarray):
         return ("ndarray", str(value.dtype), value.shape, value.tobytes())
     if isinstance(value, float):
-        return ("float", value.hex()) if value == value else ("float", "nan")
+        return ("float", value.hex()) if value == value else ("float", "nan", math.copysign(1.0, value))
     if type(value) is complex:  # NaN parts compare unequal: compare the parts' forms
         return ("complex", _comparable(value.real), _comparable(value.imag))
     if isinstance(value, (list, tuple)):

@@ -25,6 +25,8 @@ class Reduction:
     var: str
     kind: str  # "+", "*", "&", "|", "^", "max", "min"
     conditional: bool = False  # "if e > s: s = e": s is assigned only when e beats it
+    fold: str = ""  # float + or *, exact: the one form of its steps ("s+e" "s-e" "e+s" "s*e" "e*s"),
+    #                 each iteration's operands kept and folded into s in iteration order
 
 
 @dataclass(frozen=True)
@@ -216,15 +218,56 @@ class _Planner:
             conditional = kind.endswith("?")  # the only assignments are the guarded ones
             kind = kind.rstrip("?")
             scalar = self.typed.variables[name]
-            if scalar.is_float and kind in ("+", "*"):
-                if not self.reassociate:
-                    return (f"reduction on {ir.describe_name(name)} (float) stays sequential to keep CPython's "
-                            "rounding (MEGAGUARDS_REASSOCIATE=1 allows parallel)")
-                self.reasons.append(f"reduction on {ir.describe_name(name)} (float, reassociated)")
             if scalar.is_float and kind in "&|^" or scalar.is_bool or scalar.is_complex:
                 return f"scalar {ir.describe_name(name)} carries a value from one iteration to the next"
-            reductions.append(Reduction(name, kind, conditional))
+            fold = ""
+            if scalar.is_float and kind in ("+", "*"):
+                if self.reassociate:
+                    self.reasons.append(f"reduction on {ir.describe_name(name)} (float, reassociated)")
+                else:
+                    fold = ordered_fold(name, loop.body)
+                    if fold not in FOLD_FORMS:
+                        return f"reduction on {ir.describe_name(name)} (float): {fold}{ALLOW_REASSOCIATION}"
+                    self.reasons.append(f"reduction on {ir.describe_name(name)} (float, folded in iteration order)")
+            reductions.append(Reduction(name, kind, conditional, fold))
         return ParallelLoop(loop.nid, tuple(private), tuple(reductions), BodyWeight.of(loop.body).static())
+
+
+FOLD_FORMS = ("s+e", "s-e", "e+s", "s*e", "e*s")
+# An ordered fold costs one dependent float operation per step after the parallel part, plus
+# keeping the operand: a step must come with at least this much body weight (IR nodes) for
+# threads to gain on the sequential loop (measured: benchmarks/reductions.py).
+FOLD_MIN_WEIGHT = 24
+ALLOW_REASSOCIATION = " (MEGAGUARDS_REASSOCIATE=1 allows a reassociated parallel sum)"
+
+
+def ordered_fold(var: str, body) -> str:
+    """The one form of ``var``'s float reduction steps in ``body`` when they can be folded
+    in iteration order with profit (one of FOLD_FORMS), else why it stays sequential."""
+    forms, steps = set(), 0.0
+    for statement, trips in _weighted_statements(body, 1):
+        if isinstance(statement, ir.Assign) and statement.target == var:
+            value = statement.value
+            on_left = isinstance(value.left, ir.Name) and value.left.id == var
+            forms.add(f"s{value.op}e" if on_left else f"e{value.op}s")
+            steps += trips
+    if len(forms) != 1:
+        return f"its steps mix {' and '.join(sorted(forms))}: kept sequential, in CPython's order"
+    if BodyWeight.of(body).static() < FOLD_MIN_WEIGHT * steps:
+        return "too little work per step to fold it in order behind threads: kept sequential"
+    return forms.pop()
+
+
+def _weighted_statements(statements, trips: int):
+    """Each statement with how often one run of ``statements`` runs it (inner loops
+    counted as INNER_LOOP_TRIPS trips, as BodyWeight does)."""
+    for statement in statements:
+        yield statement, trips
+        if isinstance(statement, ir.If):
+            yield from _weighted_statements(statement.body, trips)
+            yield from _weighted_statements(statement.orelse, trips)
+        elif isinstance(statement, (ir.For, ir.While)):
+            yield from _weighted_statements(statement.body, trips * INNER_LOOP_TRIPS)
 
 
 def _level_statements(statements):

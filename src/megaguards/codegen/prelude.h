@@ -22,6 +22,9 @@ __device__ __forceinline__ bool mg_sub_overflow(int64_t a, int64_t b, int64_t *r
 __device__ __forceinline__ bool mg_mul_overflow(int64_t a, int64_t b, int64_t *r) {
     __int128 p = (__int128)a * b; *r = (int64_t)p; return p != (__int128)*r;
 }
+/* The arithmetic goes through __dadd_rn & co., which NVRTC does not refold. */
+__device__ __forceinline__ double mg_neg_f64(double x) { return -x; }
+__device__ __forceinline__ float mg_neg_f32(float x) { return -x; }
 #else
 #include <stdint.h>
 #include <math.h>
@@ -29,6 +32,18 @@ __device__ __forceinline__ bool mg_mul_overflow(int64_t a, int64_t b, int64_t *r
 #define mg_add_overflow __builtin_add_overflow
 #define mg_sub_overflow __builtin_sub_overflow
 #define mg_mul_overflow __builtin_mul_overflow
+/* Float negation kept as written: GCC folds t + (-x) into t - x (even at -O0), and
+ * (-x) * y into -(x * y), which give a NaN operand another sign than Python's; the
+ * empty asm hides where the value came from. */
+#if defined(__x86_64__) || defined(__i386__)
+#define MG_OPAQUE(v) __asm__("" : "+x"(v))
+#elif defined(__aarch64__)
+#define MG_OPAQUE(v) __asm__("" : "+w"(v))
+#else
+#define MG_OPAQUE(v) do { volatile __typeof__(v) mg_opaque = (v); (v) = mg_opaque; } while (0)
+#endif
+MG_INLINE double mg_neg_f64(double x) { double v = -x; MG_OPAQUE(v); return v; }
+MG_INLINE float mg_neg_f32(float x) { float v = -x; MG_OPAQUE(v); return v; }
 /* -fsignaling-nans (runtime/compiler.py) stops GCC from expanding isfinite, isinf and
  * isnan inline: each was a libc call (__finite, __isinf, __isnan) in every checked float
  * operation, most of the time of a loop of float ** 2 (particlefilter's likelihood).
@@ -51,7 +66,7 @@ MG_INLINE int mg_isnan_f32(float x) { return (mg_bits_f32(x) & 0x7fffffffu) > 0x
 #define MG_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 enum { MG_OK = 0, MG_ERR_INDEX = 1, MG_ERR_OVERFLOW = 2, MG_ERR_ZERO = 3, MG_ERR_VALUE = 4,
-       MG_ERR_TYPE = 5, MG_ERR_INTERRUPT = 6 };
+       MG_ERR_TYPE = 5, MG_ERR_INTERRUPT = 6, MG_ERR_MEMORY = 7 };
 /* Iterations of a range loop between two looks at the interrupt flag (Ctrl-C): the inner
  * loop of each chunk stays free of exits, so the compiler still vectorizes it. */
 #define MG_POLL_CHUNK 65536
@@ -400,5 +415,14 @@ static void mg_copy_strided(char *dst, const char *src, int rank, const int64_t 
         for (int64_t b = 0; b < itemsize; b++) dst[n * itemsize + b] = src[offset * itemsize + b];
         for (int d = rank - 1; d >= 0; d--) { if (++index[d] < shape[d]) break; index[d] = 0; }
     }
+}
+#include <stdlib.h>
+/* The operands a thread keeps for an ordered fold (codegen/targets/openmp.py): doubled when
+ * full; 0 when memory ran out (the loop then runs in CPython). */
+static int mg_fold_grow(double **log, int64_t *capacity) {
+    int64_t wanted = *capacity ? 2 * *capacity : 4096;
+    double *grown = (double *)realloc(*log, (size_t)wanted * sizeof(double));
+    if (!grown) return 0;
+    *log = grown; *capacity = wanted; return 1;
 }
 #endif

@@ -110,7 +110,13 @@ class Renderer:
             self.error_exit(depth)
         elif isinstance(node, ir.Assign):
             target = self.typed.variables[node.target]
-            self.emit(depth, f"{c_name(node.target)} = {self.convert(node.value, target)};")
+            form = self.region.folds.get(node.target) if self.region is not None else None
+            if form:   # a step of an ordered fold (targets/openmp.py): its operand is kept
+                operand = node.value.right if form.startswith("s") else node.value.left
+                for line in self.region.keep(node.target, self.convert(operand, target)):
+                    self.emit(depth, line)
+            else:
+                self.emit(depth, f"{c_name(node.target)} = {self.convert(node.value, target)};")
             self.mark_assigned(node.target, node.value.type, depth)
             self.guarded(depth, before)
         elif isinstance(node, ir.Store):
@@ -427,7 +433,7 @@ class Renderer:
             return f"mg_cneg({self.expr(operand)})" if node.op == "-" else self.expr(operand)
         if result.is_float:
             value = self.convert(operand, result)
-            return f"(-{value})" if node.op == "-" else value
+            return f"mg_neg_{'f32' if result.ctype == 'float' else 'f64'}({value})" if node.op == "-" else value
         value = self.cast(self.expr(operand), operand.type, Scalar.PY_INT)
         if node.op == "+":
             text = value

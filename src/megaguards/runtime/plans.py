@@ -39,7 +39,7 @@ def plan_loops(plan: ParallelPlan | None) -> list:
     named by their nid, the position the same typed loop has in every process."""
     if plan is None:
         return []
-    return sorted([nid, list(d.private), [[r.var, r.kind, r.conditional] for r in d.reductions], d.weight]
+    return sorted([nid, list(d.private), [[r.var, r.kind, r.conditional, r.fold] for r in d.reductions], d.weight]
                   for nid, d in plan.loops.items())
 
 

@@ -7,7 +7,11 @@ last iteration that assigned it.  After the region, values are merged in thread
 order: a private scalar takes the value of the sequentially last assignment
 (exactly Python's final value, even for conditional assignments); a reduction
 combines the per-thread partials (ints with overflow checks; float max/min
-exactly; float sums and products reassociated, the documented exception).
+exactly).  A float sum or product is exact too: each thread keeps its steps' operands,
+in its (contiguous, increasing) iterations' order, and one thread folds them into the
+scalar in thread order, that is in Python's order, with Python's rounding (an *ordered
+fold*); the loop runs in rounds so that the operands kept stay bounded.  Only with
+MEGAGUARDS_REASSOCIATE=1 are per-thread partials of float sums combined instead.
 An error in any iteration stops the others and discards the results.
 """
 from __future__ import annotations
@@ -23,6 +27,8 @@ from .base import reduction_identity
 from .c import C
 
 MAX_THREADS = 256
+FOLD_ROUND_WORK = 1 << 22  # body weight per round of an ordered fold: bounds the operands kept
+FOLD_STEPS = {"s+e": "{s} + {e}", "s-e": "{s} - {e}", "e+s": "{e} + {s}", "s*e": "{s} * {e}", "e*s": "{e} * {s}"}
 
 
 def runtime_weight(statements, facts) -> str:
@@ -51,10 +57,18 @@ class ParallelRegion:
 
     label: str
     variables: tuple[str, ...]   # scalars private to each thread, reductions included
+    folds: dict                  # float reductions folded in order: name -> form (parallel.FOLD_FORMS)
 
     @property
     def error_exit(self) -> tuple[str, ...]:
         return ("#pragma omp atomic write", f"{self.label}_error = mg_err;", f"goto {self.label}_next;")
+
+    def keep(self, name: str, operand: str) -> tuple[str, ...]:
+        """A step of an ordered fold: keep its operand (the fold comes after the round)."""
+        log, kept, room = (f"{self.label}_{part}_{c_name(name)}" for part in ("mine", "n", "cap"))
+        return (f"if (MG_UNLIKELY({kept} == {room}) && !mg_fold_grow(&{log}, &{room})) {{",
+                "    mg_err = MG_ERR_MEMORY;", *("    " + line for line in self.error_exit), "}",
+                f"{log}[{kept}++] = {operand};")
 
     def assignment_mark(self, name: str) -> str | None:
         if name not in self.variables:
@@ -68,6 +82,7 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
     before = renderer.checks
     bounds = [renderer.convert(e, Scalar.PY_INT) for e in (node.start, node.stop, node.step)]
     reductions = {r.var: r.kind for r in plan.reductions}
+    folds = {r.var: r.fold for r in plan.reductions if r.fold}
     variables = tuple(dict.fromkeys(plan.private + tuple(reductions)))
     typed = renderer.typed
     emit = renderer.emit
@@ -93,9 +108,23 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
         emit(inner, f"int64_t {label}_last_{c_name(name)}[{MAX_THREADS}];")
         if name in renderer.layout.box_tags:
             emit(inner, f"int {label}_tag_{c_name(name)}[{MAX_THREADS}];")
+    for name in folds:
+        emit(inner, f"double *{label}_log_{c_name(name)}[{MAX_THREADS}] = {{0}};")
+        emit(inner, f"int64_t {label}_kept_{c_name(name)}[{MAX_THREADS}], {label}_room_{c_name(name)}[{MAX_THREADS}] = {{0}};")
+    if folds:
+        emit(inner, f"int64_t {label}_round = (int64_t)({FOLD_ROUND_WORK}.0 / ({weight}));")
+        emit(inner, f"if ({label}_round < {label}_threads) {label}_round = {label}_threads;")
+    else:
+        emit(inner, f"const int64_t {label}_round = {label}_trips;")
+    emit(inner, f"for (int64_t {label}_from = 0; {label}_from < {label}_trips; {label}_from += {label}_round) {{")
+    rounds, inner = inner, inner + 1
+    emit(inner, f"const int64_t {label}_to = {label}_trips - {label}_from <= {label}_round ? {label}_trips "
+                f": {label}_from + {label}_round;")
     emit(inner, f"for (int t = 0; t < {MAX_THREADS}; t++) {{")
     for name in variables:
         emit(inner + 1, f"{label}_last_{c_name(name)}[t] = -1;")
+    for name in folds:
+        emit(inner + 1, f"{label}_kept_{c_name(name)}[t] = 0;")
     emit(inner, "}")
     emit(inner, f"#pragma omp parallel num_threads({label}_threads)")
     emit(inner, "{")
@@ -109,12 +138,17 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
         start = reduction_identity(reductions[name], scalar) if name in reductions else zero_of(scalar)
         emit(region, f"{scalar.ctype} {c_name(name)} = {start}; int64_t {label}_at_{c_name(name)} = -1;")
         emit(region, f"int mg_set_{c_name(name)} = 0; int mg_tag_{c_name(name)} = 0;")
+    for name in folds:
+        var = c_name(name)
+        emit(region, f"double *{label}_mine_{var} = {label}_log_{var}[{label}_tid]; int64_t {label}_n_{var} = 0, "
+                     f"{label}_cap_{var} = {label}_room_{var}[{label}_tid];")
     # Uneven iterations (mandelbrot rows) balance with guided chunks; a float sum or
-    # product keeps the static split so that its rounding is the same on every run.
-    # Either way each thread runs increasing iterations: its last values are its latest.
+    # product keeps the static split: contiguous shares in thread order (an ordered fold
+    # reads them so; a reassociated sum rounds the same on every run).  Either way each
+    # thread runs increasing iterations: its last values are its latest.
     floating = any(typed.variables[r.var].is_float and r.kind in ("+", "*") for r in plan.reductions)
     emit(region, f"#pragma omp for schedule({'static' if floating else 'guided'})")
-    emit(region, f"for (int64_t {label}_k = 0; {label}_k < {label}_trips; {label}_k++) {{")
+    emit(region, f"for (int64_t {label}_k = {label}_from; {label}_k < {label}_to; {label}_k++) {{")
     body = region + 1
     emit(body, f"if ({label}_error) continue;")
     if renderer.polls_interrupts:
@@ -124,7 +158,7 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
         emit(body + 1, "continue;")
         emit(body, "}")
     emit(body, f"{c_name(node.var)} = {label}_start + {label}_k * {label}_step;")
-    renderer.region_block(ParallelRegion(label, variables), node.body, body)
+    renderer.region_block(ParallelRegion(label, variables, folds), node.body, body)
     emit(body, f"{label}_next: ;")
     emit(region, "}")
     for name in variables:
@@ -132,9 +166,25 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
         emit(region, f"{label}_last_{c_name(name)}[{label}_tid] = {label}_at_{c_name(name)};")
         if name in renderer.layout.box_tags:
             emit(region, f"{label}_tag_{c_name(name)}[{label}_tid] = mg_tag_{c_name(name)};")
+    for name in folds:
+        var = c_name(name)
+        emit(region, f"{label}_log_{var}[{label}_tid] = {label}_mine_{var}; {label}_kept_{var}[{label}_tid] = "
+                     f"{label}_n_{var}; {label}_room_{var}[{label}_tid] = {label}_cap_{var};")
     emit(inner, "}")
-    emit(inner, f"if ({label}_error) {{ mg_err = {label}_error; goto mg_exit; }}")
-    _merge(renderer, label, variables, reductions, inner, {r.var for r in plan.reductions if r.conditional})
+    emit(inner, f"if ({label}_error) {{")
+    _free_logs(renderer, label, folds, inner + 1)
+    emit(inner + 1, f"mg_err = {label}_error; goto mg_exit;")
+    emit(inner, "}")
+    for name, form in folds.items():   # in thread order: Python's order
+        var = c_name(name)
+        step = FOLD_STEPS[form].format(s=var, e=f"{label}_log_{var}[t][j]")
+        emit(inner, f"for (int t = 0; t < {MAX_THREADS}; t++) {{")
+        emit(inner + 1, f"for (int64_t j = 0; j < {label}_kept_{var}[t]; j++) {var} = {step};")
+        emit(inner, "}")
+    _merge(renderer, label, variables, reductions, folds, inner, {r.var for r in plan.reductions if r.conditional})
+    inner = rounds
+    emit(inner, "}")
+    _free_logs(renderer, label, folds, inner)
     emit(inner, f"if ({label}_trips > 0) {{")
     emit(inner + 1, f"{c_name(node.var)} = {label}_start + ({label}_trips - 1) * {label}_step;")
     renderer.mark_assigned(node.var, Scalar.PY_INT, inner + 1)
@@ -143,8 +193,14 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
     emit(depth, "}")
 
 
-def _merge(renderer, label: str, variables, reductions: dict, depth: int, conditional: set) -> None:
-    """Thread results back into the kernel's variables, in thread (= iteration) order."""
+def _free_logs(renderer, label: str, folds: dict, depth: int) -> None:
+    for name in folds:
+        renderer.emit(depth, f"for (int t = 0; t < {MAX_THREADS}; t++) free({label}_log_{c_name(name)}[t]);")
+
+
+def _merge(renderer, label: str, variables, reductions: dict, folds: dict, depth: int, conditional: set) -> None:
+    """Thread results back into the kernel's variables, in thread (= iteration) order
+    (an ordered fold's value is already there: only its marks are merged)."""
     emit = renderer.emit
     if any(kind in ("+", "*") and not renderer.typed.variables[name].is_float for name, kind in reductions.items()):
         renderer.flags_outside_checks = True
@@ -154,7 +210,7 @@ def _merge(renderer, label: str, variables, reductions: dict, depth: int, condit
         emit(depth, f"{{ int64_t best = -1; int winner = -1; const {scalar.ctype} before = {var};")
         emit(depth + 1, f"for (int t = 0; t < {MAX_THREADS}; t++) {{")
         emit(depth + 2, f"if ({label}_last_{var}[t] < 0) continue;")
-        if name in reductions:
+        if name in reductions and name not in folds:
             emit(depth + 2, f"{var} = {_combine(reductions[name], scalar, var, f'{label}_value_{var}[t]')};")
         emit(depth + 2, f"if ({label}_last_{var}[t] > best) {{ best = {label}_last_{var}[t]; winner = t; }}")
         emit(depth + 1, "}")
