@@ -36,7 +36,7 @@ def on_gpu(emulator, function, make, flagged=False):
     assert not emulator.errors
     assert actual == expected
     loop = sites_of(fast)[0]
-    assert loop["backend"] == "cuda", loop["reasons"]
+    assert loop["backend"] == "cuda", (loop, megaguards.explain(fast))
     assert emulator.launches > launches
     if flagged:
         assert loop["compiled_runs"] == 0 and loop["fallback_runs"] == 1, loop
@@ -289,3 +289,29 @@ def test_real_block_size(emulator, monkeypatch):
     n, m = 11, 40
     on_gpu(emulator, nest, lambda: (numpy.arange(n * m, dtype=numpy.float64).reshape(n, m) / 7.0,
                                     numpy.linspace(1.0, 2.0, m), numpy.full((n, m), -1.0), n, m))
+
+
+def test_numpy_overflow_on_the_gpu_warns_as_in_cpython(emulator):
+    """A GPU keeps no IEEE flags: the kernel computes NumPy's overflow and invalid flags from
+    operands and results (prelude's mg_np_*); one NumPy would act on sends the loop to
+    CPython, which warns (and under numpy.seterr(over="raise") raises) itself."""
+    import warnings
+
+    def scale(a, b):
+        for i in range(len(a)):
+            b[i] = a[i] * 10.0 - a[i] * 0.5
+
+    def make():
+        values = numpy.arange(N, dtype=numpy.float64)
+        values[7] = 1e308
+        return values, numpy.zeros(N)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        on_gpu(emulator, scale, make, flagged=True)
+    assert [str(w.message) for w in caught] == ["overflow encountered in scalar multiply"] * 2
+    with numpy.errstate(over="raise", invalid="raise"):   # underflow is left to the CPU (NO_UNDERFLOW)
+        on_gpu(emulator, scale, make, flagged=True)
+    with numpy.errstate(all="ignore"):
+        on_gpu(emulator, scale, make)   # no flag NumPy acts on: the GPU's result stands
+    on_gpu(emulator, scale, lambda: (numpy.arange(N, dtype=numpy.float64), numpy.zeros(N)))

@@ -81,6 +81,7 @@ class Layout:
     interrupt_slot: int   # ints slot: the address of the flag SIGINT sets (0: none), read by range loops
     boxes: dict           # list -> ints slots of the box it touches (mode 1): lo per dim, hi per dim, then
                           # the gap between the elements touched in the last dim (1: each one)
+    float_status_slot: int  # ints slot: in, the IEEE flags NumPy would act on (analysis/floatstatus.py's bits)
 
 
 def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[str, ...],
@@ -113,14 +114,15 @@ def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[st
                 tags[name] = next_int
                 next_int += 1
     precondition, in_place, mode, intervals = next_int, next_int + 1, next_int + 2, next_int + 3
-    interrupt, next_int = intervals + 2 + 2 * hoisted_loops, intervals + 3 + 2 * hoisted_loops
+    interrupt, float_status = intervals + 2 + 2 * hoisted_loops, intervals + 3 + 2 * hoisted_loops
+    next_int = float_status + 1
     boxes = {}
     for name in arrays:
         if name in boxed:
             boxes[name] = next_int
             next_int += 2 * typed.arrays[name].rank + 1
     return Layout(arrays, dims, scalars, flags, tags, precondition, shadows, in_place, mode, intervals,
-                  next_int, next_float, interrupt, boxes)
+                  next_int, next_float, interrupt, boxes, float_status)
 
 
 BOX_TAGS = {scalar: tag for tag, scalar in enumerate(Scalar)}

@@ -25,6 +25,25 @@ __device__ __forceinline__ bool mg_mul_overflow(int64_t a, int64_t b, int64_t *r
 /* The arithmetic goes through __dadd_rn & co., which NVRTC does not refold. */
 __device__ __forceinline__ double mg_neg_f64(double x) { return -x; }
 __device__ __forceinline__ float mg_neg_f32(float x) { return -x; }
+/* A GPU keeps no IEEE flags: NumPy float operations compute theirs from operands and
+ * result (analysis/floatstatus.py's bits: 1 overflow, 2 invalid; underflow is left to
+ * the CPU).  A zero divisor leaves through the kernel's own check before this. */
+template <typename T> __device__ __forceinline__ int mg_np_flags(T a, T b, T r) {
+    if (isfinite(r)) return 0;
+    if (isnan(r)) return isnan(a) || isnan(b) ? 0 : 2;
+    return isfinite(a) && isfinite(b) ? 1 : 0;
+}
+#define MG_NP_OP(NAME, T, SUFFIX, EXPRESSION)                                                     \
+__device__ __forceinline__ T mg_np_##NAME##_##SUFFIX(T a, T b, int *fp) {                         \
+    T r = EXPRESSION; *fp |= mg_np_flags(a, b, r); return r;                                     \
+}
+MG_NP_OP(add, double, f64, __dadd_rn(a, b)) MG_NP_OP(sub, double, f64, __dsub_rn(a, b))
+MG_NP_OP(mul, double, f64, __dmul_rn(a, b))
+MG_NP_OP(add, float, f32, __fadd_rn(a, b)) MG_NP_OP(sub, float, f32, __fsub_rn(a, b))
+MG_NP_OP(mul, float, f32, __fmul_rn(a, b))
+__device__ __forceinline__ float mg_np_narrow(double x, int *fp) {
+    float r = (float)x; if (isinf(r) && isfinite(x)) *fp |= 1; return r;
+}
 #else
 #include <stdint.h>
 #include <math.h>
@@ -66,7 +85,7 @@ MG_INLINE int mg_isnan_f32(float x) { return (mg_bits_f32(x) & 0x7fffffffu) > 0x
 #define MG_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 enum { MG_OK = 0, MG_ERR_INDEX = 1, MG_ERR_OVERFLOW = 2, MG_ERR_ZERO = 3, MG_ERR_VALUE = 4,
-       MG_ERR_TYPE = 5, MG_ERR_INTERRUPT = 6, MG_ERR_MEMORY = 7 };
+       MG_ERR_TYPE = 5, MG_ERR_INTERRUPT = 6, MG_ERR_MEMORY = 7, MG_ERR_FLOAT_STATUS = 8 };
 /* Iterations of a range loop between two looks at the interrupt flag (Ctrl-C): the inner
  * loop of each chunk stays free of exits, so the compiler still vectorizes it. */
 #define MG_POLL_CHUNK 65536
@@ -215,6 +234,14 @@ MG_INLINE T mg_pow_##SUFFIX(T iv, T iw, int *err) {                             
 }
 MG_FLOAT_OPS(double, f64, fmod, floor, copysign, pow, fabs)
 MG_FLOAT_OPS(float, f32, fmodf, floorf, copysignf, powf, fabsf)
+#ifdef __CUDACC__
+__device__ __forceinline__ double mg_np_div_f64(double a, double b, int *fp, int *err) {
+    double r = mg_div_f64(a, b, err); *fp |= mg_np_flags(a, b, r); return r;
+}
+__device__ __forceinline__ float mg_np_div_f32(float a, float b, int *fp, int *err) {
+    float r = mg_div_f32(a, b, err); *fp |= mg_np_flags(a, b, r); return r;
+}
+#endif
 
 /* ---- math module: CPython's error rules around the C library's results ---- */
 MG_INLINE double mg_math1(double result, double x, int *err) {
@@ -417,6 +444,12 @@ static void mg_copy_strided(char *dst, const char *src, int rank, const int64_t 
     }
 }
 #include <stdlib.h>
+#include <fenv.h>
+/* The IEEE flags raised, as analysis/floatstatus.py's bits of numpy.seterr's categories. */
+MG_INLINE int mg_numpy_categories(int raised) {
+    return (raised & FE_OVERFLOW ? 1 : 0) | (raised & FE_INVALID ? 2 : 0) | (raised & FE_DIVBYZERO ? 4 : 0)
+         | (raised & FE_UNDERFLOW ? 8 : 0);
+}
 /* The operands a thread keeps for an ordered fold (codegen/targets/openmp.py): doubled when
  * full; 0 when memory ran out (the loop then runs in CPython). */
 static int mg_fold_grow(double **log, int64_t *capacity) {

@@ -11,6 +11,7 @@ outside C loops, and two hooks, the kernel wrapper and the parallel loop.
 """
 from __future__ import annotations
 
+from ..analysis.floatstatus import NUMPY_FLOATS, SILENT_OPERATORS, numpy_float_operations
 from ..analysis.bounds import HoistFacts
 from ..analysis.mapping import GpuBand
 from ..analysis.parallel import ParallelPlan
@@ -42,6 +43,8 @@ class Renderer:
         # place: stopped midway, a program whose SIGINT handler does not raise would run the
         # loop again in CPython over half-written arrays (lists and shadows commit nothing).
         self.polls_interrupts = target.polls_interrupts and not layout.shadows
+        # NumPy float operations: the CPU kernel notes the IEEE flags (analysis/floatstatus.py).
+        self.watches_float_status = bool(numpy_float_operations(typed))
         self.facts = facts if facts is not None and not facts.empty else None
         self.fast = False  # rendering a copy that relies on the hoisted checks: "direct" or "wrap"
         self.layout = layout
@@ -272,6 +275,8 @@ class Renderer:
     def store_value(self, value: ir.Expr, element: Scalar, is_list: bool) -> str:
         if is_list or element.is_bool:
             return self.truth(value) if element.is_bool else self.convert(value, element)
+        if (element is Scalar.NP_FLOAT32 and value.type.ctype == "double" and self.target.computes_float_status):
+            return f"mg_np_narrow({self.expr(value)}, &mg_fp)"   # NumPy's "overflow in cast"
         if element.is_int and value.type.is_float:
             self.checks += 1
             as_int = f"mg_f2i({self.expr(value)}, {ERR})"
@@ -398,9 +403,15 @@ class Renderer:
                     f"{self.cast(self.expr(right), right.type, Scalar.PY_INT)}, {ERR})")
         a, b = self.operand(left, result), self.operand(right, result)
         if result.is_float:
+            suffix = "f32" if result.ctype == "float" else "f64"
+            computed = self.target.computes_float_status and result in NUMPY_FLOATS and op in SILENT_OPERATORS
             if op in ("+", "-", "*"):
+                if computed:
+                    return f"mg_np_{ {'+': 'add', '-': 'sub', '*': 'mul'}[op] }_{suffix}({a}, {b}, &mg_fp)"
                 return self.target.float_arithmetic[op, result.ctype].format(a=a, b=b)
             self.checks += 1
+            if computed:
+                return f"mg_np_div_{suffix}({a}, {b}, &mg_fp, {ERR})"
             return f"{self.target.float_helpers[op, result.ctype]}({a}, {b}, {ERR})"
         if op in ("&", "|", "^"):
             return f"({a} {op} {b})"

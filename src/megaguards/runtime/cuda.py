@@ -18,12 +18,19 @@ from pathlib import Path
 
 import numpy
 
+from ..analysis.floatstatus import CATEGORIES
 from ..analysis.mapping import full_overwrites
 from ..codegen.targets.cuda import NVRTC_OPTIONS, CudaKernel
 from ..errors import CompilerError
 from ..guards import assumptions as guard
-from .data import UNSET, DeviceCopies, StageClock, Transfers, arrays_to_device, box_live_outs, packed_inputs
+from .data import (UNSET, DeviceCopies, StageClock, Transfers, arrays_to_device, box_live_outs, numpy_error_categories,
+                   packed_inputs)
 from .executable import Declined, Outcome, Raised, Ran
+
+# A GPU has no IEEE flags: its kernels compute overflow and invalid results of NumPy float
+# operations themselves (prelude's mg_np_*), not underflow, which NumPy ignores by default.
+UNDERFLOW = CATEGORIES["under"]
+NO_UNDERFLOW = "NumPy's error state acts on float underflow, which only the CPU notes"
 from .kernel import Specialization
 
 log = logging.getLogger("megaguards")
@@ -127,11 +134,15 @@ class GpuSpecialization:
 
     def launch(self, binding) -> Outcome:
         cupy = cupy_module()
+        watched = numpy_error_categories() if self.cpu.float_status else 0
+        if watched & UNDERFLOW:
+            return Declined(NO_UNDERFLOW)
         fast, ints, floats = self.prologue(binding)
         if not fast:
             return Declined("a hoisted check failed")
         layout, typed = self.cpu.layout, self.cpu.typed
         ints[layout.mode_slot] = 0
+        ints[layout.float_status_slot] = watched
         guard.check_entry(self.cpu.assumed, binding, gpu=True)   # as on the CPU
         written_objects = {id(v) for v, w in zip(binding.arrays, self.cpu.written) if w}
         band = self.band(ints)
@@ -277,11 +288,15 @@ class GpuRegionSpecialization:
 
     def launch(self, binding) -> Outcome:
         cupy = cupy_module()
+        watched = numpy_error_categories() if self.cpu.float_status else 0
+        if watched & UNDERFLOW:
+            return Declined(NO_UNDERFLOW)
         fast, ints, floats = self.parts[0].prologue(binding)
         if not fast:
             return Declined("a hoisted check failed")
         layout = self.cpu.layout
         ints[layout.mode_slot] = 0
+        ints[layout.float_status_slot] = watched
         guard.check_entry(self.cpu.assumed, binding, gpu=True)   # as on the CPU
         bands = [part.band(ints) for part in self.parts]
         steps = bands[0][0][2]

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy
 
+from ..analysis.floatstatus import watched_categories
 from ..codegen.layout import BOX_TAGS, LIST_KIND
 from ..guards.assumptions import Assumption, marshal_failure
 from ..ir.types import LIST_ELEMENT_DTYPE, Scalar
@@ -252,3 +253,8 @@ def packed_inputs(device_arrays: list, layout, ints, floats) -> tuple[numpy.ndar
                                 ints_host, floats_host.view(numpy.int64)])
     return packed, numpy.cumsum([0, max(1, len(pointers)), len(ints_host), len(floats_host)])
 
+
+def numpy_error_categories() -> int:
+    """The IEEE flags NumPy's error state acts on now (numpy.seterr, numpy.errstate), as
+    analysis/floatstatus.py's bits: a kernel that raised one of them runs in CPython."""
+    return watched_categories(numpy.geterr())

@@ -56,7 +56,9 @@ FLAG_REASONS = {1: "index out of range", 2: "integer overflow beyond int64 (or t
                 3: "division or modulo by zero", 4: "a value CPython rejects (math domain, NaN to int, "
                 "range step 0, inexact int/float conversion)", 5: "a result whose Python type differs "
                 "(e.g. int ** negative int)", 6: "interrupted (Ctrl-C)",
-                7: "out of memory for the operands of an ordered float fold"}
+                7: "out of memory for the operands of an ordered float fold",
+                8: "a NumPy float operation raised an IEEE flag that NumPy's error state (numpy.seterr) acts on: "
+                "CPython ran the loop, and NumPy warned or raised"}
 INTERRUPTED = 6   # prelude.h's MG_ERR_INTERRUPT: a SIGINT stopped the kernel
 
 

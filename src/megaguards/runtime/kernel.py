@@ -20,7 +20,7 @@ from ..analysis.typeinfer import TypedLoop
 from ..codegen.layout import Layout, marshalling_plan
 from ..guards import assumptions as guard
 from ..guards.signature import Binding
-from .data import box_outputs, commit_shadows, list_shape, output_plan, shadow_copies
+from .data import box_outputs, commit_shadows, list_shape, numpy_error_categories, output_plan, shadow_copies
 from .executable import Raised, Ran
 
 
@@ -52,6 +52,7 @@ class Specialization:
     enter_prologue: ctypes._CFuncPtr = None   # marshal.c's mg_prologue (None: the banks filled from Python)
     groups: dict = None              # array name -> its alias group (pipeline.Signature.groups)
     snapshots_of: object = None      # the marshal helper (its mg_snapshot_bytes, mg_release); None: no snapshots
+    float_status: bool = False       # the kernel notes NumPy float operations' IEEE flags (analysis/floatstatus.py)
 
     def __post_init__(self) -> None:
         layout, typed = self.layout, self.typed
@@ -122,6 +123,8 @@ class Specialization:
             shadows, kernel_arrays = (), arrays + self.no_shadow_objects
         ints, floats = self.ints_type(), self.floats_type()
         ints[self.precondition_slot] = -1
+        if self.float_status:
+            ints[self.layout.float_status_slot] = numpy_error_categories()
         flag = self.enter(kernel_arrays, binding.scalars, self.plan_address, self.kernel_address, ints, floats,
                           self.seconds, self.snapshots)
         failed = ints[self.precondition_slot]

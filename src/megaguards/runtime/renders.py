@@ -38,11 +38,13 @@ def cached_render(typed, layout, facts, plan, threads: int, work_threshold: int,
 
 def record(rendered: RenderedKernel) -> dict:
     return {"source": rendered.source, "checks_in_loop": rendered.checks_in_loop,
-            "preconditions": list(rendered.preconditions), "parallel": rendered.parallel}
+            "preconditions": list(rendered.preconditions), "parallel": rendered.parallel,
+            "float_status": rendered.float_status}
 
 
 def from_record(data: dict) -> RenderedKernel:
-    return RenderedKernel(data["source"], data["checks_in_loop"], tuple(data["preconditions"]), data["parallel"])
+    return RenderedKernel(data["source"], data["checks_in_loop"], tuple(data["preconditions"]), data["parallel"],
+                          data["float_status"])
 
 
 def cached_plan_and_render(typed, layout, facts, groups: dict, reassociate: bool, lazy_parallel: bool, threads: int,

@@ -66,3 +66,6 @@ class Target:
     # Range loops look at the interrupt flag (``*mg_stop``, SIGINT) every MG_POLL_CHUNK
     # iterations; the GPU's code cannot read the host's flag.
     polls_interrupts: bool = False
+    # NumPy float operations compute their IEEE flags (prelude's mg_np_*; a GPU keeps none)
+    # into ``mg_fp``; False: the FPU's flags are read (fenv.h).
+    computes_float_status: bool = False

@@ -19,6 +19,7 @@ class RenderedKernel:
     checks_in_loop: int           # checks inside the loop that runs when the hoisted ones pass
     preconditions: tuple = ()     # descriptions of the hoisted checks, by number
     parallel: bool = False        # uses OpenMP (compile with -fopenmp)
+    float_status: bool = False    # notes the IEEE flags of NumPy float operations (layout.float_status_slot)
 
 
 def write_cpu_kernel(renderer) -> RenderedKernel:
@@ -34,6 +35,9 @@ def write_cpu_kernel(renderer) -> RenderedKernel:
     renderer.declare_arrays()
     _declare_scalars(renderer)
     emit(1, "int mg_fast = 1; int64_t mg_failed = -1;")
+    if renderer.watches_float_status:   # the categories NumPy's error state acts on (0: none)
+        emit(1, f"const int mg_fp_mask = (int)mg_ints[{layout.float_status_slot}]; int mg_fp_seen = 0;")
+        emit(1, "if (mg_fp_mask) feclearexcept(FE_ALL_EXCEPT);")
     preconditions: list[str] = []
     if renderer.facts is None:
         placeholder = _shadow_switch(renderer)
@@ -61,10 +65,15 @@ def write_cpu_kernel(renderer) -> RenderedKernel:
         renderer.statement(typed.body, 2)
         emit(1, "}")
     can_flag = checks > 0 or renderer.flags_outside_checks
+    # A flag NumPy would act on sends the loop to CPython: NumPy arrays go to shadows then.
+    check_free = "0" if can_flag else "(!mg_fp_mask)" if renderer.watches_float_status else "1"
     lines = renderer.lines
-    lines[placeholder] = lines[placeholder].replace("MG_CHECK_FREE", "0" if can_flag else "1")
+    lines[placeholder] = lines[placeholder].replace("MG_CHECK_FREE", check_free)
     emit(0, "mg_exit:")
     emit(1, f"mg_ints[{layout.precondition_slot}] = mg_failed;")
+    if renderer.watches_float_status:
+        emit(1, "if (mg_fp_mask && !mg_err && (mg_numpy_categories(fetestexcept(FE_ALL_EXCEPT) | mg_fp_seen) "
+                "& mg_fp_mask)) mg_err = MG_ERR_FLOAT_STATUS;")
     emit(1, "if (mg_err) return mg_err;")
     for name, (bank, slot) in layout.scalars.items():
         if name in layout.assigned_flags:
@@ -81,7 +90,7 @@ def write_cpu_kernel(renderer) -> RenderedKernel:
     parallel = renderer.uses_parallel_loops
     headers = renderer.target.parallel_headers if parallel else ""
     source = headers + renderer.target.prelude + "\n" + "\n".join(lines) + "\n"
-    return RenderedKernel(source, checks, tuple(preconditions), parallel)
+    return RenderedKernel(source, checks, tuple(preconditions), parallel, renderer.watches_float_status)
 
 
 def _declare_scalars(renderer) -> None:

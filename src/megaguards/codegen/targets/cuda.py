@@ -85,6 +85,8 @@ def write_band_kernel(renderer, band: GpuBand, live_outs: tuple[str, ...]) -> Cu
         linear = f"({linear}) * mg_band[{3 * position + 2}] + mg_k{position}"
     emit(1, f"const int64_t mg_iteration = {linear};  /* the sequential order of this iteration */")
     emit(1, "int mg_err = 0;")
+    if renderer.watches_float_status:   # the categories NumPy's error state acts on (0: none)
+        emit(1, f"int mg_fp = 0; const int mg_fp_mask = (int)mg_ints[{layout.float_status_slot}];")
     renderer.declare_arrays()
     for name, scalar in typed.variables.items():
         if name in typed.live_ins and name not in typed.assigned_types:
@@ -105,6 +107,8 @@ def write_band_kernel(renderer, band: GpuBand, live_outs: tuple[str, ...]) -> Cu
     checks = renderer.checks - before
     emit(1, "}")
     emit(0, "mg_iteration_end:")
+    if renderer.watches_float_status:
+        emit(1, "if (mg_fp & mg_fp_mask) atomicCAS(mg_flag, 0, MG_ERR_FLOAT_STATUS);")
     emit(1, "if (mg_active) {")
     for index, (name, is_float) in enumerate(outputs):
         values = "mg_fvals" if is_float else "mg_ivals"
@@ -154,6 +158,7 @@ CUDA = Target(
     # Every thread must reach the block's barrier: jump to the iteration's end, don't return.
     error_exit=("atomicCAS(mg_flag, 0, mg_err);", "goto mg_iteration_end;"),
     continue_outside_loops="goto mg_iteration_end;",   # the band loops are the grid, not C loops
+    computes_float_status=True,
     prelude=PRELUDE,   # its helpers are __device__ functions under NVRTC
     float_arithmetic=MappingProxyType({(operator, ctype): f"__{ctype[0]}{_INTRINSIC[operator]}_rn({{a}}, {{b}})"
                                        for operator, ctype in FLOAT_ARITHMETIC}),

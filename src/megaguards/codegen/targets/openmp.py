@@ -126,10 +126,14 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
     for name in folds:
         emit(inner + 1, f"{label}_kept_{c_name(name)}[t] = 0;")
     emit(inner, "}")
+    if renderer.watches_float_status:   # each thread has its own IEEE flags: kept, then gathered
+        emit(inner, "if (mg_fp_mask) mg_fp_seen |= fetestexcept(FE_ALL_EXCEPT);")
     emit(inner, f"#pragma omp parallel num_threads({label}_threads)")
     emit(inner, "{")
     region = inner + 1
     emit(region, "int mg_err = 0;")
+    if renderer.watches_float_status:
+        emit(region, "if (mg_fp_mask) feclearexcept(FE_ALL_EXCEPT);")
     emit(region, "uint64_t mg_ticks = 0;")
     emit(region, f"const int {label}_tid = omp_get_thread_num();")
     emit(region, f"int64_t {c_name(node.var)} = 0;")
@@ -161,6 +165,12 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
     renderer.region_block(ParallelRegion(label, variables, folds), node.body, body)
     emit(body, f"{label}_next: ;")
     emit(region, "}")
+    if renderer.watches_float_status:
+        emit(region, "if (mg_fp_mask) {")
+        emit(region + 1, "const int mg_fp_mine = fetestexcept(FE_ALL_EXCEPT);")
+        emit(region + 1, "#pragma omp atomic")
+        emit(region + 1, "mg_fp_seen |= mg_fp_mine;")
+        emit(region, "}")
     for name in variables:
         emit(region, f"{label}_value_{c_name(name)}[{label}_tid] = {c_name(name)};")
         emit(region, f"{label}_last_{c_name(name)}[{label}_tid] = {label}_at_{c_name(name)};")
