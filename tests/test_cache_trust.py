@@ -167,7 +167,7 @@ def test_the_calibration_child_runs_in_the_cache_and_holds_an_flock(tmp_path, mo
     from megaguards import config
 
     started = []
-    monkeypatch.setattr(subprocess, "Popen", lambda command, **options: started.append(options))
+    monkeypatch.setattr(subprocess, "Popen", lambda command, **options: started.append(options) or SimpleNamespace())
     monkeypatch.setattr(costmodel, "current", lambda: SimpleNamespace(source="bundled"))   # not calibrated
     saved = config.current()
     config.configure(cache_dir=tmp_path / "cache", auto_calibrate=True)

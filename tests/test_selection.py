@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import types
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -261,10 +262,12 @@ def test_calibration_fits_and_stores(auto, monkeypatch):
 
 
 def test_background_calibration_starts_once(auto, monkeypatch):
-    started = []
+    started, children = [], []
 
     def child(command, **options):   # a child holding the lock (an flock) it was passed, as it runs
         started.append((command, os.dup(options["pass_fds"][0])))
+        children.append(types.SimpleNamespace(returncode=None))
+        return children[-1]
     monkeypatch.setattr(costmodel.subprocess, "Popen", child)
     config.configure(auto_calibrate=True)
     try:
@@ -273,6 +276,7 @@ def test_background_calibration_starts_once(auto, monkeypatch):
         with process.fresh():                                    # as in another process:
             assert costmodel.calibrate_in_background() is False  # the lock says one is running
         assert len(started) == 1 and started[0][0][-2:] == ["calibrate", "--quiet"]
+        assert children[0].returncode == 0   # never waited for: no ResourceWarning when dropped
         write_calibration(auto, 1e-9, 1e-9)
         os.close(started[0][1])                                  # the child ended
         with process.fresh():

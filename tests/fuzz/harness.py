@@ -33,6 +33,7 @@ import copy
 import importlib.util
 import itertools
 import json
+import math
 import os
 import queue
 import signal
@@ -51,6 +52,9 @@ import numpy
 ROOT = Path(__file__).resolve().parents[2]
 MARK = "@@FUZZ "
 SLOW_PLAIN_SECONDS = 5.0       # a program whose plain run is slower is skipped (generator's fault)
+# NumPy's error state each program runs under, by seed: NumPy's default (warnings, which are
+# compared), raising, raising on overflow only, and silence.
+ERROR_STATES = ({}, {"all": "raise"}, {"over": "raise", "under": "warn"}, {"all": "ignore"})
 DEFAULT_TIMEOUT = 60.0         # per seed, in the parent (catches hangs in native code)
 
 
@@ -64,8 +68,8 @@ def comparable(value):
         return ("ndarray", value.dtype.str, value.shape, _array_bytes(value))
     if isinstance(value, numpy.generic):
         return (type(value).__name__, comparable(value.item()))
-    if type(value) is float:
-        return ("float", "nan" if value != value else value.hex())
+    if type(value) is float:   # a NaN's sign is CPython's too (not its payload)
+        return ("float", ("nan", math.copysign(1.0, value)) if value != value else value.hex())
     if type(value) is complex:
         return ("complex", comparable(value.real), comparable(value.imag))
     if isinstance(value, (list, tuple)):
@@ -77,29 +81,34 @@ def comparable(value):
 
 def _array_bytes(array: numpy.ndarray) -> bytes:
     array = numpy.ascontiguousarray(array)
-    if array.dtype.kind == "f":  # NaN equal to NaN, whatever its sign or payload
+    if array.dtype.kind == "f":  # NaN equal to NaN of the same sign, whatever its payload
         array = array.copy()
-        array[numpy.isnan(array)] = numpy.nan
+        nans = numpy.isnan(array)
+        array[nans] = numpy.copysign(numpy.nan, array[nans])
     return array.tobytes()
 
 
 def outcome(function, arguments: tuple):
-    """(("returned", value) or ("raised", type, message), arguments afterwards), comparable.
-    ``arguments`` is used as is (the caller copies)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    """(("returned", value) or ("raised", type, message), arguments afterwards, the warnings
+    raised, as (class, message)), comparable.  ``arguments`` is used as is (the caller
+    copies).  megaguards' own warnings (its set-up) are not the program's."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         try:
             result = ("returned", comparable(function(*arguments)))
         except _Slow:
             raise
         except Exception as error:  # the exception is what we compare
             result = ("raised", type(error).__name__, str(error))
-    return result, comparable(arguments)
+    said = tuple((w.category.__name__, str(w.message)) for w in caught if not str(w.message).startswith("megaguards"))
+    return result, comparable(arguments), said
 
 
 def describe_difference(expected, actual) -> str:
-    (plain_result, plain_args), (fast_result, fast_args) = expected, actual
+    (plain_result, plain_args, plain_said), (fast_result, fast_args, fast_said) = expected, actual
     lines = []
+    if plain_said != fast_said:
+        lines.append(f"warnings: python {list(plain_said)} | megaguards {list(fast_said)}")
     if plain_result != fast_result:
         lines.append(f"result: python {_short(plain_result)} | megaguards {_short(fast_result)}")
     if plain_args != fast_args:
@@ -227,10 +236,13 @@ def run_program(program, progress=None) -> SeedResult:
         result.status, result.detail = "error", f"generated program does not load: {error!r}"
         return result
     expected = []
+    error_state = ERROR_STATES[program.seed % len(ERROR_STATES)]
     armed = _alarm(SLOW_PLAIN_SECONDS)
     try:
-        for call in program.make_calls():
-            expected.append(outcome(module.kernel, call))
+        calls = program.make_calls()   # made outside the error state (overflowing casts)
+        with numpy.errstate(**error_state):
+            for call in calls:
+                expected.append(outcome(module.kernel, call))
     except _Slow:
         result.status, result.detail = "slow", "the plain run is too slow"
         return result
@@ -240,7 +252,9 @@ def run_program(program, progress=None) -> SeedResult:
         progress("plain-done")
     try:
         fast = megaguards.jit(module.kernel)
-        actual = [outcome(fast, call) for call in program.make_calls()]
+        calls = program.make_calls()
+        with numpy.errstate(**error_state):
+            actual = [outcome(fast, call) for call in calls]
     except Exception:
         result.status, result.detail = "error", "harness: " + traceback.format_exc(limit=5)
         return result

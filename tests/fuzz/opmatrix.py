@@ -90,8 +90,9 @@ def source(operations) -> str:
     return "\n".join(lines)
 
 
-def run(operations=None, pairs: int = 45, seed: int = 0, report=print) -> list[str]:
-    """Mismatches as lines (empty when everything matched)."""
+def run(operations=None, pairs: int = 45, seed: int = 0, report=print, classes=None) -> list[str]:
+    """Mismatches as lines (empty when everything matched); ``classes``: the value classes
+    (names of ELEMENTS and SCALARS) to take, all by default."""
     import megaguards
 
     operations = list(operations or OPERATIONS)
@@ -102,7 +103,8 @@ def run(operations=None, pairs: int = 45, seed: int = 0, report=print) -> list[s
         small = name in HUGE_RESULTS
         for suffix, lefts, make_left in (("element", ELEMENTS, make_element), ("scalar", SCALARS, make_scalar)):
             function = getattr(module, f"{name}_{suffix}")
-            for left, right in itertools.product(lefts, ELEMENTS):
+            rights = [c for c in ELEMENTS if classes is None or c in classes]
+            for left, right in itertools.product([c for c in lefts if classes is None or c in classes], rights):
                 left_class = lefts[left] if suffix == "scalar" else ELEMENTS[left][1]
                 candidates = list(itertools.product(corner_values(left_class, small),
                                                     corner_values(ELEMENTS[right][1], small)))

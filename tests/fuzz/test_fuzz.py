@@ -8,7 +8,8 @@
 * ``test_large_batch``: marked ``fuzz``, deselected by default; ``pytest -m fuzz``
   (seeds from ``MG_FUZZ_SEEDS``, default ``200:2200``).
 * ``test_operator_matrix``: marked ``fuzz``; single operations on every pair of value
-  classes and corner values (``opmatrix.py``).
+  classes and corner values (``opmatrix.py``); ``test_operator_matrix_slice``, its CI
+  part: the float operations on the float classes, a few value pairs each.
 
 A failing seed that an open bug of ``BUGS.md`` explains (the same program passes with
 that bug's trigger removed, see ``harness.triage``) is reported as xfail with the
@@ -70,6 +71,17 @@ def test_large_batch():
     print(harness.summary(results), f"; {len(known)} explained by open bugs: {sorted(known)}")
     assert not new, "\n\n".join(explain(r) for r in new)
     assert harness.compiled_ratio(results) >= MIN_COMPILED_RATIO, harness.summary(results)
+
+
+# The CI slice of the operator matrix: the float operations whose bits depend on the C
+# compiler and the library (NaN signs, pow, narrowing) on the float classes.
+SLICE_OPERATIONS = ("neg", "sub", "mul", "pow", "copysign", "float")
+SLICE_CLASSES = ("list float", "float64", "float32", "int64", "float", "numpy.float32")
+
+
+def test_operator_matrix_slice():
+    mismatches = opmatrix.run(SLICE_OPERATIONS, pairs=6, report=lambda line: None, classes=SLICE_CLASSES)
+    assert not mismatches, f"{len(mismatches)} mismatches:\n" + "\n".join(mismatches[:50])
 
 
 @pytest.mark.fuzz

@@ -234,26 +234,31 @@ class _Planner:
 
 
 FOLD_FORMS = ("s+e", "s-e", "e+s", "s*e", "e*s")
-# An ordered fold costs one dependent float operation per step after the parallel part, plus
-# keeping the operand: a step must come with at least this much body weight (IR nodes) for
-# threads to gain on the sequential loop (measured: benchmarks/reductions.py).
-FOLD_MIN_WEIGHT = 24
+# An ordered fold costs one dependent float operation per step after the parallel part
+# (about 1 ns: the sequential loop's own chain), plus keeping the operand: a step needs some
+# body weight (IR nodes) around it for threads to gain.  Measured on 16 cores
+# (benchmarks/reductions.py --force): s += a[i] (5 nodes) folded in parallel ran 0.9x one
+# core, s += a[i] * b[i] (8 nodes) 1.3x, with two math calls 7x.
+FOLD_MIN_WEIGHT = 8
+FOLD_CALL_WEIGHT = 32   # a call (math.exp, math.sqrt ...) weighs that many nodes more here
 ALLOW_REASSOCIATION = " (MEGAGUARDS_REASSOCIATE=1 allows a reassociated parallel sum)"
 
 
 def ordered_fold(var: str, body) -> str:
     """The one form of ``var``'s float reduction steps in ``body`` when they can be folded
     in iteration order with profit (one of FOLD_FORMS), else why it stays sequential."""
-    forms, steps = set(), 0.0
+    forms, steps, calls = set(), 0.0, 0.0
     for statement, trips in _weighted_statements(body, 1):
         if isinstance(statement, ir.Assign) and statement.target == var:
             value = statement.value
             on_left = isinstance(value.left, ir.Name) and value.left.id == var
             forms.add(f"s{value.op}e" if on_left else f"e{value.op}s")
             steps += trips
+        own = _own_expressions(statement) if isinstance(statement, (ir.If, ir.While, ir.For)) else ir.walk(statement)
+        calls += trips * sum(isinstance(node, ir.Call) for node in own)
     if len(forms) != 1:
         return f"its steps mix {' and '.join(sorted(forms))}: kept sequential, in CPython's order"
-    if BodyWeight.of(body).static() < FOLD_MIN_WEIGHT * steps:
+    if BodyWeight.of(body).static() + FOLD_CALL_WEIGHT * calls < FOLD_MIN_WEIGHT * steps:
         return "too little work per step to fold it in order behind threads: kept sequential"
     return forms.pop()
 

@@ -206,6 +206,13 @@ class _Inference:
             raise Unsupported(f"arithmetic '{op}' on numpy.bool", node.line, node.col)
         if op in ("<<", ">>") and not (left.is_int or left.is_bool) :
             raise Unsupported(f"'{op}' on {_describe({left})}", node.line, node.col)
+        if op == "**" and result.is_float and result.is_numpy and result not in (left, right):
+            # NumPy's scalar power, which calls the C library's pow, needs an operand of the
+            # result's type; otherwise NumPy computes it with its power ufunc, whose SIMD pow
+            # differs from the C library's in the last bit (int64 ** float32: 100 ** -2.5).
+            raise Unsupported(f"'**' on {_describe({left})} and {_describe({right})}: NumPy computes it with "
+                              "its power ufunc, whose results may differ from the C library's pow",
+                              node.line, node.col)
         return result
 
     def unary(self, op: str, operand: Scalar, node) -> Scalar:

@@ -198,10 +198,13 @@ def calibrate_in_background() -> bool:
     # sys.path, and the user's folder may hold a numpy.py.
     command = [sys.executable, "-m", "megaguards", "calibrate", "--quiet"]
     try:
-        subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True, preexec_fn=lambda: os.nice(19), cwd=str(options.cache_dir),
-                         pass_fds=(descriptor,),
-                         env={**os.environ, "MEGAGUARDS_AUTO_CALIBRATE": "0", "MEGAGUARDS_DEVICE": "auto"})
+        child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, start_new_session=True, preexec_fn=lambda: os.nice(19),
+                                 cwd=str(options.cache_dir), pass_fds=(descriptor,),
+                                 env={**os.environ, "MEGAGUARDS_AUTO_CALIBRATE": "0", "MEGAGUARDS_DEVICE": "auto"})
+        # Detached, never waited for: dropping a running Popen would make the user's program
+        # show "ResourceWarning: subprocess N is still running" (python -W default).
+        child.returncode = 0
     except OSError as error:
         log.info("could not start the background calibration: %s", error)
         return False
