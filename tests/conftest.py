@@ -44,14 +44,6 @@ def run_python(script, *arguments, cwd=None, timeout=120) -> subprocess.Complete
                           capture_output=True, text=True, timeout=timeout)
 
 
-# Python 3.12+ adds floats in sum() with compensated summation (Neumaier), which kernels do
-# not reproduce: there a sum whose accumulator is a Python float stays in CPython, saying so.
-FLOAT_SUM_COMPILES = sys.version_info < (3, 12)
-FLOAT_SUM_REASON = "compensated summation"
-# ``assert_same_as_cpython(..., compiled=FLOAT_SUM)`` for code that sums Python floats.
-FLOAT_SUM = True if FLOAT_SUM_COMPILES else FLOAT_SUM_REASON
-
-
 def site_for(function):
     """The report entries of the loop sites inside a function compiled by megaguards.jit."""
     return list(site_records(function).values())

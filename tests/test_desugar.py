@@ -1,6 +1,6 @@
 """Loop forms and in-loop reductions rewritten by frontend/desugar.py: each differential
-against CPython, with the compiled path checked to have run (sums of Python floats: up
-to 3.11; from 3.12 on, the fallback and its reason, conftest.FLOAT_SUM)."""
+against CPython, with the compiled path checked to have run (sums of Python floats are
+compensated on 3.12+, as CPython's are: analysis/compensation.py)."""
 from __future__ import annotations
 
 import functools
@@ -10,12 +10,11 @@ import numpy
 import pytest
 
 import megaguards
-from conftest import FLOAT_SUM, assert_same_as_cpython, outcome, site_records
+from conftest import assert_same_as_cpython, outcome, site_records
 
 
 def every_site_compiled(function, *arguments, compiled=True):
-    """Every site this call entered ran compiled (``compiled=FLOAT_SUM``: up to 3.11; from
-    3.12 on, a site fell back for the compensated float sum)."""
+    """Every site this call entered ran compiled."""
     before = site_records(function)
     assert_same_as_cpython(function, *arguments, compiled=compiled)
     if compiled is True:
@@ -219,7 +218,7 @@ def reduced(xs, n):
 @pytest.mark.parametrize("m", [0, 1, 3])
 def test_inner_sum_over_a_range(m):
     A = [[1.5, -0.0, 2.0], [-0.0, -0.0, -0.0], [1e308, 1e308, -1e308]]
-    assert_same_as_cpython(row_sums, A, m, compiled=None if m == 0 else FLOAT_SUM)
+    assert_same_as_cpython(row_sums, A, m, compiled=None if m == 0 else True)
 
 
 def test_empty_float_sum_is_the_int_zero():
@@ -238,15 +237,15 @@ def test_empty_float_sum_is_the_int_zero():
     every_site_compiled(empty_ints, [1, 2], 2)  # ints: the empty sum is 0 in compiled code too
 
 
-@pytest.mark.parametrize("A, compiled", [([[1.5, 2.5], [-0.0, -0.0]], FLOAT_SUM),
-                                         ([[1, 2, 3], [4, 5, 6]], FLOAT_SUM),  # sum(A[i], 10.0)
+@pytest.mark.parametrize("A, compiled", [([[1.5, 2.5], [-0.0, -0.0]], True),
+                                         ([[1, 2, 3], [4, 5, 6]], True),  # sum(A[i], 10.0)
                                          (numpy.array([[1.5, 2.5], [3.0, -1.0]]), True)])  # NumPy floats
 def test_sums_of_sequences(A, compiled):
     assert_same_as_cpython(sums_of_sequences, A, compiled=compiled)
 
 
 def test_filters_min_max_reduce():
-    every_site_compiled(filtered, [1.0, 5.0, -2.0, 7.5], 0.0, compiled=FLOAT_SUM)
+    every_site_compiled(filtered, [1.0, 5.0, -2.0, 7.5], 0.0)
     every_site_compiled(filtered, [1, 5, -2, 7], 0)
     every_site_compiled(extremes, [3.0, -1.0, float("nan"), 2.0], 4)
     every_site_compiled(reduced, [1.0, 2.0, -0.5], 3)
@@ -303,7 +302,7 @@ def test_exception_inside_a_generator_is_pythons():
             s += sum(math.sqrt(x) for x in xs)
         return s
     assert_same_as_cpython(roots, [4.0, -1.0], compiled=None)
-    assert_same_as_cpython(roots, [4.0, 9.0], compiled=FLOAT_SUM)
+    assert_same_as_cpython(roots, [4.0, 9.0])
 
 
 def test_sum_rebound_falls_back():
@@ -322,7 +321,7 @@ def test_nested_sums():
         for t in range(2):
             out += sum(sum(A[i][j] * t for j in range(m)) for i in range(n))
         return out
-    every_site_compiled(grid, [[1.0, 2.0], [3.0, 4.5]], 2, 2, compiled=FLOAT_SUM)
+    every_site_compiled(grid, [[1.0, 2.0], [3.0, 4.5]], 2, 2)
     every_site_compiled(grid, [[1, 2], [3, -4]], 2, 2)
 
 
@@ -355,7 +354,7 @@ def test_reduce_and_sum_with_a_user_function_are_inlined():
         for i in range(n):
             out += functools.reduce(combine, xs, 1.0) + sum(combine(x, 1.0) for x in xs)
         return out
-    every_site_compiled(user_reduce, [1.0, 2.0, -3.5], 3, compiled=FLOAT_SUM)
+    every_site_compiled(user_reduce, [1.0, 2.0, -3.5], 3)
 
     def user_reduce_only(xs, n):  # compiled on every version
         out = 0.0

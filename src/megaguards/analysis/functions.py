@@ -47,12 +47,6 @@ if sys.version_info[:2] in ((3, 10), (3, 11)):
 # mixed real/complex arithmetic to C99 Annex G rules).
 COMPLEX_AS_PAIRS = sys.version_info < (3, 14)
 
-# sum() of Python 3.12+ adds exact floats (and ints into a float) with Neumaier's
-# compensated summation, which kernels do not reproduce: a sum whose accumulator is a
-# Python float stays in CPython there (NumPy floats still take the plain `+`).
-FLOAT_SUM_COMPILES = sys.version_info < (3, 12)
-FLOAT_SUM_REASON = "sum() of floats: Python 3.12+ adds them with compensated summation"
-
 # Calls recognised but kept in CPython: the reason, by canonical name and argument count.
 EXCLUDED = {
     ("round", 2): "round(x, ndigits) rounds through CPython's correctly rounded decimal conversion",

@@ -20,7 +20,8 @@ from ..errors import Unsupported
 from ..ir import nodes as ir
 from ..ir.types import (INT64_MAX, INT64_MIN, Scalar, binary_result, call_result, is_integral,
                         unary_result)
-from .functions import COMPLEX_AS_PAIRS, EXCLUDED, FLOAT_SUM_COMPILES, FLOAT_SUM_REASON, FUNCTIONS
+from .compensation import COMPENSATED_SUM, compensate, compensation_of
+from .functions import COMPLEX_AS_PAIRS, EXCLUDED, FUNCTIONS
 
 TypeSet = frozenset
 
@@ -41,6 +42,7 @@ class TypedLoop:
     arrays: dict             # name -> ArrayInfo
     functions: dict          # call path as written -> canonical function name
     live_ins: frozenset      # scalar variables whose value comes from before the loop
+    compensations: tuple = ()  # accumulators of compensated float sums (analysis/compensation.py)
 
 
 def representative(types: TypeSet) -> Scalar:
@@ -54,6 +56,7 @@ def _describe(types) -> str:
 
 class _Inference:
     def __init__(self, live_in_types: dict, arrays: dict, functions: dict) -> None:
+        self.entry_types = live_in_types
         self.entry = {name: TypeSet({t}) for name, t in live_in_types.items()}
         self.arrays = arrays
         self.functions = functions
@@ -75,6 +78,15 @@ class _Inference:
             if len({t.ctype for t in types}) > 1:
                 raise Unsupported(f"{ir.describe_name(name)} changes type inside the loop ({_describe(types)}); "
                                   "the loop is not type-stable")
+        if COMPENSATED_SUM:
+            compensated = compensate(loop, lambda expression: self.expression(expression))
+            if compensated is not None:   # typed again: the compensated steps bring new variables
+                loop, accumulators = compensated
+                # A compensation starts at 0.0 in the kernel (an expression site's sum reads it first).
+                implicit = {compensation_of(name): Scalar.PY_FLOAT for name in accumulators}
+                typed = _Inference({**self.entry_types, **implicit}, self.arrays, self.functions).run(loop)
+                return dataclasses.replace(typed, live_ins=typed.live_ins - set(implicit),
+                                           compensations=accumulators)
         self.positions = itertools.count()
         typed = self.rebuild(loop)
         variables = {name: representative(types) for name, types in self.sets.items()}
@@ -284,8 +296,6 @@ class _Inference:
     def empty_reduction(self, node: ir.EmptyReduction) -> ir.Assign:
         """A plain assignment when its value has exactly the target's one type, else kept:
         the loop then goes back to CPython if no element was seen."""
-        if node.is_sum and not FLOAT_SUM_COMPILES and Scalar.PY_FLOAT in self.assigned.get(node.target, ()):
-            raise Unsupported(FLOAT_SUM_REASON, node.line, node.col)
         value = self.expression(node.value)
         exact = not node.raises and len(value) == 1 and self.assigned.get(node.target) == value
         kind = ir.Assign if exact else ir.EmptyReduction

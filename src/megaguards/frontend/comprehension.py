@@ -300,6 +300,7 @@ def _innermost(info: ExpressionInfo, reducer: tuple) -> list[ast.stmt]:
     if kind == "op":
         operator = {v: k for k, v in _REDUCE_OPS.items()}[reducer[1]]()
         combined: ast.expr = ast.BinOp(load(ACCUMULATOR), operator, load(VALUE))
+        combined.sum_step = info.kind == "sum"   # compensated on Python 3.12+ (analysis/compensation.py)
     elif kind == "call":
         combined = ast.Call(load(reducer[1]), [load(ACCUMULATOR), load(VALUE)], [])
     elif kind == "function":

@@ -46,9 +46,9 @@ class EmptyReduction(ast.stmt):
     has the type the reduction's other assignments give ``target`` (Python's empty
     ``sum`` is the int 0 even for float elements); otherwise, or when ``raises``
     (``max([])``, ``reduce`` with no initial value), the loop goes back to CPython.
-    ``is_sum``: typing keeps float sums in CPython where Python compensates them (3.12+)."""
+    """
 
-    _fields = ("target", "value", "raises", "is_sum")
+    _fields = ("target", "value", "raises")
 
 
 def assumed_builtins(node: ast.AST) -> tuple[str, ...]:
@@ -76,6 +76,13 @@ def _call(function: str, *args: ast.expr) -> ast.Call:
 def _assign(target: ast.expr | str, value: ast.expr) -> ast.Assign:
     target = _name(target, store=True) if isinstance(target, str) else target
     return ast.Assign(targets=[target], value=value)
+
+
+def sum_step(node: ast.BinOp) -> ast.BinOp:
+    """Mark ``node`` as a step of sum(): Python 3.12+ compensates float ones
+    (analysis/compensation.py; lowered as ir.BinOp.sum_step)."""
+    node.sum_step = True
+    return node
 
 
 def _binary(left: ast.expr, op: ast.operator, right: ast.expr) -> ast.BinOp:
@@ -392,10 +399,9 @@ def _reduction(call: ast.Call, fresh) -> tuple[list[ast.stmt] | None, str]:
         if starts:
             start = _name(fresh())
             prologue.append(_assign(start.id, starts[0]))
-        fold = _Fold(lambda e: [_assign(acc, _binary(copy.deepcopy(start), ast.Add(), e))],
-                     lambda e: [_assign(acc, _binary(acc_name(), ast.Add(), e))],
-                     EmptyReduction(target=acc, value=copy.deepcopy(start), raises=False,
-                                    is_sum=True))
+        fold = _Fold(lambda e: [_assign(acc, sum_step(_binary(copy.deepcopy(start), ast.Add(), e)))],
+                     lambda e: [_assign(acc, sum_step(_binary(acc_name(), ast.Add(), e)))],
+                     EmptyReduction(target=acc, value=copy.deepcopy(start), raises=False))
         iterable = args[0]
     elif function in ("min", "max"):
         op = ast.Gt() if function == "max" else ast.Lt()

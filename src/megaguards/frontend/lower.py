@@ -63,8 +63,7 @@ class _Lowerer(CallLowering):
             return list(self.block(rewritten))
         if isinstance(node, desugar.EmptyReduction):  # typing decides: its value, or back to CPython
             assign = self.bind(node.target, self.expression(node.value), node)
-            return [ir.EmptyReduction(assign.target, assign.value, raises=node.raises,
-                                      is_sum=getattr(node, "is_sum", False), **_where(node))]
+            return [ir.EmptyReduction(assign.target, assign.value, raises=node.raises, **_where(node))]
         where = _where(node)
         if isinstance(node, ast.Assign):
             return self.assign(node.targets, node.value, node)
@@ -237,7 +236,8 @@ class _Lowerer(CallLowering):
             array, indices = self.subscript(node)
             return ir.Load(array, indices, **where)
         if isinstance(node, ast.BinOp):
-            return ir.BinOp(BINARY[type(node.op)], self.expression(node.left), self.expression(node.right), **where)
+            return ir.BinOp(BINARY[type(node.op)], self.expression(node.left), self.expression(node.right),
+                            sum_step=getattr(node, "sum_step", False), **where)
         if isinstance(node, ast.UnaryOp):
             return ir.UnaryOp(UNARY[type(node.op)], self.expression(node.operand), **where)
         if isinstance(node, ast.BoolOp):

@@ -65,6 +65,7 @@ class BinOp(Expr):
     op: str
     left: Expr
     right: Expr
+    sum_step: bool = field(default=False, kw_only=True)  # a sum()'s +: compensated on 3.12+ (analysis/compensation.py)
 
 
 @dataclass(frozen=True)
@@ -169,7 +170,6 @@ class EmptyReduction(Assign):
     into a plain ``Assign`` or keeps it (the renderer then sets the flag)."""
 
     raises: bool = field(default=False, kw_only=True)
-    is_sum: bool = field(default=False, kw_only=True)  # typing: float sums of 3.12+ stay in CPython
 
 
 @dataclass(frozen=True)

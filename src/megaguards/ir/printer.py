@@ -86,7 +86,7 @@ def _statement(node: ir.Stmt, depth: int) -> list[str]:
             lines += [INDENT * depth + "else:"] + _block(node.orelse, depth + 1)
         return lines
     if isinstance(node, ir.EmptyReduction):
-        flags = ", ".join(flag for flag in ("raises", "is_sum") if getattr(node, flag))
+        flags = ", ".join(flag for flag in ("raises",) if getattr(node, flag))
         text = f"{node.target} = {format_expression(node.value)}  # empty reduction" + (f" ({flags})" if flags else "")
         return [_line(depth, text, node, node.value)]
     if isinstance(node, ir.Assign):

@@ -9,7 +9,6 @@ import operator
 
 import numpy
 
-from ..analysis.functions import FLOAT_SUM_COMPILES, FLOAT_SUM_REASON
 from ..analysis.typeinfer import ArrayInfo, infer_types
 from ..errors import GuardFailure
 from ..frontend.comprehension import ACCUMULATOR, OUTPUT, VALUE, build_loop
@@ -243,10 +242,7 @@ def enter(site, values: dict, arguments: tuple):
         environment[ACCUMULATOR] = first
     form = (tuple(kinds), reducer, start_type)
     loop_site = site_for(site, form, start_type)
-    # A first guess of floats would stop a 3.12+ sum at once (FLOAT_SUM_REASON), before
-    # the site tells the elements' type: guess ints there.
-    first_guess = Scalar.PY_INT if info.kind == "sum" and not FLOAT_SUM_COMPILES else Scalar.PY_FLOAT
-    element = site.guesses.get(form, first_guess)
+    element = site.guesses.get(form, Scalar.PY_FLOAT)
     for _ in range(2):
         if info.kind in ("list", "map"):
             environment[OUTPUT] = allocate(element, tuple(lengths))
@@ -292,8 +288,6 @@ def sum_start(start, start_type: Scalar, element: Scalar):
     wanted = accumulator_type(start_type, element)
     if wanted is None:
         raise NotHere(f"sum() of {element!r} elements from a {start_type!r} changes type")
-    if wanted is Scalar.PY_FLOAT and not FLOAT_SUM_COMPILES:
-        raise NotHere(FLOAT_SUM_REASON)
     if wanted is start_type:
         return start
     if type(start) is not int or start != 0:

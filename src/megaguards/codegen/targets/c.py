@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...analysis.bounds import strided_loop
+from ...analysis.compensation import compensation_of
 from ...ir.types import buffer_ctype
 from ..prologue import PrologueWriter, box_name
 from ..spelling import array_name, c_name, zero_of
@@ -79,6 +80,9 @@ def write_cpu_kernel(renderer) -> RenderedKernel:
         if name in layout.assigned_flags:
             if typed.variables[name].is_complex:
                 emit(1, f"mg_floats[{slot}] = {c_name(name)}.re; mg_floats[{slot + 1}] = {c_name(name)}.im;")
+            elif name in typed.compensations:   # a compensated sum ends: f + c, as sum() returns it
+                f, c = c_name(name), c_name(compensation_of(name))
+                emit(1, f"mg_{bank}[{slot}] = ({c} != 0.0 && {c} - {c} == 0.0) ? {f} + {c} : {f};")
             else:
                 cast = "(double)" if bank == "floats" else "(int64_t)"
                 emit(1, f"mg_{bank}[{slot}] = {cast}{c_name(name)};")

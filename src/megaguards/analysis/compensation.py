@@ -1,0 +1,135 @@
+"""``sum()`` of floats as Python 3.12+ computes it: Neumaier's compensated summation.
+
+CPython 3.12 (bltinmodule.c, ``builtin_sum_impl``) adds an exact float to a float
+running sum ``f`` with a compensation term ``c``::
+
+    t = f + x
+    c += (f - t) + x  if fabs(f) >= fabs(x)  else  (x - t) + f
+    f = t
+
+ints and bools join ``f`` plainly, and ``c`` joins the result only at the end, when it is
+non-zero and finite.  The desugared sums mark their steps (``ir.BinOp.sum_step``); once
+the types are known (``typeinfer``), each step that adds a float to a float becomes the
+compensated step on a hidden compensation variable, every other assignment of the
+accumulator resets that variable, and every read of the accumulator outside its steps
+reads ``f + c`` where CPython would return it.  A live-out accumulator (an expression
+site's) is corrected when the kernel writes it back (``TypedLoop.compensations``).
+
+Before 3.12 ``sum()`` is a plain left fold: nothing here applies.
+"""
+from __future__ import annotations
+
+import dataclasses
+import sys
+
+from ..errors import Unsupported
+from ..ir import nodes as ir
+from ..ir.types import Scalar
+
+COMPENSATED_SUM = sys.version_info >= (3, 12)
+FLOATS = frozenset({Scalar.PY_FLOAT})
+
+
+def compensation_of(accumulator: str) -> str:
+    """The hidden variable holding the compensation of a float sum's accumulator."""
+    return f"{accumulator}_comp"
+
+
+def compensate(loop: ir.For, type_of) -> tuple[ir.For, tuple[str, ...]] | None:
+    """The loop with its float sums compensated, and their accumulators; None when it has
+    none.  ``type_of(expression)``: the set of types the (untyped) expression may have."""
+    accumulators = set()
+    for node in ir.walk(loop):
+        if isinstance(node, ir.Assign) and isinstance(node.value, ir.BinOp) and node.value.sum_step:
+            elements = type_of(node.value.right)
+            if Scalar.PY_FLOAT in elements and elements != FLOATS:   # which ones join plainly varies
+                raise Unsupported(f"sum() of a mix of floats and other numbers ({_names(elements)}): Python 3.12+ "
+                                  "compensates the floats only", node.line, node.col)
+            if type_of(node.value.left) == FLOATS and elements == FLOATS:
+                accumulators.add(node.target)
+    if not accumulators:
+        return None
+    return _Rewriter(accumulators, type_of).statement(loop)[0], tuple(sorted(accumulators))
+
+
+class _Rewriter:
+    def __init__(self, accumulators: set, type_of) -> None:
+        self.accumulators = accumulators
+        self.type_of = type_of
+
+    def statement(self, node: ir.Stmt) -> list[ir.Stmt]:
+        if isinstance(node, ir.Assign) and node.target in self.accumulators:
+            return self.assignment(node)
+        return [_rebuilt(node, self.reads, self.statement)]
+
+    def assignment(self, node: ir.Assign) -> list[ir.Stmt]:
+        target, value, where = node.target, node.value, {"line": node.line, "col": node.col}
+        reset = ir.Assign(compensation_of(target), ir.Const(0.0, **where), **where)
+        if not (isinstance(value, ir.BinOp) and value.sum_step):
+            if isinstance(node, ir.EmptyReduction) and node.raises:
+                return [dataclasses.replace(node, value=self.reads(value))]
+            return [dataclasses.replace(node, value=self.reads(value)), reset]
+        continues = isinstance(value.left, ir.Name) and value.left.id == target
+        left = value.left if continues else self.reads(value.left)
+        right = self.reads(value.right)
+        if self.type_of(value.right) != FLOATS:   # an int joins the running sum plainly
+            return ([] if continues else [reset]) + [dataclasses.replace(node, value=dataclasses.replace(
+                value, left=left, right=right, sum_step=False))]
+        return ([] if continues else [reset]) + self.neumaier(target, left, right, where)
+
+    def neumaier(self, target: str, left: ir.Expr, right: ir.Expr, where: dict) -> list[ir.Stmt]:
+        item, base, following = f"{target}_item", f"{target}_base", f"{target}_next"
+        name = lambda identifier: ir.Name(identifier, **where)  # noqa: E731
+        statements = [ir.Assign(item, right, **where)]
+        if not isinstance(left, ir.Name):
+            statements.append(ir.Assign(base, left, **where))
+            left = name(base)
+        x, f, t, c = name(item), left, name(following), name(compensation_of(target))
+        plus = lambda a, b: ir.BinOp("+", a, b, **where)  # noqa: E731
+        minus = lambda a, b: ir.BinOp("-", a, b, **where)  # noqa: E731
+        larger = ir.Compare(_fabs(f, where), (">=",), (_fabs(x, where),), **where)
+        return statements + [
+            ir.Assign(following, plus(f, x), **where),
+            ir.If(larger, (ir.Assign(c.id, plus(c, plus(minus(f, t), x)), **where),),
+                  (ir.Assign(c.id, plus(c, plus(minus(x, t), f)), **where),), **where),
+            ir.Assign(target, t, **where)]
+
+    def reads(self, expression: ir.Expr) -> ir.Expr:
+        """``expression`` reading each compensated accumulator's value as ``sum()`` returns it."""
+        if isinstance(expression, ir.Name) and expression.id in self.accumulators:
+            return corrected(expression.id, {"line": expression.line, "col": expression.col})
+        return _rebuilt(expression, self.reads, self.statement)
+
+
+def _rebuilt(node: ir.Node, expression, statement) -> ir.Node:
+    """``node`` with ``expression`` applied to its expressions and ``statement`` (giving a
+    list) to the statements of its blocks."""
+    changes = {}
+    for field in dataclasses.fields(node):
+        value = getattr(node, field.name)
+        if isinstance(value, ir.Expr):
+            changes[field.name] = expression(value)
+        elif isinstance(value, tuple) and value and isinstance(value[0], ir.Expr):
+            changes[field.name] = tuple(expression(v) for v in value)
+        elif isinstance(value, tuple) and value and isinstance(value[0], ir.Stmt):
+            changes[field.name] = tuple(s for child in value for s in statement(child))
+    return dataclasses.replace(node, **changes) if changes else node
+
+
+def _names(types) -> str:
+    return " and ".join(sorted(("numpy." if t.is_numpy else "") + t.pyclass.__name__ for t in types))
+
+
+def corrected(accumulator: str, where: dict) -> ir.Expr:
+    """``f + c`` where CPython adds the compensation (non-zero and finite: c - c == 0), else ``f``."""
+    f, c = ir.Name(accumulator, **where), ir.Name(compensation_of(accumulator), **where)
+    zero = ir.Const(0.0, **where)
+    used = ir.BoolOp("and", (ir.Compare(c, ("!=",), (zero,), **where),
+                             ir.Compare(ir.BinOp("-", c, c, **where), ("==",), (zero,), **where)), **where)
+    return ir.IfExp(used, ir.BinOp("+", f, c, **where), f, **where)
+
+
+def _fabs(value: ir.Expr, where: dict) -> ir.Expr:
+    """fabs(value) for a comparison: NaN compares false either way, as fabs(NaN) does."""
+    zero = ir.Const(0.0, **where)
+    return ir.IfExp(ir.Compare(value, (">=",), (zero,), **where), value, ir.UnaryOp("-", value, **where), **where)
