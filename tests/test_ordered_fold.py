@@ -158,3 +158,21 @@ def test_weight_threshold_is_what_the_heavy_helper_meets():
     assert FOLD_MIN_WEIGHT > 4
     light = [ir.Assign("s", ir.BinOp("+", ir.Name("s"), ir.Name("x")))]
     assert "too little work" in ordered_fold("s", light)
+
+
+def test_a_float_sum_prints_cpythons_digits_in_every_run(tmp_path):
+    """The issue's program: under auto the device, and so a reassociated result, changed
+    from run to run.  Ten runs, the device chosen each way auto can choose it."""
+    import subprocess
+    import sys
+
+    from conftest import run_megaguards
+
+    script = tmp_path / "harmonic.py"
+    script.write_text("xs = [1.0 / (i + 1) for i in range(300000)]\nprint(repr(sum(xs)))\n"
+                      "s = 0.0\nfor i in range(len(xs)):\n    s += xs[i] * xs[i]\nprint(repr(s))\n")
+    expected = subprocess.run([sys.executable, script], capture_output=True, text=True, check=True).stdout
+    selections = ["explore", "cpu", "seq", "tree", "model"] * 2
+    for number, select in enumerate(selections):
+        result = run_megaguards("run", script, env={"MEGAGUARDS_SELECT": select, "MEGAGUARDS_THREADS": str(2 + number % 3)})
+        assert (result.returncode, result.stdout) == (0, expected), (select, result.stderr[-2000:])

@@ -1,6 +1,6 @@
 # expect: compiled
 """map / comprehensions / sum / reduce outside loops: expression sites (sums of floats
-compile up to Python 3.11: 3.12+ adds them with compensated summation)."""
+compile on 3.12+ too, compensated as CPython's are)."""
 import functools
 import math
 import operator
@@ -19,7 +19,7 @@ def table(n, m):
 
 def norm(xs):
     return math.sqrt(sum(x * x
-                         for x in xs))  # mg: compiled<3.12, fallback "compensated summation"
+                         for x in xs))  # mg: compiled
 
 
 big = [i % 1000

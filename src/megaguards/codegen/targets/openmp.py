@@ -7,11 +7,12 @@ last iteration that assigned it.  After the region, values are merged in thread
 order: a private scalar takes the value of the sequentially last assignment
 (exactly Python's final value, even for conditional assignments); a reduction
 combines the per-thread partials (ints with overflow checks; float max/min
-exactly).  A float sum or product is exact too: each thread keeps its steps' operands,
-in its (contiguous, increasing) iterations' order, and one thread folds them into the
-scalar in thread order, that is in Python's order, with Python's rounding (an *ordered
-fold*); the loop runs in rounds so that the operands kept stay bounded.  Only with
-MEGAGUARDS_REASSOCIATE=1 are per-thread partials of float sums combined instead.
+exactly).  A float sum or product is exact too: the loop runs in rounds; in each, the
+worker threads run contiguous shares and keep their steps' operands in order, while
+thread 0 folds the previous round's operands into the scalar in worker order, that is in
+Python's order, with Python's rounding (an *ordered fold*; the rounds bound the operands
+kept).  Only with MEGAGUARDS_REASSOCIATE=1 are per-thread partials of float sums combined
+instead.
 An error in any iteration stops the others and discards the results.
 """
 from __future__ import annotations
@@ -108,24 +109,17 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
         emit(inner, f"int64_t {label}_last_{c_name(name)}[{MAX_THREADS}];")
         if name in renderer.layout.box_tags:
             emit(inner, f"int {label}_tag_{c_name(name)}[{MAX_THREADS}];")
-    for name in folds:
-        emit(inner, f"double *{label}_log_{c_name(name)}[{MAX_THREADS}] = {{0}};")
-        emit(inner, f"int64_t {label}_kept_{c_name(name)}[{MAX_THREADS}], {label}_room_{c_name(name)}[{MAX_THREADS}] = {{0}};")
-    if folds:
-        emit(inner, f"int64_t {label}_round = (int64_t)({FOLD_ROUND_WORK}.0 / ({weight}));")
-        emit(inner, f"if ({label}_round < {label}_threads) {label}_round = {label}_threads;")
-    else:
-        emit(inner, f"const int64_t {label}_round = {label}_trips;")
-    emit(inner, f"for (int64_t {label}_from = 0; {label}_from < {label}_trips; {label}_from += {label}_round) {{")
-    rounds, inner = inner, inner + 1
-    emit(inner, f"const int64_t {label}_to = {label}_trips - {label}_from <= {label}_round ? {label}_trips "
-                f": {label}_from + {label}_round;")
     emit(inner, f"for (int t = 0; t < {MAX_THREADS}; t++) {{")
     for name in variables:
         emit(inner + 1, f"{label}_last_{c_name(name)}[t] = -1;")
-    for name in folds:
-        emit(inner + 1, f"{label}_kept_{c_name(name)}[t] = 0;")
     emit(inner, "}")
+    for name in folds:   # two rounds' operands per worker: one being folded, one being kept
+        var = c_name(name)
+        emit(inner, f"double *{label}_log_{var}[2][{MAX_THREADS}] = {{{{0}}}};")
+        emit(inner, f"int64_t {label}_kept_{var}[2][{MAX_THREADS}] = {{{{0}}}}, {label}_room_{var}[2][{MAX_THREADS}] = {{{{0}}}};")
+    if folds:
+        emit(inner, f"int64_t {label}_round = (int64_t)({FOLD_ROUND_WORK}.0 / ({weight}));")
+        emit(inner, f"if ({label}_round < {label}_threads) {label}_round = {label}_threads;")
     if renderer.watches_float_status:   # each thread has its own IEEE flags: kept, then gathered
         emit(inner, "if (mg_fp_mask) mg_fp_seen |= fetestexcept(FE_ALL_EXCEPT);")
     emit(inner, f"#pragma omp parallel num_threads({label}_threads)")
@@ -139,32 +133,21 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
     emit(region, f"int64_t {c_name(node.var)} = 0;")
     for name in variables:
         scalar = typed.variables[name]
-        start = reduction_identity(reductions[name], scalar) if name in reductions else zero_of(scalar)
-        emit(region, f"{scalar.ctype} {c_name(name)} = {start}; int64_t {label}_at_{c_name(name)} = -1;")
-        emit(region, f"int mg_set_{c_name(name)} = 0; int mg_tag_{c_name(name)} = 0;")
-    for name in folds:
-        var = c_name(name)
-        emit(region, f"double *{label}_mine_{var} = {label}_log_{var}[{label}_tid]; int64_t {label}_n_{var} = 0, "
-                     f"{label}_cap_{var} = {label}_room_{var}[{label}_tid];")
-    # Uneven iterations (mandelbrot rows) balance with guided chunks; a float sum or
-    # product keeps the static split: contiguous shares in thread order (an ordered fold
-    # reads them so; a reassociated sum rounds the same on every run).  Either way each
-    # thread runs increasing iterations: its last values are its latest.
-    floating = any(typed.variables[r.var].is_float and r.kind in ("+", "*") for r in plan.reductions)
-    emit(region, f"#pragma omp for schedule({'static' if floating else 'guided'})")
-    emit(region, f"for (int64_t {label}_k = {label}_from; {label}_k < {label}_to; {label}_k++) {{")
-    body = region + 1
-    emit(body, f"if ({label}_error) continue;")
-    if renderer.polls_interrupts:
-        emit(body, "if (MG_UNLIKELY(*mg_stop)) {   /* Ctrl-C: every thread stops at its next iteration */")
-        emit(body + 1, "#pragma omp atomic write")
-        emit(body + 1, f"{label}_error = MG_ERR_INTERRUPT;")
-        emit(body + 1, "continue;")
-        emit(body, "}")
-    emit(body, f"{c_name(node.var)} = {label}_start + {label}_k * {label}_step;")
-    renderer.region_block(ParallelRegion(label, variables, folds), node.body, body)
-    emit(body, f"{label}_next: ;")
-    emit(region, "}")
+        if name not in folds:   # a folded scalar is the kernel's own, written by the folding thread
+            start = reduction_identity(reductions[name], scalar) if name in reductions else zero_of(scalar)
+            emit(region, f"{scalar.ctype} {c_name(name)} = {start};")
+        emit(region, f"int64_t {label}_at_{c_name(name)} = -1; int mg_set_{c_name(name)} = 0; "
+                     f"int mg_tag_{c_name(name)} = 0;")
+    iteration = ParallelRegion(label, variables, folds)
+    if folds:
+        _pipelined_rounds(renderer, node, iteration, region)
+    else:
+        # Uneven iterations (mandelbrot rows) balance with guided chunks; a reassociated
+        # float sum or product keeps the static split, so that it rounds the same on every
+        # run.  Either way each thread runs increasing iterations: its last values are its latest.
+        floating = any(typed.variables[r.var].is_float and r.kind in ("+", "*") for r in plan.reductions)
+        emit(region, f"#pragma omp for schedule({'static' if floating else 'guided'})")
+        _iterations(renderer, node, iteration, "0", f"{label}_trips", region)
     if renderer.watches_float_status:
         emit(region, "if (mg_fp_mask) {")
         emit(region + 1, "const int mg_fp_mine = fetestexcept(FE_ALL_EXCEPT);")
@@ -172,29 +155,18 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
         emit(region + 1, "mg_fp_seen |= mg_fp_mine;")
         emit(region, "}")
     for name in variables:
-        emit(region, f"{label}_value_{c_name(name)}[{label}_tid] = {c_name(name)};")
+        if name not in folds:
+            emit(region, f"{label}_value_{c_name(name)}[{label}_tid] = {c_name(name)};")
         emit(region, f"{label}_last_{c_name(name)}[{label}_tid] = {label}_at_{c_name(name)};")
         if name in renderer.layout.box_tags:
             emit(region, f"{label}_tag_{c_name(name)}[{label}_tid] = mg_tag_{c_name(name)};")
-    for name in folds:
-        var = c_name(name)
-        emit(region, f"{label}_log_{var}[{label}_tid] = {label}_mine_{var}; {label}_kept_{var}[{label}_tid] = "
-                     f"{label}_n_{var}; {label}_room_{var}[{label}_tid] = {label}_cap_{var};")
     emit(inner, "}")
     emit(inner, f"if ({label}_error) {{")
     _free_logs(renderer, label, folds, inner + 1)
     emit(inner + 1, f"mg_err = {label}_error; goto mg_exit;")
     emit(inner, "}")
-    for name, form in folds.items():   # in thread order: Python's order
-        var = c_name(name)
-        step = FOLD_STEPS[form].format(s=var, e=f"{label}_log_{var}[t][j]")
-        emit(inner, f"for (int t = 0; t < {MAX_THREADS}; t++) {{")
-        emit(inner + 1, f"for (int64_t j = 0; j < {label}_kept_{var}[t]; j++) {var} = {step};")
-        emit(inner, "}")
-    _merge(renderer, label, variables, reductions, folds, inner, {r.var for r in plan.reductions if r.conditional})
-    inner = rounds
-    emit(inner, "}")
     _free_logs(renderer, label, folds, inner)
+    _merge(renderer, label, variables, reductions, folds, inner, {r.var for r in plan.reductions if r.conditional})
     emit(inner, f"if ({label}_trips > 0) {{")
     emit(inner + 1, f"{c_name(node.var)} = {label}_start + ({label}_trips - 1) * {label}_step;")
     renderer.mark_assigned(node.var, Scalar.PY_INT, inner + 1)
@@ -203,9 +175,74 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
     emit(depth, "}")
 
 
+def _iterations(renderer, node: ir.For, iteration: ParallelRegion, low: str, high: str, depth: int) -> None:
+    """The loop over iterations ``low`` .. ``high`` - 1 of the parallel loop, in a thread."""
+    emit, label = renderer.emit, iteration.label
+    emit(depth, f"for (int64_t {label}_k = {low}; {label}_k < {high}; {label}_k++) {{")
+    body = depth + 1
+    emit(body, f"if ({label}_error) continue;")
+    if renderer.polls_interrupts:
+        emit(body, "if (MG_UNLIKELY(*mg_stop)) {   /* Ctrl-C: every thread stops at its next iteration */")
+        emit(body + 1, "#pragma omp atomic write")
+        emit(body + 1, f"{label}_error = MG_ERR_INTERRUPT;")
+        emit(body + 1, "continue;")
+        emit(body, "}")
+    emit(body, f"{c_name(node.var)} = {label}_start + {label}_k * {label}_step;")
+    renderer.region_block(iteration, node.body, body)
+    emit(body, f"{label}_next: ;")
+    emit(depth, "}")
+
+
+def _pipelined_rounds(renderer, node: ir.For, iteration: ParallelRegion, depth: int) -> None:
+    """An ordered fold's rounds: while the workers (threads 1 ..) run round r, each its
+    contiguous share in worker order, keeping its steps' operands, thread 0 folds round
+    r - 1's operands into the scalar in worker order, which is Python's order.  Alone in
+    its team, thread 0 does both."""
+    emit, label, folds = renderer.emit, iteration.label, iteration.folds
+    emit(depth, f"const int {label}_team = omp_get_num_threads();")
+    emit(depth, f"const int {label}_workers = {label}_team > 1 ? {label}_team - 1 : 1;")
+    emit(depth, f"const int {label}_me = {label}_team > 1 ? {label}_tid - 1 : 0;   /* thread 0 folds */")
+    emit(depth, f"const int64_t {label}_rounds = ({label}_trips + {label}_round - 1) / {label}_round;")
+    emit(depth, f"for (int64_t {label}_r = 0; {label}_r <= {label}_rounds; {label}_r++) {{")
+    step = depth + 1
+    emit(step, f"if ({label}_tid == 0 && {label}_r > 0) {{")
+    emit(step + 1, f"const int b = ({label}_r - 1) & 1;")
+    for name, form in folds.items():
+        var = c_name(name)
+        folded = FOLD_STEPS[form].format(s=var, e=f"{label}_log_{var}[b][t][j]")
+        emit(step + 1, f"for (int t = 0; t < {label}_workers; t++) {{")
+        emit(step + 2, f"for (int64_t j = 0; j < {label}_kept_{var}[b][t]; j++) {var} = {folded};")
+        emit(step + 1, "}")
+    emit(step, "}")
+    emit(step, f"if ({label}_r < {label}_rounds && ({label}_team == 1 || {label}_tid > 0)) {{")
+    share = step + 1
+    emit(share, f"const int b = {label}_r & 1;")
+    emit(share, f"const int64_t {label}_from = {label}_r * {label}_round, {label}_to = {label}_trips - {label}_from "
+                f"<= {label}_round ? {label}_trips : {label}_from + {label}_round;")
+    emit(share, f"const int64_t {label}_lo = {label}_from + ({label}_to - {label}_from) * {label}_me / {label}_workers, "
+                f"{label}_hi = {label}_from + ({label}_to - {label}_from) * ({label}_me + 1) / {label}_workers;")
+    for name in folds:
+        var = c_name(name)
+        emit(share, f"double *{label}_mine_{var} = {label}_log_{var}[b][{label}_me]; int64_t {label}_n_{var} = 0, "
+                    f"{label}_cap_{var} = {label}_room_{var}[b][{label}_me];")
+    _iterations(renderer, node, iteration, f"{label}_lo", f"{label}_hi", share)
+    for name in folds:
+        var = c_name(name)
+        emit(share, f"{label}_log_{var}[b][{label}_me] = {label}_mine_{var}; {label}_kept_{var}[b][{label}_me] = "
+                    f"{label}_n_{var}; {label}_room_{var}[b][{label}_me] = {label}_cap_{var};")
+    emit(step, "}")
+    emit(step, "#pragma omp barrier")
+    emit(step, "int stop;")
+    emit(step, "#pragma omp atomic read")
+    emit(step, f"stop = {label}_error;")
+    emit(step, "if (stop) break;   /* the same for every thread: nothing writes it between barriers */")
+    emit(depth, "}")
+
+
 def _free_logs(renderer, label: str, folds: dict, depth: int) -> None:
     for name in folds:
-        renderer.emit(depth, f"for (int t = 0; t < {MAX_THREADS}; t++) free({label}_log_{c_name(name)}[t]);")
+        renderer.emit(depth, f"for (int b = 0; b < 2; b++) for (int t = 0; t < {MAX_THREADS}; t++) "
+                             f"free({label}_log_{c_name(name)}[b][t]);")
 
 
 def _merge(renderer, label: str, variables, reductions: dict, folds: dict, depth: int, conditional: set) -> None:
