@@ -15,9 +15,8 @@ A ``# mg: fallback "<text>"`` mark also requires ``<text>`` in one of that
 entry's reasons (the reason recorded by the analysis that decided).
 
 A mark may depend on the Python version: ``# mg: compiled<3.12, fallback "<text>"``
-means ``compiled`` on Python before 3.12 and ``fallback "<text>"`` from 3.12 on (e.g. a
-sum of floats, which 3.12+ adds with compensated summation and megaguards keeps in
-CPython there).
+means ``compiled`` on Python before 3.12 and ``fallback "<text>"`` from 3.12 on (e.g.
+``math.hypot``, whose 3.12 algorithm megaguards does not reproduce).
 
 A second line ``# pending: <what is missing>`` marks a program written ahead of
 the feature it targets: its output must still be CPython's, but unmet
