@@ -85,6 +85,25 @@ def best_of(function, arguments, repeats: int) -> tuple[float, object]:
     return min(times), result
 
 
+def gpu_times(megaguards, config, kernel, arguments, repeats: int, expected) -> tuple:
+    """((text, seconds) exact, (text, seconds) reassociated, exact equal to one core's) on
+    the GPU; text "-" and None seconds where there is no GPU or the loop did not run there."""
+    from megaguards.runtime import cuda
+
+    if cuda.cupy_module() is None:
+        return ("-", None), ("-", None), True
+    config.configure(device="gpu")
+    results, equal = [], True
+    for jitted in (megaguards.jit(kernel), megaguards.jit(reassociate=True)(kernel)):
+        seconds, result = best_of(jitted, arguments, repeats)
+        loop = [entry for entry in megaguards.report()["loops"] if entry["function"] == kernel.__name__][-1]
+        on_gpu = loop["backend"] == "cuda"
+        results.append((f"{1e3 * seconds:.2f} ms" if on_gpu else f"CPU ({1e3 * seconds:.2f} ms)",
+                        seconds if on_gpu else None))
+        equal = equal and (result == expected or len(results) == 2)
+    return results[0], results[1], equal
+
+
 def inputs(kernel, size: int):
     rng = numpy.random.default_rng(11)
     if kernel is rows:   # lists: Python floats (a NumPy row sum would make 's' change type)
@@ -123,19 +142,25 @@ def main() -> int:
         cpython_equal = exact(*sample) == kernel(*sample)
         loose_time, loose_result = best_of(megaguards.jit(reassociate=True)(kernel), arguments, options.repeats)
         folded = any("folded in iteration order" in reason for reason in loop["reasons"])
+        gpu = gpu_times(megaguards, config, kernel, arguments, options.repeats, seq_result)
         rows_out.append((kernel.__name__, seq_time, exact_time, loose_time, folded, loop["parallel_depth"],
-                         exact_result == seq_result and cpython_equal, abs(loose_result - seq_result) / abs(seq_result)))
+                         exact_result == seq_result and cpython_equal and gpu[2],
+                         abs(loose_result - seq_result) / abs(seq_result), gpu))
     lines = [f"# Exact parallel float reductions{' (forced: no weight threshold)' if options.force else ''}", "",
              f"machine: {platform.node() or 'unknown'}, {os.cpu_count()} cores, Python {platform.python_version()}, "
              f"{size:.0e} elements, best of {options.repeats}; command: python benchmarks/reductions.py"
              + (" --quick" if options.quick else "") + (" --force" if options.force else ""), "",
              "| kernel | seq | cpu exact | cpu reassociated | exact / reassociated (>= 0.7) | exact / seq | "
-             "exact ran | exact = seq = CPython | reassociated's relative error |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for name, seq_time, exact_time, loose_time, folded, depth, equal, error in rows_out:
+             "exact ran | gpu exact | gpu reassociated | gpu exact / reassociated (>= 0.5) | "
+             "exact = seq = CPython | reassociated's relative error |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name, seq_time, exact_time, loose_time, folded, depth, equal, error, gpu in rows_out:
         ran = "folded in parallel" if folded and depth else "one core (kept sequential)"
+        gpu_exact, gpu_loose = gpu[0], gpu[1]
+        gpu_cells = (f"{gpu_exact[0]} | {gpu_loose[0]} | " + (f"{gpu_loose[1] / gpu_exact[1]:.2f}x"
+                     if gpu_exact[1] and gpu_loose[1] else "-"))
         lines.append(f"| {name} | {1e3 * seq_time:.2f} ms | {1e3 * exact_time:.2f} ms | {1e3 * loose_time:.2f} ms | "
-                     f"{loose_time / exact_time:.2f}x | {seq_time / exact_time:.2f}x | {ran} | "
+                     f"{loose_time / exact_time:.2f}x | {seq_time / exact_time:.2f}x | {ran} | {gpu_cells} | "
                      f"{'yes' if equal else 'NO'} | {error:.1e} |")
     text = "\n".join(lines) + "\n"
     print(text)

@@ -4,6 +4,8 @@ blocks as OpenMP teams.  Every test compares with CPython bit for bit and checks
 the loop really went through the emulated GPU (site report and launch count)."""
 from __future__ import annotations
 
+import math
+
 import cuda_emulator
 import numpy
 import pytest
@@ -315,3 +317,48 @@ def test_numpy_overflow_on_the_gpu_warns_as_in_cpython(emulator):
     with numpy.errstate(all="ignore"):
         on_gpu(emulator, scale, make)   # no flag NumPy acts on: the GPU's result stands
     on_gpu(emulator, scale, lambda: (numpy.arange(N, dtype=numpy.float64), numpy.zeros(N)))
+
+
+ADVERSARIAL = [1e16, 1.0, -1e16, 1.0, 3.3, 1e-3, 2.0 ** 60, 7.0, -(2.0 ** 60), 0.1, 0.5, -0.25] * 2
+
+
+def test_float_sums_are_folded_in_order_after_the_kernel(emulator):
+    """Exact by default: each thread keeps its iteration's operand, the host folds them in
+    iteration order (numpy's accumulate), so the sum is CPython's bit for bit."""
+    def dot(a, b):
+        s = 0.5
+        for i in range(len(a)):
+            s += a[i] * b[i]
+        return s
+
+    def picked(a):
+        s = -0.0
+        p = 1.0
+        for i in range(len(a)):
+            if a[i] > 0.2:
+                s += a[i] * 1.0
+                p *= a[i] * 1e-3 + 1.0
+        return s, p
+
+    assert dot(ADVERSARIAL[:N], [1.0] * N) != math.fsum([0.5] + ADVERSARIAL[:N])
+    loop = on_gpu(emulator, dot, lambda: (ADVERSARIAL[:N], [1.0] * N))
+    assert "reduction on 's' (float, folded in iteration order)" in loop["reasons"], loop["reasons"]
+    on_gpu(emulator, picked, lambda: (ADVERSARIAL[:N],))
+    on_gpu(emulator, picked, lambda: ([0.0] * N,))   # no step taken: s stays -0.0
+
+
+def test_a_numpy_sum_overflowing_in_the_fold_warns_as_in_cpython(emulator):
+    import warnings
+
+    def total(a):
+        s = 0.0
+        for i in range(len(a)):
+            s += a[i] * 2.0 - a[i]
+        return s
+
+    values = numpy.full(N, 1e307)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        on_gpu(emulator, total, lambda: (values.copy(),), flagged=True)
+    assert {str(w.message) for w in caught} == {"overflow encountered in scalar add"}
+    on_gpu(emulator, total, lambda: (numpy.arange(N, dtype=numpy.float64),))

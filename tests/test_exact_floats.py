@@ -149,12 +149,16 @@ for i in range(64):
     b[i] = a[i] * 3.0 - a[i] / 7.0 + a[i]
 for i in range(64):
     c[i] = a[i] * 0.5 + f[i] * f[i] - f[i] / 3.0
-print(b.sum(), c.sum())
+t = 0.25
+for i in range(64):
+    t += a[i] * 3.0 - a[i]
+print(b.sum(), c.sum(), t)
 '''
 
 
 def test_kernels_computing_numpy_flags_compile_with_nvrtc(tmp_path):
-    """The GPU computes NumPy's flags itself (prelude's mg_np_*): NVRTC must accept them."""
+    """The GPU computes NumPy's flags itself (prelude's mg_np_*) and keeps the operands of
+    float sums for the host's ordered fold: NVRTC must accept both."""
     pytest.importorskip("cuda.bindings.nvrtc", reason="NVRTC (cuda-bindings) not installed")
     from conftest import run_megaguards
 
@@ -164,6 +168,7 @@ def test_kernels_computing_numpy_flags_compile_with_nvrtc(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     assert "did not compile" not in result.stderr, result.stderr[-3000:]
     kernels = sorted((tmp_path / "dump").glob("*.cu"))
-    assert len(kernels) == 2, result.stderr[-3000:]
+    assert len(kernels) == 3, result.stderr[-3000:]
     sources = "".join(kernel.read_text() for kernel in kernels)
     assert "mg_np_mul_f64(" in sources and "mg_np_div_f32(" in sources and "mg_np_narrow(" in sources
+    assert "mg_ivals[(0 * mg_total + mg_iteration)] = 1;" in sources   # an operand kept for the fold

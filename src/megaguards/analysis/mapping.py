@@ -60,6 +60,7 @@ def _contiguous_votes(band: tuple[ir.For, ...]) -> list[int]:
 
 
 ALLOW = " (MEGAGUARDS_REASSOCIATE=1 allows it)"
+GPU_FOLDS = ("s+e", "s*e")   # the forms numpy.add / numpy.multiply.accumulate fold on the host
 
 
 def choose_band(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: dict, reassociate: bool
@@ -109,10 +110,12 @@ def _band(typed, outer: ir.For, decision: ParallelLoop, fixed: tuple, facts, gro
             return f"loop '{loop.var}' has a step that is not a constant"
     for reduction in decision.reductions:
         scalar = typed.variables[reduction.var]
-        if reduction.kind not in ("+", "max", "min") or (scalar.is_float and reduction.kind != "+"):
+        if scalar.is_float and reduction.kind in ("+", "*") and not reassociate:
+            why = _no_gpu_fold(reduction, scalar, band[-1].body)
+            if why:
+                return f"reduction on '{reduction.var}' (float): {why}{ALLOW}"
+        elif reduction.kind not in ("+", "max", "min") or (scalar.is_float and reduction.kind != "+"):
             return f"reduction '{reduction.kind}' on '{reduction.var}' has no exact GPU form"
-        if scalar.is_float and not reassociate:
-            return f"reduction on '{reduction.var}' (float) would be reassociated on the GPU{ALLOW}"
     for node in ir.walk(band[-1]):  # GPU results and reductions carry ints and doubles only
         if isinstance(node, ir.Expr) and node.type is not None and node.type.is_complex:
             return f"line {node.line}: complex arithmetic runs on the CPU only"
@@ -125,6 +128,21 @@ def _band(typed, outer: ir.For, decision: ParallelLoop, fixed: tuple, facts, gro
     votes = _contiguous_votes(tuple(band))
     x_loop = max(range(len(fixed), len(band)), key=lambda position: (votes[position], position))
     return GpuBand(tuple(band), x_loop, decision, len(fixed))
+
+
+def _no_gpu_fold(reduction, scalar, body) -> str:
+    """Why a float reduction cannot be folded in order on the GPU's host (empty: it can).
+    Each thread keeps its iteration's one operand; the host folds them in iteration order."""
+    if reduction.fold not in GPU_FOLDS:
+        return "its steps are not 's += e' or 's *= e', the forms folded in order after a GPU kernel"
+    if scalar.ctype != "double":
+        return "a float32 sum is folded in order on the CPU only"
+    def steps(nodes):
+        return [n for node in nodes for n in ir.walk(node) if isinstance(n, ir.Assign) and n.target == reduction.var]
+    loops = [n for node in body for n in ir.walk(node) if isinstance(n, (ir.For, ir.While))]
+    if len(steps(body)) != 1 or steps(loops):
+        return "more than one step per iteration is folded in order on the CPU only"
+    return ""
 
 
 def full_overwrites(typed, band_loops) -> dict:

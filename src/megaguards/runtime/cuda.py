@@ -24,8 +24,8 @@ from ..codegen.targets.cuda import NVRTC_OPTIONS, CudaKernel
 from ..errors import CompilerError
 from ..guards import assumptions as guard
 from .data import (UNSET, DeviceCopies, StageClock, Transfers, arrays_to_device, box_live_outs, numpy_error_categories,
-                   packed_inputs)
-from .executable import Declined, Outcome, Raised, Ran
+                   ordered_fold, packed_inputs)
+from .executable import FLOAT_STATUS, Declined, Outcome, Raised, Ran
 
 # A GPU has no IEEE flags: its kernels compute overflow and invalid results of NumPy float
 # operations themselves (prelude's mg_np_*), not underflow, which NumPy ignores by default.
@@ -171,14 +171,17 @@ class GpuSpecialization:
             numpy.array([-0.0 if is_float else 0.0 for _, _, is_float, _ in reductions]).view(numpy.int64)])
         device_in, device_out = cupy.asarray(packed), cupy.asarray(results)
         base_in, base_out = device_in.data.ptr, device_out.data.ptr
-        values = (cupy.empty(n_out * total, dtype=cupy.int64), cupy.empty(n_out * total, dtype=cupy.float64)) \
-            if n_out else (None, None)
+        # Live-out values per iteration, then the operands of the float sums folded in order
+        # (with a 1 in the int slots where the iteration had one).
+        slots = (n_out + len(self.kernel.folds)) * total
+        values = ((cupy.zeros if self.kernel.folds else cupy.empty)(slots, dtype=cupy.int64),
+                  cupy.empty(slots, dtype=cupy.float64)) if slots else (None, None)
         address = lambda base, index: numpy.uint64(base + 8 * int(index))  # noqa: E731
         grid, block = self.grid(band)
         self.function(grid, block, (
             address(base_in, offsets[0]), address(base_in, offsets[1]), address(base_in, offsets[2]),
             address(base_in, offsets[3]), address(base_out, 0), address(base_out, 1),
-            values[0] if n_out else numpy.uint64(0), values[1] if n_out else numpy.uint64(0),
+            values[0] if slots else numpy.uint64(0), values[1] if slots else numpy.uint64(0),
             address(base_out, 1 + n_out), address(base_out, 1 + n_out + n_red), numpy.int64(total)))
         back = device_out.get()
         flag = back[:1].view(numpy.int32)
@@ -189,6 +192,8 @@ class GpuSpecialization:
         if code:
             return Raised(code)
         result = self.live_outs(binding, band, marks, values[0], values[1], ired, fred, total)
+        if result is None:
+            return Raised(FLOAT_STATUS)   # NumPy would act on a flag the host's fold raised
         for commit in commits:  # only now: nothing above may still send the loop to CPython
             commit()
         return Ran(result)
@@ -255,6 +260,14 @@ class GpuSpecialization:
                 if conditional and not beats:
                     continue  # "if e > s: s = e" never assigned s: it keeps its object
                 final[name] = (max if kind == "max" else min)(int(start), partial)
+        for index, (name, form) in enumerate(self.kernel.folds, start=len(self.kernel.outputs)):
+            part = slice(index * total, (index + 1) * total)
+            operands = fvals[part].get()[ivals[part].get() != 0]
+            if len(operands):
+                folded = ordered_fold(values.get(name), operands, form, typed.variables[name].is_numpy)
+                if folded is None:
+                    return None
+                final[name] = folded
         return box_live_outs(self.cpu.live_outs, final, tags, typed, self.cpu.layout.box_tags)
 
 

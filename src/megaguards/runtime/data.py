@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy
 
-from ..analysis.floatstatus import watched_categories
+from ..analysis.floatstatus import CATEGORIES, watched_categories
 from ..codegen.layout import BOX_TAGS, LIST_KIND
 from ..guards.assumptions import Assumption, marshal_failure
 from ..ir.types import LIST_ELEMENT_DTYPE, Scalar
@@ -258,3 +258,22 @@ def numpy_error_categories() -> int:
     """The IEEE flags NumPy's error state acts on now (numpy.seterr, numpy.errstate), as
     analysis/floatstatus.py's bits: a kernel that raised one of them runs in CPython."""
     return watched_categories(numpy.geterr())
+
+
+# The ufunc whose accumulate is the sequential fold of each form (analysis/mapping.GPU_FOLDS),
+# and the names NumPy's error callback gives its categories.
+FOLD_UFUNCS = {"s+e": numpy.add, "s*e": numpy.multiply}
+CALLBACK_CATEGORIES = {"overflow": "over", "invalid value": "invalid", "divide by zero": "divide", "underflow": "under"}
+
+
+def ordered_fold(start, operands, form: str, numpy_typed: bool) -> float | None:
+    """``start`` folded with ``operands`` in order, with the sequential loop's rounding at
+    each step (a ufunc's accumulate is that loop); None where a NumPy-typed sum raised a
+    flag NumPy's error state acts on (CPython then runs the loop, and NumPy warns)."""
+    watched = numpy_error_categories() if numpy_typed else 0
+    raised = []
+    with numpy.errstate(all="call", call=lambda kind, flag: raised.append(kind)):
+        total = FOLD_UFUNCS[form].accumulate(numpy.concatenate(([start], operands)))[-1]
+    if any(CATEGORIES[CALLBACK_CATEGORIES.get(kind, "invalid")] & watched for kind in raised):
+        return None
+    return float(total)

@@ -60,6 +60,7 @@ FLAG_REASONS = {1: "index out of range", 2: "integer overflow beyond int64 (or t
                 8: "a NumPy float operation raised an IEEE flag that NumPy's error state (numpy.seterr) acts on: "
                 "CPython ran the loop, and NumPy warned or raised"}
 INTERRUPTED = 6   # prelude.h's MG_ERR_INTERRUPT: a SIGINT stopped the kernel
+FLOAT_STATUS = 8  # prelude.h's MG_ERR_FLOAT_STATUS: NumPy would warn or raise (analysis/floatstatus.py)
 
 
 class Ran(NamedTuple):

@@ -38,11 +38,12 @@ BLOCK_3D = (32, 4, 2)
 class CudaKernel:
     source: str
     outputs: tuple          # live-out privates, in mg_marks order: (name, is_float)
-    reductions: tuple       # (name, kind, is_float, conditional)
+    reductions: tuple       # (name, kind, is_float, conditional), combined on the device
     band: tuple             # band loop variables, outermost first
     grid_order: tuple       # band positions mapped to x, y, z
     block: tuple
     checks_in_loop: int
+    folds: tuple = ()       # (name, form): float reductions whose operands the host folds in order
 
 
 def write_band_kernel(renderer, band: GpuBand, live_outs: tuple[str, ...]) -> CudaKernel:
@@ -54,7 +55,8 @@ def write_band_kernel(renderer, band: GpuBand, live_outs: tuple[str, ...]) -> Cu
     loops = band.loops
     grid_positions = range(band.fixed, len(loops))  # leading fixed loops: one value per launch
     order = (band.x_loop,) + tuple(p for p in grid_positions if p != band.x_loop)
-    reductions = {r.var: r.kind for r in band.decision.reductions}
+    folds = {r.var: r.fold for r in band.decision.reductions if r.fold}
+    reductions = {r.var: r.kind for r in band.decision.reductions if r.var not in folds}
     outputs = tuple((name, typed.variables[name].is_float) for name in band.decision.private
                     if name in live_outs and name in typed.variables)
     emit(0, f"{renderer.target.kernel_prefix} {renderer.entry}(char **mg_arrays, const int64_t *mg_ints, const double *mg_floats,")
@@ -103,7 +105,7 @@ def write_band_kernel(renderer, band: GpuBand, live_outs: tuple[str, ...]) -> Cu
                 f"int mg_tag_{c_name(name)} = 0;")
     emit(1, "if (mg_active) {")
     before = renderer.checks
-    renderer.block(loops[-1].body, 2)
+    renderer.region_block(BandIteration(renderer.target.error_exit, folds, len(outputs)), loops[-1].body, 2)
     checks = renderer.checks - before
     emit(1, "}")
     emit(0, "mg_iteration_end:")
@@ -146,7 +148,26 @@ def write_band_kernel(renderer, band: GpuBand, live_outs: tuple[str, ...]) -> Cu
                            for name, kind in reductions.items())
     block = {1: BLOCK_1D, 2: BLOCK_2D, 3: BLOCK_3D}[len(loops) - band.fixed]
     source = renderer.target.prelude + "\n" + "\n".join(renderer.lines) + "\n"
-    return CudaKernel(source, outputs, reduction_list, tuple(loop.var for loop in loops), order, block, checks)
+    return CudaKernel(source, outputs, reduction_list, tuple(loop.var for loop in loops), order, block, checks,
+                      tuple(folds.items()))
+
+
+@dataclass(frozen=True)
+class BandIteration:
+    """The band body as the renderer walks it: a float reduction folded in order keeps its
+    iteration's one operand (analysis.mapping checks there is one) in ``mg_fvals`` after the
+    live-out values, and marks it present in ``mg_ivals``; the host folds them."""
+
+    error_exit: tuple[str, ...]
+    folds: dict          # name -> form
+    outputs: int         # live-out privates: their slots come first
+
+    def assignment_mark(self, name: str) -> None:
+        return None
+
+    def keep(self, name: str, operand: str) -> tuple[str, ...]:
+        slot = f"({self.outputs + list(self.folds).index(name)} * mg_total + mg_iteration)"
+        return (f"mg_fvals[{slot}] = {operand}; mg_ivals[{slot}] = 1;",)
 
 
 # Round-to-nearest intrinsics: NVCC may neither contract nor rewrite them.

@@ -98,7 +98,8 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
     # is, sequential; float reductions then keep Python's order exactly.
     weight = runtime_weight(node.body, renderer.facts) if renderer.facts is not None else f"{plan.weight}.0"
     work = f"{label}_all_trips <= INT64_MAX && (double){label}_all_trips * ({weight}) >= {work_threshold}.0"
-    emit(inner, f"if (!({work}) || {count} < 2) {{")
+    # An ordered fold takes a thread for folding: with two, one would work, no faster than alone.
+    emit(inner, f"if (!({work}) || {count} < {3 if folds else 2}) {{")
     renderer.range_loop(node, inner + 1, allow_parallel=False)
     emit(inner, "} else {")
     emit(inner, f"const int64_t {label}_trips = (int64_t){label}_all_trips;")
