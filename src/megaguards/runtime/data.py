@@ -14,13 +14,14 @@ the guard's: guards/assumptions.py.  The kernels' ABI is codegen/layout.py's.
 """
 from __future__ import annotations
 
+import ctypes
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy
 
-from ..analysis.floatstatus import CATEGORIES, watched_categories
+from ..analysis.floatstatus import watched_categories
 from ..codegen.layout import BOX_TAGS, LIST_KIND
 from ..guards.assumptions import Assumption, marshal_failure
 from ..ir.types import LIST_ELEMENT_DTYPE, Scalar
@@ -260,20 +261,16 @@ def numpy_error_categories() -> int:
     return watched_categories(numpy.geterr())
 
 
-# The ufunc whose accumulate is the sequential fold of each form (analysis/mapping.GPU_FOLDS),
-# and the names NumPy's error callback gives its categories.
-FOLD_UFUNCS = {"s+e": numpy.add, "s*e": numpy.multiply}
-CALLBACK_CATEGORIES = {"overflow": "over", "invalid value": "invalid", "divide by zero": "divide", "underflow": "under"}
-
-
-def ordered_fold(start, operands, form: str, numpy_typed: bool) -> float | None:
-    """``start`` folded with ``operands`` in order, with the sequential loop's rounding at
-    each step (a ufunc's accumulate is that loop); None where a NumPy-typed sum raised a
-    flag NumPy's error state acts on (CPython then runs the loop, and NumPy warns)."""
-    watched = numpy_error_categories() if numpy_typed else 0
-    raised = []
-    with numpy.errstate(all="call", call=lambda kind, flag: raised.append(kind)):
-        total = FOLD_UFUNCS[form].accumulate(numpy.concatenate(([start], operands)))[-1]
-    if any(CATEGORIES[CALLBACK_CATEGORIES.get(kind, "invalid")] & watched for kind in raised):
+def ordered_fold(codec, start, operands, present, form: str, numpy_typed: bool) -> float | None:
+    """``start`` folded with ``operands`` (where ``present``, a bool array, or all of them)
+    in iteration order, with the sequential loop's rounding at each step (marshal.c's
+    mg_fold); None where a NumPy-typed sum raised a flag NumPy's error state acts on
+    (CPython then runs the loop, and NumPy warns or raises)."""
+    operands = numpy.ascontiguousarray(operands, dtype=numpy.float64)
+    mask = None if present is None else numpy.ascontiguousarray(present, dtype=numpy.bool_)
+    raised = ctypes.c_int(0)
+    total = codec.mg_fold(operands.ctypes.data, None if mask is None else mask.ctypes.data, len(operands),
+                          float(start), form == "s*e", ctypes.byref(raised))
+    if numpy_typed and raised.value & numpy_error_categories():
         return None
-    return float(total)
+    return total

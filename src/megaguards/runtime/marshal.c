@@ -13,6 +13,7 @@
  * assumption that does not hold (guards/assumptions.py's MARSHAL_CODES gives its reason). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <fenv.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -549,4 +550,22 @@ int mg_box_from(PyObject *list, int rank, int kind, PyObject *buffer) {
     for (int d = 0; d < rank; d++) shape[d] = array->dimensions[d];
     if (whole(list, rank, kind, shape, array->data, 1)) { PyErr_Clear(); return MG_PYERROR; }
     return 0;
+}
+
+/* GPU path: the host's ordered fold of a float reduction's operands (runtime/cuda.py):
+ * start op v[0] op v[1] ... in iteration order, with the sequential loop's rounding at
+ * each step; present[i] == 0 skips v[i] (NULL: every one is there).  *raised: the IEEE
+ * flags the fold raised, as analysis/floatstatus.py's bits (NumPy's sums warn on them). */
+double mg_fold(const double *values, const unsigned char *present, int64_t n, double start, int multiply,
+               int *raised) {
+    double s = start;
+    feclearexcept(FE_ALL_EXCEPT);
+    for (int64_t i = 0; i < n; i++) {
+        if (present && !present[i]) continue;
+        s = multiply ? s * values[i] : s + values[i];
+    }
+    int flags = fetestexcept(FE_ALL_EXCEPT);
+    *raised = (flags & FE_OVERFLOW ? 1 : 0) | (flags & FE_INVALID ? 2 : 0) | (flags & FE_DIVBYZERO ? 4 : 0)
+            | (flags & FE_UNDERFLOW ? 8 : 0);
+    return s;
 }

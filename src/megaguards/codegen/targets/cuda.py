@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from ...analysis.mapping import GpuBand
+from ...ir import nodes as ir
 from ..spelling import c_name
 from .base import (
     FLOAT_ARITHMETIC,
@@ -43,7 +44,8 @@ class CudaKernel:
     grid_order: tuple       # band positions mapped to x, y, z
     block: tuple
     checks_in_loop: int
-    folds: tuple = ()       # (name, form): float reductions whose operands the host folds in order
+    folds: tuple = ()       # (name, form, always): float reductions whose operands the host folds in
+    #                         order; ``always``: every iteration has its step (no presence marks)
 
 
 def write_band_kernel(renderer, band: GpuBand, live_outs: tuple[str, ...]) -> CudaKernel:
@@ -105,7 +107,10 @@ def write_band_kernel(renderer, band: GpuBand, live_outs: tuple[str, ...]) -> Cu
                 f"int mg_tag_{c_name(name)} = 0;")
     emit(1, "if (mg_active) {")
     before = renderer.checks
-    renderer.region_block(BandIteration(renderer.target.error_exit, folds, len(outputs)), loops[-1].body, 2)
+    body = loops[-1].body
+    always = {name for name in folds if not any(isinstance(n, ir.Continue) for s in body for n in ir.walk(s))
+              and any(isinstance(s, ir.Assign) and s.target == name for s in body)}
+    renderer.region_block(BandIteration(renderer.target.error_exit, folds, len(outputs), frozenset(always)), body, 2)
     checks = renderer.checks - before
     emit(1, "}")
     emit(0, "mg_iteration_end:")
@@ -149,7 +154,7 @@ def write_band_kernel(renderer, band: GpuBand, live_outs: tuple[str, ...]) -> Cu
     block = {1: BLOCK_1D, 2: BLOCK_2D, 3: BLOCK_3D}[len(loops) - band.fixed]
     source = renderer.target.prelude + "\n" + "\n".join(renderer.lines) + "\n"
     return CudaKernel(source, outputs, reduction_list, tuple(loop.var for loop in loops), order, block, checks,
-                      tuple(folds.items()))
+                      tuple((name, form, name in always) for name, form in folds.items()))
 
 
 @dataclass(frozen=True)
@@ -161,12 +166,15 @@ class BandIteration:
     error_exit: tuple[str, ...]
     folds: dict          # name -> form
     outputs: int         # live-out privates: their slots come first
+    always: frozenset    # folds whose step every iteration takes: no presence mark needed
 
     def assignment_mark(self, name: str) -> None:
         return None
 
     def keep(self, name: str, operand: str) -> tuple[str, ...]:
         slot = f"({self.outputs + list(self.folds).index(name)} * mg_total + mg_iteration)"
+        if name in self.always:
+            return (f"mg_fvals[{slot}] = {operand};",)
         return (f"mg_fvals[{slot}] = {operand}; mg_ivals[{slot}] = 1;",)
 
 
