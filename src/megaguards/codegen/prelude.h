@@ -434,12 +434,19 @@ MG_INLINE int64_t mg_fmod_pos(int64_t a, int64_t c) { int64_t r = a % c; return 
  * place could leave a partial result behind a flag). */
 static void mg_copy_strided(char *dst, const char *src, int rank, const int64_t *shape,
                             const int64_t *strides, int64_t itemsize) {
-    int64_t index[8] = {0}, total = 1;
+    int64_t index[8] = {0}, total = 1, dense = 1;
+    int contiguous = 1;   /* C order already (the usual case, and NumPy's arrays under numpy.seterr's
+                             default watch, which always go through a shadow): one memcpy */
+    for (int d = rank - 1; d >= 0; d--) {
+        if (shape[d] != 1 && strides[d] != dense) contiguous = 0;
+        dense *= shape[d];
+    }
     for (int d = 0; d < rank; d++) total *= shape[d];
+    if (contiguous) { if (total) __builtin_memcpy(dst, src, (__SIZE_TYPE__)(total * itemsize)); return; }
     for (int64_t n = 0; n < total; n++) {
         int64_t offset = 0;
         for (int d = 0; d < rank; d++) offset += index[d] * strides[d];
-        for (int64_t b = 0; b < itemsize; b++) dst[n * itemsize + b] = src[offset * itemsize + b];
+        __builtin_memcpy(dst + n * itemsize, src + offset * itemsize, (__SIZE_TYPE__)itemsize);
         for (int d = rank - 1; d >= 0; d--) { if (++index[d] < shape[d]) break; index[d] = 0; }
     }
 }
