@@ -334,11 +334,13 @@ def test_float_sums_are_folded_in_order_after_the_kernel(emulator):
     def picked(a):
         s = -0.0
         p = 1.0
+        d = 0.25
         for i in range(len(a)):
             if a[i] > 0.2:
                 s += a[i] * 1.0
                 p *= a[i] * 1e-3 + 1.0
-        return s, p
+            d -= a[i] * 0.5 - 1.0
+        return s, p, d
 
     assert dot(ADVERSARIAL[:N], [1.0] * N) != math.fsum([0.5] + ADVERSARIAL[:N])
     loop = on_gpu(emulator, dot, lambda: (ADVERSARIAL[:N], [1.0] * N))

@@ -60,7 +60,7 @@ def _contiguous_votes(band: tuple[ir.For, ...]) -> list[int]:
 
 
 ALLOW = " (MEGAGUARDS_REASSOCIATE=1 allows it)"
-GPU_FOLDS = ("s+e", "s*e")   # the forms numpy.add / numpy.multiply.accumulate fold on the host
+
 
 
 def choose_band(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: dict, reassociate: bool
@@ -133,8 +133,8 @@ def _band(typed, outer: ir.For, decision: ParallelLoop, fixed: tuple, facts, gro
 def _no_gpu_fold(reduction, scalar, body) -> str:
     """Why a float reduction cannot be folded in order on the GPU's host (empty: it can).
     Each thread keeps its iteration's one operand; the host folds them in iteration order."""
-    if reduction.fold not in GPU_FOLDS:
-        return "its steps are not 's += e' or 's *= e', the forms folded in order after a GPU kernel"
+    if not reduction.fold:
+        return "it is not folded in order (parallel.ordered_fold)"
     if scalar.ctype != "double":
         return "a float32 sum is folded in order on the CPU only"
     def steps(nodes):

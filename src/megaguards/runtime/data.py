@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy
 
 from ..analysis.floatstatus import watched_categories
+from ..analysis.parallel import FOLD_FORMS
 from ..codegen.layout import BOX_TAGS, LIST_KIND
 from ..guards.assumptions import Assumption, marshal_failure
 from ..ir.types import LIST_ELEMENT_DTYPE, Scalar
@@ -270,7 +271,7 @@ def ordered_fold(codec, start, operands, present, form: str, numpy_typed: bool) 
     mask = None if present is None else numpy.ascontiguousarray(present, dtype=numpy.bool_)
     raised = ctypes.c_int(0)
     total = codec.mg_fold(operands.ctypes.data, None if mask is None else mask.ctypes.data, len(operands),
-                          float(start), form == "s*e", ctypes.byref(raised))
+                          float(start), FOLD_FORMS.index(form), ctypes.byref(raised))
     if numpy_typed and raised.value & numpy_error_categories():
         return None
     return total

@@ -553,16 +553,24 @@ int mg_box_from(PyObject *list, int rank, int kind, PyObject *buffer) {
 }
 
 /* GPU path: the host's ordered fold of a float reduction's operands (runtime/cuda.py):
- * start op v[0] op v[1] ... in iteration order, with the sequential loop's rounding at
- * each step; present[i] == 0 skips v[i] (NULL: every one is there).  *raised: the IEEE
- * flags the fold raised, as analysis/floatstatus.py's bits (NumPy's sums warn on them). */
-double mg_fold(const double *values, const unsigned char *present, int64_t n, double start, int multiply,
+ * the scalar's steps s = s + v, s - v, v + s, s * v or v * s (``form`` 0 to 4, the order of
+ * analysis/parallel.FOLD_FORMS, operands as written: NaN operands keep CPython's choice) over
+ * v[0], v[1] ... in iteration order; present[i] == 0 skips v[i] (NULL: every one is there).
+ * *raised: the IEEE flags the fold raised, as analysis/floatstatus.py's bits. */
+double mg_fold(const double *values, const unsigned char *present, int64_t n, double start, int form,
                int *raised) {
     double s = start;
     feclearexcept(FE_ALL_EXCEPT);
     for (int64_t i = 0; i < n; i++) {
         if (present && !present[i]) continue;
-        s = multiply ? s * values[i] : s + values[i];
+        const double v = values[i];
+        switch (form) {
+            case 0: s = s + v; break;
+            case 1: s = s - v; break;
+            case 2: s = v + s; break;
+            case 3: s = s * v; break;
+            default: s = v * s; break;
+        }
     }
     int flags = fetestexcept(FE_ALL_EXCEPT);
     *raised = (flags & FE_OVERFLOW ? 1 : 0) | (flags & FE_INVALID ? 2 : 0) | (flags & FE_DIVBYZERO ? 4 : 0)
