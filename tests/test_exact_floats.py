@@ -146,7 +146,7 @@ f = numpy.linspace(-2.0, 2.0, 64, dtype=numpy.float32)
 b = numpy.zeros(64)
 c = numpy.zeros(64, dtype=numpy.float32)
 for i in range(64):
-    b[i] = a[i] * 3.0 - a[i] / 7.0 + a[i]
+    b[i] = a[i] * 3.0 - a[i] / 7.0 + a[i] // 0.5 + a[i] % 0.3
 for i in range(64):
     c[i] = a[i] * 0.5 + f[i] * f[i] - f[i] / 3.0
 t = 0.25
@@ -171,4 +171,5 @@ def test_kernels_computing_numpy_flags_compile_with_nvrtc(tmp_path):
     assert len(kernels) == 3, result.stderr[-3000:]
     sources = "".join(kernel.read_text() for kernel in kernels)
     assert "mg_np_mul_f64(" in sources and "mg_np_div_f32(" in sources and "mg_np_narrow(" in sources
+    assert "mg_np_floordiv_f64(" in sources and "mg_np_mod_f64(" in sources
     assert "mg_fvals[(0 * mg_total + mg_iteration)] = " in sources   # an operand kept for the fold

@@ -75,7 +75,7 @@ def test_large_batch():
 
 # The CI slice of the operator matrix: the float operations whose bits depend on the C
 # compiler and the library (NaN signs, pow, narrowing) on the float classes.
-SLICE_OPERATIONS = ("neg", "sub", "mul", "pow", "copysign", "float")
+SLICE_OPERATIONS = ("neg", "sub", "mul", "floordiv", "pow", "copysign", "float")
 SLICE_CLASSES = ("list float", "float64", "float32", "int64", "float", "numpy.float32")
 
 

@@ -15,8 +15,8 @@ from ..ir.types import Scalar
 
 NUMPY_FLOATS = (Scalar.NP_FLOAT32, Scalar.NP_FLOAT64)
 # The operators whose IEEE flags are not already Python errors in the kernels (a zero
-# divisor and an overflowing ** leave through their own checks).
-SILENT_OPERATORS = ("+", "-", "*", "/")
+# divisor and an overflowing ** leave through their own checks; 1.0 // 1e-310 overflows).
+SILENT_OPERATORS = ("+", "-", "*", "/", "//", "%")
 
 # numpy.seterr's categories, as the bits the kernel and the runtime exchange.
 CATEGORIES = {"over": 1, "invalid": 2, "divide": 4, "under": 8}

@@ -235,12 +235,13 @@ MG_INLINE T mg_pow_##SUFFIX(T iv, T iw, int *err) {                             
 MG_FLOAT_OPS(double, f64, fmod, floor, copysign, pow, fabs)
 MG_FLOAT_OPS(float, f32, fmodf, floorf, copysignf, powf, fabsf)
 #ifdef __CUDACC__
-__device__ __forceinline__ double mg_np_div_f64(double a, double b, int *fp, int *err) {
-    double r = mg_div_f64(a, b, err); *fp |= mg_np_flags(a, b, r); return r;
+/* NumPy's / // % on the GPU: the checked helper, then the flags NumPy would see. */
+#define MG_NP_CHECKED(NAME, T, SUFFIX)                                                            \
+__device__ __forceinline__ T mg_np_##NAME##_##SUFFIX(T a, T b, int *fp, int *err) {               \
+    T r = mg_##NAME##_##SUFFIX(a, b, err); *fp |= mg_np_flags(a, b, r); return r;                \
 }
-__device__ __forceinline__ float mg_np_div_f32(float a, float b, int *fp, int *err) {
-    float r = mg_div_f32(a, b, err); *fp |= mg_np_flags(a, b, r); return r;
-}
+MG_NP_CHECKED(div, double, f64) MG_NP_CHECKED(floordiv, double, f64) MG_NP_CHECKED(mod, double, f64)
+MG_NP_CHECKED(div, float, f32) MG_NP_CHECKED(floordiv, float, f32) MG_NP_CHECKED(mod, float, f32)
 #endif
 
 /* ---- math module: CPython's error rules around the C library's results ---- */

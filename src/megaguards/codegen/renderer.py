@@ -411,7 +411,7 @@ class Renderer:
                 return self.target.float_arithmetic[op, result.ctype].format(a=a, b=b)
             self.checks += 1
             if computed:
-                return f"mg_np_div_{suffix}({a}, {b}, &mg_fp, {ERR})"
+                return f"mg_np_{ {'/': 'div', '//': 'floordiv', '%': 'mod'}[op] }_{suffix}({a}, {b}, &mg_fp, {ERR})"
             return f"{self.target.float_helpers[op, result.ctype]}({a}, {b}, {ERR})"
         if op in ("&", "|", "^"):
             return f"({a} {op} {b})"
