@@ -364,3 +364,22 @@ def test_a_numpy_sum_overflowing_in_the_fold_warns_as_in_cpython(emulator):
         on_gpu(emulator, total, lambda: (values.copy(),), flagged=True)
     assert {str(w.message) for w in caught} == {"overflow encountered in scalar add"}
     on_gpu(emulator, total, lambda: (numpy.arange(N, dtype=numpy.float64),))
+
+
+def test_a_clamped_stencil_runs_on_the_gpu_without_checks(emulator):
+    """Path-sensitive ranges (analysis/bounds.Refinement): every subscript of a clamped
+    stencil passes its hoisted check, so the host launches the kernel (a failed check
+    would send the entry to the CPU)."""
+    def clamped(t, out, rows, cols):
+        for r in range(rows):
+            for c in range(cols):
+                up = t[r - 1, c] if r > 0 else t[r, c]
+                down = t[r + 1, c] if r + 1 < rows else t[r, c]
+                left = t[r, c - 1] if c >= 1 else t[r, c]
+                right = t[r, c + 1] if c < cols - 1 else t[r, c]
+                out[r, c] = 0.25 * (up + down + left + right)
+
+    grid = numpy.arange(4.0 * N).reshape(4, N)
+    loop = on_gpu(emulator, clamped, lambda: (grid.copy(), numpy.zeros((4, N)), 4, N))
+    assert loop["checks_in_loop"] == 0
+    assert not any("hoisted check failed" in reason for reason in loop["reasons"]), loop["reasons"]

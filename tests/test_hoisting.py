@@ -66,8 +66,8 @@ def test_affine_kernels_keep_no_checks_inside():
 def test_failed_hoisted_check_runs_the_checked_loop_and_says_why():
     def partial(a, b, n):
         for i in range(n):
-            if i < 3:
-                b[i] = a[i + 1]   # i + 1 reaches n, but only where the if is false
+            if a[i] < 3:
+                b[i] = a[i + 1]   # i + 1 reaches n, but only where the if (on a value) is false
     fast = assert_same_as_cpython(partial, [1, 2, 3, 4], [0, 0, 0, 0], 4)
     loop = site_for(fast)[-1]
     assert loop["compiled_runs"] >= 1
@@ -137,3 +137,64 @@ def test_a_loop_variable_rebound_by_an_inner_loop_is_not_bounded_by_its_range():
     # i is 5 after the inner loop, though the middle loop's range(2) stops at 1: IndexError
     # (the element the flat index j * 4 + 5 points to lies inside the unboxed matrix).
     assert_same_as_cpython(rebound_by_an_inner_loop, rows, 2, 6, compiled=None)
+
+
+# -- path-sensitive ranges (bounds.Refinement) --------------------------------------------------
+
+def clamped_stencil(t, out, rows, cols):
+    for r in range(rows):
+        for c in range(cols):
+            up = t[r - 1][c] if r > 0 else t[r][c]
+            down = t[r + 1][c] if r < rows - 1 else t[r][c]
+            left = t[r][c - 1] if 0 < c else t[r][c]
+            right = t[r][c + 1] if not c >= cols - 1 else t[r][c]
+            out[r][c] = 0.25 * (up + down + left + right)
+    return out
+
+
+def guarded_differences(a, out, n, m):
+    for i in range(n):
+        if i + 1 >= n:
+            out[i] = 0.0
+        elif i == m:
+            out[i] = a[m + 1] * 2.0
+        else:
+            out[i] = a[i + 1] - a[i]
+            for j in range(i + 1, n):
+                out[i] += a[j] * 0.001
+    return out
+
+
+def no_failed_check(fast):
+    loop = site_for(fast)[-1]
+    assert loop["checks_in_loop"] == 0, loop
+    assert not any("hoisted check failed" in reason for reason in loop["reasons"]), loop["reasons"]
+    return loop
+
+
+def test_a_clamped_stencil_hoists_every_check():
+    """The conditions narrow the loop variables inside their branches: up, down, left and
+    right read in range, so no hoisted check fails and the check-free copy runs."""
+    grid = [[float(r * 7 + c) for c in range(6)] for r in range(5)]
+    no_failed_check(assert_same_as_cpython(clamped_stencil, grid, [[0.0] * 6 for _ in range(5)], 5, 6))
+    array = numpy.arange(30.0).reshape(5, 6)
+    no_failed_check(assert_same_as_cpython(clamped_stencil, array, numpy.zeros((5, 6)), 5, 6))
+    for rows, cols in ((1, 1), (0, 6), (1, 6), (5, 1)):   # the clamps' edges, empty ranges
+        assert_same_as_cpython(clamped_stencil, array, numpy.zeros((5, 6)), rows, cols)
+
+
+def test_else_branches_and_nested_loops_see_the_negated_condition():
+    values = [float(k * k) for k in range(8)]
+    no_failed_check(assert_same_as_cpython(guarded_differences, values, [0.0] * 8, 8, 3))
+    no_failed_check(assert_same_as_cpython(guarded_differences, values, [0.0] * 8, 8, 20))  # i == m never
+
+
+def test_a_refined_range_still_raises_where_python_raises():
+    """The refinement bounds the branch's own subscripts only: an index the condition does
+    not protect still fails its check, and the loop raises CPython's IndexError."""
+    def reach(a, out, n):
+        for i in range(n):
+            if i > 0:
+                out[i] = a[i + 2]   # i + 2 reaches n + 1 for the last i
+    assert_same_as_cpython(reach, [1.0] * 5, [0.0] * 5, 5, compiled=None)
+    assert_same_as_cpython(reach, [1.0] * 7, [0.0] * 5, 5)

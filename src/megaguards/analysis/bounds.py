@@ -10,6 +10,11 @@ This module only decides *what* is hoisted (pure, over the typed IR); the render
 emits the entry checks (the kernel's prologue) and a check-free copy of the loop,
 used when they all pass.  A subscript whose range may be negative (``a[i - 1]``,
 ``a[n - 1 - i]``) is wrapped Python-style without a branch to an error path.
+
+Ranges are path-sensitive: under a condition comparing a loop variable with a hoistable
+bound (``t[r - 1][c] if r > 0 else t[r][c]``, ``if i < n - 1:``), the subscripts of the
+guarded branch see the variable's range narrowed by it (a ``Refinement``), so that a
+clamped stencil hoists every check.
 """
 from __future__ import annotations
 
@@ -37,6 +42,24 @@ class LoopRange:
 
 
 @dataclass(frozen=True)
+class Refinement:
+    """A loop variable's range narrowed inside a branch guarded by ``var op bound`` (the
+    prologue's interval ``mg_R{k}``, its number k in ``HoistFacts.refinements``)."""
+
+    key: int               # negative: distinct from loop ids in scopes (-1 - k)
+    var: str
+    parent: int            # the loop id or refinement key the variable had outside the branch
+    op: str                # "<" "<=" ">" ">=" "==": what holds for the variable in the branch
+    bound: ir.Expr         # hoistable
+    scope: tuple           # (variable, loop id or key) pairs usable in the bound
+    after: int             # how many of HoistFacts.loops come before it (the prologue's order)
+
+
+NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": None, "!=": "=="}
+MIRRORED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!=", None: None}
+
+
+@dataclass(frozen=True)
 class HoistedIndex:
     """One subscript (one dimension of one access) checked once, at entry."""
 
@@ -56,6 +79,7 @@ class HoistFacts:
     indices: tuple[HoistedIndex, ...]
     ranges: tuple[tuple[ir.Expr, int | None, tuple], ...]  # other hoisted integer expressions: (expr, loop, scope)
     unchecked: frozenset                         # nid of BinOp/UnaryOp nodes proven within int64
+    refinements: tuple = ()                      # Refinement, in creation order (parents first)
 
     @property
     def empty(self) -> bool:
@@ -96,6 +120,7 @@ class _Hoister:
         self.indices: list[HoistedIndex] = []
         self.ranges: list[tuple] = []
         self.unchecked: set[int] = set()
+        self.refinements: list[Refinement] = []
 
     # is an expression hoistable, given the usable loop variables ------------------
     def hoistable(self, node: ir.Expr, scope: dict[str, int]) -> bool:
@@ -168,8 +193,9 @@ class _Hoister:
             self.expressions((node.value,), scope, loop)
         elif isinstance(node, ir.If):
             self.expressions((node.test,), scope, loop)
-            self.statements(node.body, scope, loop)
-            self.statements(node.orelse, scope, loop)
+            for branch, holds in ((node.body, True), (node.orelse, False)):
+                inner_scope, inner_loop = self.refined(node.test, holds, scope, loop)
+                self.statements(branch, inner_scope, inner_loop)
         elif isinstance(node, ir.While):
             self.expressions((node.test,), scope, loop)
             self.statements(node.body, scope, loop)
@@ -196,10 +222,63 @@ class _Hoister:
         if isinstance(node, ir.Load):
             self.access(node, scope, loop)
             return
+        if isinstance(node, ir.IfExp):
+            self.expression(node.test, scope, loop)
+            for branch, holds in ((node.body, True), (node.orelse, False)):
+                inner_scope, inner_loop = self.refined(node.test, holds, scope, loop)
+                self.expression(branch, inner_scope, inner_loop)
+            return
         for value in node.__dict__.values():
             for child in value if isinstance(value, tuple) else (value,):
                 if isinstance(child, ir.Expr):
                     self.expression(child, scope, loop)
+
+
+    def refined(self, test: ir.Expr, holds: bool, scope: dict, loop):
+        """(scope, innermost interval) inside a branch taken when ``test`` is ``holds``:
+        each comparison of a hoisted loop variable with a hoistable bound that must hold
+        there (through ``not``, ``and`` when true, ``or`` when false, chains when true)
+        narrows the variable."""
+        if isinstance(test, ir.UnaryOp) and test.op == "not":
+            return self.refined(test.operand, not holds, scope, loop)
+        if isinstance(test, ir.BoolOp) and (test.op == "and") == holds:
+            for value in test.values:
+                scope, loop = self.refined(value, holds, scope, loop)
+            return scope, loop
+        if not isinstance(test, ir.Compare) or (not holds and len(test.ops) != 1):
+            return scope, loop
+        lefts = (test.left,) + tuple(test.comparators[:-1])
+        for left, op, right in zip(lefts, test.ops, test.comparators):
+            scope, loop = self.compared(left, op if holds else NEGATED.get(op), right, scope, loop)
+        return scope, loop
+
+    def compared(self, left: ir.Expr, op, right: ir.Expr, scope: dict, loop):
+        side = self.isolated(left, scope)
+        if side is None:
+            side, right, op = self.isolated(right, scope), left, MIRRORED.get(op)
+        if side is None or op not in ("<", "<=", ">", ">=", "==") or not self.hoistable(right, scope):
+            return scope, loop
+        var, moved = side
+        if moved is not None:   # ``i + k OP e`` is ``i OP e - k``
+            right = ir.BinOp(moved[0], right, moved[1], type=Scalar.PY_INT, line=right.line)
+        key = -1 - len(self.refinements)
+        self.refinements.append(Refinement(key, var.id, scope[var.id], op, right, tuple(scope.items()),
+                                           len(self.loops)))
+        return {**scope, var.id: key}, key
+
+    def isolated(self, side: ir.Expr, scope: dict):
+        """For ``var + k`` / ``k + var`` / ``var - k`` (var a hoisted loop variable, k
+        hoistable): (var, (the inverse operator, k)); a bare var: (var, None); else None."""
+        if isinstance(side, ir.Name) and side.id in scope:
+            return side, None
+        if isinstance(side, ir.BinOp) and side.op in ("+", "-") and side.type in HOISTABLE_TYPES:
+            inverse = "-" if side.op == "+" else "+"
+            if isinstance(side.left, ir.Name) and side.left.id in scope and self.hoistable(side.right, scope):
+                return (side.left, (inverse, side.right))
+            if side.op == "+" and isinstance(side.right, ir.Name) and side.right.id in scope \
+                    and self.hoistable(side.left, scope):
+                return (side.right, ("-", side.left))
+        return None
 
 
 def _for_bindings_in(statements) -> dict[str, int]:
@@ -215,7 +294,7 @@ def hoist_checks(typed: TypedLoop) -> HoistFacts:
     hoister = _Hoister(typed)
     hoister.statement(typed.body, {}, None)
     return HoistFacts(tuple(hoister.loops), tuple(hoister.indices), tuple(hoister.ranges),
-                      frozenset(hoister.unchecked))
+                      frozenset(hoister.unchecked), tuple(hoister.refinements))
 
 
 def touched_box(typed: TypedLoop, facts: HoistFacts) -> frozenset:
@@ -246,7 +325,10 @@ def strided_loop(facts: HoistFacts, array: str, dim: int) -> LoopRange | None:
     if len(owners) != 1 or None in owners:
         return None
     owner = owners.pop()
-    [loop] = [candidate for candidate in facts.loops if candidate.loop == owner]
+    found = [candidate for candidate in facts.loops if candidate.loop == owner]
+    if not found:   # a refined range (a branch's): every element may be touched
+        return None
+    [loop] = found
     moving = {name for name, _ in loop.scope}
     if abs(loop.step) == 1 or any(isinstance(n, ir.Name) and n.id in moving for n in ir.walk(loop.start)):
         return None

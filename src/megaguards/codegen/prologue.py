@@ -26,12 +26,36 @@ class PrologueWriter:
         self.descriptions.append(description)
         return len(self.descriptions) - 1
 
+    def interval_of(self, loop: int) -> str:
+        """The C stem of a loop's interval (``mg_L``k) or of a refined one (``mg_R``k: negative keys)."""
+        return f"mg_R{-1 - loop}" if loop < 0 else f"mg_L{self.loop_number[loop]}"
+
     def empty_flag(self, loop: int | None) -> str:
-        return "0" if loop is None else f"mg_L{self.loop_number[loop]}_empty"
+        return "0" if loop is None else f"{self.interval_of(loop)}_empty"
+
+    def refinement(self, refinement, depth: int) -> None:
+        """A loop variable's interval inside a branch where ``var op bound`` holds."""
+        stem, parent = self.interval_of(refinement.key), self.interval_of(refinement.parent)
+        number = self.precondition(f"line {refinement.bound.line}: bound of a condition on '{refinement.var}' "
+                                   "within int64")
+        self.emit(depth, f"__int128 {stem}_lo = {parent}_lo, {stem}_hi = {parent}_hi; int {stem}_empty = {parent}_empty;")
+        self.emit(depth, f"if (!{stem}_empty) {{")
+        low, high = self.interval(refinement.bound, depth + 1, number, dict(refinement.scope))
+        raise_low = {">": f"{low} + 1", ">=": low, "==": low}.get(refinement.op)
+        lower_high = {"<": f"{high} - 1", "<=": high, "==": high}.get(refinement.op)
+        if raise_low:
+            self.emit(depth + 1, f"if ({raise_low} > {stem}_lo) {stem}_lo = {raise_low};")
+        if lower_high:
+            self.emit(depth + 1, f"if ({lower_high} < {stem}_hi) {stem}_hi = {lower_high};")
+        self.emit(depth + 1, f"{stem}_empty = {stem}_lo > {stem}_hi;")
+        self.emit(depth, "}")
 
     def render(self, depth: int) -> list[str]:
         self.emit(depth, "/* hoisted checks: one evaluation before the loop */")
+        refinements = list(self.facts.refinements)
         for k, loop in enumerate(self.facts.loops):
+            while refinements and refinements[0].after <= k:
+                self.refinement(refinements.pop(0), depth)
             number = self.precondition(f"line {self.line_of(loop.start)}: range of loop variable '{loop.var}' within int64")
             self.emit(depth, f"__int128 mg_L{k}_lo = 0, mg_L{k}_hi = -1; int mg_L{k}_empty = 1;")
             self.emit(depth, f"if (!{self.empty_flag(loop.parent)}) {{")
@@ -48,6 +72,8 @@ class PrologueWriter:
                 self.emit(depth + 1, f"if ({step} > 0) {{ {upward} }} else {{ {downward} }}")
                 self.emit(depth + 1, f"mg_L{k}_empty = {step} == 0 || mg_L{k}_lo > mg_L{k}_hi;")
             self.emit(depth, "}")
+        for refinement in refinements:
+            self.refinement(refinement, depth)
         boxes = self.renderer.layout.boxes
         for name in boxes:
             for d in range(self.renderer.typed.arrays[name].rank):
@@ -93,9 +119,9 @@ class PrologueWriter:
             value = f"((__int128){int(node.value)}LL)" if node.value != -(2**63) else "((__int128)INT64_MIN)"
             return value, value
         if isinstance(node, ir.Name):
-            if node.id in scope:  # a loop variable: the range of its loop
-                k = self.loop_number[scope[node.id]]
-                return f"mg_L{k}_lo", f"mg_L{k}_hi"
+            if node.id in scope:  # a loop variable: the range of its loop (or of a branch's refinement)
+                stem = self.interval_of(scope[node.id])
+                return f"{stem}_lo", f"{stem}_hi"
             value = f"((__int128){self.renderer.expr(node)})"
             return value, value
         if isinstance(node, ir.Length):   # len(a[0]): the dims hold the first row's size
