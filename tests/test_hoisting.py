@@ -198,3 +198,15 @@ def test_a_refined_range_still_raises_where_python_raises():
                 out[i] = a[i + 2]   # i + 2 reaches n + 1 for the last i
     assert_same_as_cpython(reach, [1.0] * 5, [0.0] * 5, 5, compiled=None)
     assert_same_as_cpython(reach, [1.0] * 7, [0.0] * 5, 5)
+
+
+def test_min_max_clamps_in_subscripts_are_hoisted():
+    def clamped(a, out, n):
+        for i in range(n):
+            out[i] = a[min(i + 1, n - 1)] + a[max(i - 1, 0)] + a[min(max(i - 2, 0), n - 1, 9)]
+        return out
+    values = [float(k * k) for k in range(12)]
+    no_failed_check(assert_same_as_cpython(clamped, values, [0.0] * 12, 12))
+    assert_same_as_cpython(clamped, values, [0.0] * 12, 1)
+    assert_same_as_cpython(clamped, values, [0.0] * 3, 3)
+    assert_same_as_cpython(clamped, values[:2], [0.0] * 5, 5, compiled=None)   # min(..., 9) past the end: IndexError

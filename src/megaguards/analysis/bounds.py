@@ -134,6 +134,9 @@ class _Hoister:
             return True
         if isinstance(node, ir.UnaryOp):
             return node.op in ("-", "+") and self.hoistable(node.operand, scope)
+        if isinstance(node, ir.Call):   # a clamp: a[min(i + 1, n - 1)]
+            return (self.typed.functions.get(node.function) in ("min", "max")
+                    and all(self.hoistable(argument, scope) for argument in node.args))
         if isinstance(node, ir.BinOp):
             if node.op in ("+", "-", "*"):
                 return self.hoistable(node.left, scope) and self.hoistable(node.right, scope)

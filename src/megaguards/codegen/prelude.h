@@ -416,6 +416,8 @@ MG_INLINE __int128 mg_min4(__int128 a, __int128 b, __int128 c, __int128 d) {
 MG_INLINE __int128 mg_max4(__int128 a, __int128 b, __int128 c, __int128 d) {
     __int128 m = a > b ? a : b; m = m > c ? m : c; return m > d ? m : d;
 }
+MG_INLINE __int128 mg_min128(__int128 a, __int128 b) { return a < b ? a : b; }
+MG_INLINE __int128 mg_max128(__int128 a, __int128 b) { return a > b ? a : b; }
 MG_INLINE __int128 mg_fdiv128(__int128 a, __int128 c) { __int128 q = a / c; return q - ((a % c != 0) && ((a < 0) != (c < 0))); }
 MG_INLINE __int128 mg_mod128(__int128 a, __int128 c) { return a - mg_fdiv128(a, c) * c; }
 MG_INLINE __int128 mg_mod128_lo(__int128 lo, __int128 hi, __int128 c) {

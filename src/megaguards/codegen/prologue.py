@@ -131,7 +131,14 @@ class PrologueWriter:
             value = f"((__int128){self.renderer.expr(node)})"
             return value, value
         name = self.fresh()
-        if isinstance(node, ir.UnaryOp):
+        if isinstance(node, ir.Call):   # min / max of hoistable ints (bounds.hoistable)
+            pairs = [self.interval(argument, depth, number, scope) for argument in node.args]
+            pick = "mg_min128" if self.renderer.typed.functions.get(node.function) == "min" else "mg_max128"
+            low, high = pairs[0]
+            for other_low, other_high in pairs[1:]:
+                low, high = f"{pick}({low}, {other_low})", f"{pick}({high}, {other_high})"
+            pair = (low, high)
+        elif isinstance(node, ir.UnaryOp):
             low, high = self.interval(node.operand, depth, number, scope)
             pair = (f"-({high})", f"-({low})") if node.op == "-" else (low, high)
         else:
