@@ -383,3 +383,42 @@ def test_a_clamped_stencil_runs_on_the_gpu_without_checks(emulator):
     loop = on_gpu(emulator, clamped, lambda: (grid.copy(), numpy.zeros((4, N)), 4, N))
     assert loop["checks_in_loop"] == 0
     assert not any("hoisted check failed" in reason for reason in loop["reasons"]), loop["reasons"]
+
+
+def diffusion_step(t, u, rows, cols):
+    for r in range(rows):
+        for c in range(cols):
+            up = t[r - 1, c] if r > 0 else t[r, c]
+            down = t[r + 1, c] if r < rows - 1 else t[r, c]
+            u[r, c] = 0.5 * t[r, c] + 0.25 * (up + down)
+    for r in range(rows):
+        for c in range(cols):
+            t[r, c] = u[r, c]
+
+
+def test_gpu_region_with_a_stencils_temporaries(emulator):
+    """Private scalars of the time step's bands (a clamped stencil's neighbours, locals of
+    the inlined step function) stay in their threads: the time loop is one region, arrays
+    travel once.  A scalar the loop's own scope keeps (read after it, or visible in its
+    frame) keeps the loop off the region: its last value would be lost."""
+    def diffuse(t, u, rows, cols, steps):
+        for s in range(steps):
+            diffusion_step(t, u, rows, cols)
+        return s
+
+    def kept(t, u, rows, cols, steps):
+        for s in range(steps):
+            for r in range(rows):
+                for c in range(cols):
+                    last = t[r, c] * 0.5
+                    u[r, c] = last
+        return last
+
+    grid = numpy.arange(4.0 * N).reshape(4, N) % 7
+    launches = emulator.launches
+    loop = on_gpu(emulator, diffuse, lambda: (grid.copy(), numpy.zeros((4, N)), 4, N, 3))
+    assert emulator.launches - launches == 2 * 3
+    assert loop["transfers"]["to_device"] == 2 and loop["transfers"]["from_device"] == 2
+    fast = megaguards.jit(kept)
+    assert fast(grid.copy(), numpy.zeros((4, N)), 4, N, 2) == kept(grid.copy(), numpy.zeros((4, N)), 4, N, 2)
+    assert any("'last', which outlive the loop" in reason for loop in sites_of(fast) for reason in loop["reasons"])

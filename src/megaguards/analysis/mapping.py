@@ -72,9 +72,10 @@ def choose_band(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: dic
     return _band(typed, outer, plan.loops[outer.nid], (), facts, groups, reassociate)
 
 
-def choose_region(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: dict, reassociate: bool
-                  ) -> GpuRegion | str:
-    """A time-step loop around GPU bands, or why the nest is not one."""
+def choose_region(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: dict, reassociate: bool,
+                  live_outs: tuple = ()) -> GpuRegion | str:
+    """A time-step loop around GPU bands, or why the nest is not one.  The bands' private
+    scalars (a stencil's temporaries) stay in their threads unless read after the loop."""
     outer = typed.body
     if facts is None or not any(h.loop == outer.nid for h in facts.loops):
         return "the outermost loop's range is not computable before it"
@@ -87,8 +88,13 @@ def choose_region(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: d
         band = _band(typed, inner, plan.loops[inner.nid], (outer,), facts, groups, reassociate)
         if isinstance(band, str):
             return band
-        if band.decision.reductions or band.decision.private:
-            return f"loop '{inner.var}' assigns scalars: a region keeps none between launches"
+        if band.decision.reductions:
+            return f"loop '{inner.var}' has reductions: a region keeps no scalar between launches"
+        kept = sorted(set(band.decision.private) & set(live_outs))
+        if kept:
+            return (f"loop '{inner.var}' assigns {', '.join(ir.describe_name(name) for name in kept)}, which "
+                    "outlive the loop (a function's locals do; an inlined helper's do not): a region keeps no "
+                    "scalar between launches")
         bands.append(band)
     return GpuRegion(outer, tuple(bands))
 

@@ -200,7 +200,8 @@ def gpu_side(site, specialization, analysis: pipeline.Analysed, options) -> GpuS
 
     groups = analysis.signature.groups
     band = choose_band(typed, plan, facts, groups, options.reassociate)
-    region = None if isinstance(band, GpuBand) else choose_region(typed, plan, facts, groups, options.reassociate)
+    region = None if isinstance(band, GpuBand) else choose_region(typed, plan, facts, groups, options.reassociate,
+                                                                 analysis.live_outs)
     if not isinstance(band, GpuBand) and not isinstance(region, GpuRegion):
         if wants_gpu:
             site.note(f"not on the GPU: {band}; {region}")
