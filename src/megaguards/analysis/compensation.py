@@ -24,7 +24,7 @@ import sys
 
 from ..errors import Unsupported
 from ..ir import nodes as ir
-from ..ir.types import Scalar
+from ..ir.types import Scalar, describe_types
 
 COMPENSATED_SUM = sys.version_info >= (3, 12)
 FLOATS = frozenset({Scalar.PY_FLOAT})
@@ -43,7 +43,8 @@ def compensate(loop: ir.For, type_of) -> tuple[ir.For, tuple[str, ...]] | None:
         if isinstance(node, ir.Assign) and isinstance(node.value, ir.BinOp) and node.value.sum_step:
             elements = type_of(node.value.right)
             if Scalar.PY_FLOAT in elements and elements != FLOATS:   # which ones join plainly varies
-                raise Unsupported(f"sum() of a mix of floats and other numbers ({_names(elements)}): Python 3.12+ "
+                mix = describe_types(elements, " and ")
+                raise Unsupported(f"sum() of a mix of floats and other numbers ({mix}): Python 3.12+ "
                                   "compensates the floats only", node.line, node.col)
             if type_of(node.value.left) == FLOATS and elements == FLOATS:
                 accumulators.add(node.target)
@@ -114,10 +115,6 @@ def _rebuilt(node: ir.Node, expression, statement) -> ir.Node:
         elif isinstance(value, tuple) and value and isinstance(value[0], ir.Stmt):
             changes[field.name] = tuple(s for child in value for s in statement(child))
     return dataclasses.replace(node, **changes) if changes else node
-
-
-def _names(types) -> str:
-    return " and ".join(sorted(("numpy." if t.is_numpy else "") + t.pyclass.__name__ for t in types))
 
 
 def corrected(accumulator: str, where: dict) -> ir.Expr:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..errors import Unsupported
 from ..ir import nodes as ir
-from ..ir.types import (INT64_MAX, INT64_MIN, Scalar, binary_result, call_result, is_integral,
+from ..ir.types import (INT64_MAX, INT64_MIN, Scalar, binary_result, call_result, describe_types, is_integral,
                         unary_result)
 from .compensation import COMPENSATED_SUM, compensate, compensation_of
 from .functions import COMPLEX_AS_PAIRS, EXCLUDED, FUNCTIONS
@@ -50,10 +50,6 @@ def representative(types: TypeSet) -> Scalar:
     return max(types, key=lambda t: (t.is_numpy, t.name))
 
 
-def _describe(types) -> str:
-    return " or ".join(sorted(("numpy." if t.is_numpy else "") + t.pyclass.__name__ for t in types))
-
-
 class _Inference:
     def __init__(self, live_in_types: dict, arrays: dict, functions: dict) -> None:
         self.entry_types = live_in_types
@@ -76,7 +72,7 @@ class _Inference:
             self.sets = sets
         for name, types in self.sets.items():
             if len({t.ctype for t in types}) > 1:
-                raise Unsupported(f"{ir.describe_name(name)} changes type inside the loop ({_describe(types)}); "
+                raise Unsupported(f"{ir.describe_name(name)} changes type inside the loop ({describe_types(types)}); "
                                   "the loop is not type-stable")
         if COMPENSATED_SUM:
             compensated = compensate(loop, lambda expression: self.expression(expression))
@@ -100,7 +96,7 @@ class _Inference:
             result = self.expression(node.value)
             if len(result) > 1:
                 raise Unsupported(f"the value assigned to {ir.describe_name(node.target)} has a type that depends on "
-                                  f"the iteration ({_describe(result)})", node.line, node.col)
+                                  f"the iteration ({describe_types(result)})", node.line, node.col)
             self.assign(node.target, next(iter(result)), node)
         elif isinstance(node, ir.Store):
             self.store(node)
@@ -127,7 +123,7 @@ class _Inference:
         types = self.assigned.get(name, TypeSet()) | {value}
         if len({t.ctype for t in types}) > 1:
             raise Unsupported(f"{ir.describe_name(name)} is assigned values of different types "
-                              f"({_describe(types)}); the loop is not type-stable", node.line, node.col)
+                              f"({describe_types(types)}); the loop is not type-stable", node.line, node.col)
         self.assigned[name] = types
 
     def store(self, node: ir.Store) -> None:
@@ -135,7 +131,7 @@ class _Inference:
         self.indices(node.indices, node)
         value = self.expression(node.value)
         if info.is_list and value != {info.element}:
-            raise Unsupported(f"storing {_describe(value)} into list '{node.array}' of {_describe({info.element})} "
+            raise Unsupported(f"storing {describe_types(value)} into list '{node.array}' of {describe_types({info.element})} "
                               "would change the list's element type", node.line, node.col)
         if Scalar.PY_COMPLEX in value:
             raise Unsupported(f"storing a complex number into the NumPy array '{node.array}' (NumPy raises "
@@ -148,7 +144,7 @@ class _Inference:
     def integral(self, expression: ir.Expr, what: str) -> None:
         types = self.expression(expression)
         if not all(is_integral(t) for t in types):
-            raise Unsupported(f"{what} of type {_describe(types)} (Python raises TypeError)",
+            raise Unsupported(f"{what} of type {describe_types(types)} (Python raises TypeError)",
                               expression.line, expression.col)
 
     # expressions: the set of types each may have --------------------------------
@@ -203,7 +199,7 @@ class _Inference:
 
     def single_or_test(self, results: TypeSet, test: bool, node, what: str) -> TypeSet:
         if not test and len({t.ctype for t in results}) > 1:
-            raise Unsupported(f"{what} used as a value ({_describe(results)})", node.line, node.col)
+            raise Unsupported(f"{what} used as a value ({describe_types(results)})", node.line, node.col)
         return results
 
     @staticmethod
@@ -213,16 +209,16 @@ class _Inference:
     def binary(self, op: str, left: Scalar, right: Scalar, node) -> Scalar:
         result = binary_result(op, left, right)
         if result is None:
-            raise Unsupported(f"'{op}' on {_describe({left})} and {_describe({right})}", node.line, node.col)
+            raise Unsupported(f"'{op}' on {describe_types({left})} and {describe_types({right})}", node.line, node.col)
         if result is Scalar.NP_BOOL and op not in ("<", "<=", ">", ">=", "==", "!=", "&", "|", "^"):
             raise Unsupported(f"arithmetic '{op}' on numpy.bool", node.line, node.col)
         if op in ("<<", ">>") and not (left.is_int or left.is_bool) :
-            raise Unsupported(f"'{op}' on {_describe({left})}", node.line, node.col)
+            raise Unsupported(f"'{op}' on {describe_types({left})}", node.line, node.col)
         if op == "**" and result.is_float and result.is_numpy and result not in (left, right):
             # NumPy's scalar power, which calls the C library's pow, needs an operand of the
             # result's type; otherwise NumPy computes it with its power ufunc, whose SIMD pow
             # differs from the C library's in the last bit (int64 ** float32: 100 ** -2.5).
-            raise Unsupported(f"'**' on {_describe({left})} and {_describe({right})}: NumPy computes it with "
+            raise Unsupported(f"'**' on {describe_types({left})} and {describe_types({right})}: NumPy computes it with "
                               "its power ufunc, whose results may differ from the C library's pow",
                               node.line, node.col)
         return result
@@ -230,7 +226,7 @@ class _Inference:
     def unary(self, op: str, operand: Scalar, node) -> Scalar:
         result = unary_result(op, operand)
         if result is None or (result is Scalar.NP_BOOL and op != "not" and op != "~"):
-            raise Unsupported(f"unary '{op}' on {_describe({operand})}", node.line, node.col)
+            raise Unsupported(f"unary '{op}' on {describe_types({operand})}", node.line, node.col)
         return result
 
     def part_of(self, path: str) -> bool:
@@ -263,14 +259,14 @@ class _Inference:
             if Scalar.PY_COMPLEX in union:
                 raise Unsupported(f"{canonical}() of complex numbers (Python raises TypeError)", node.line, node.col)
             if len(union) > 1:
-                raise Unsupported(f"{canonical}() of different types ({_describe(union)}): the result's "
+                raise Unsupported(f"{canonical}() of different types ({describe_types(union)}): the result's "
                                   "type would depend on the values", node.line, node.col)
             return union
 
         def result(*types):
             found = call_result(spec.function, types)
             if found is None:
-                raise Unsupported(f"{canonical}() on {_describe(set(types))}", node.line, node.col)
+                raise Unsupported(f"{canonical}() on {describe_types(set(types))}", node.line, node.col)
             return found
         return self.combine(result, *argument_sets)
 

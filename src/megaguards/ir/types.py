@@ -69,6 +69,11 @@ class Scalar(enum.Enum):
 _BY_CLASS = {member.pyclass: member for member in Scalar}
 
 
+def describe_types(types, joiner: str = " or ") -> str:
+    """Types as messages name them, sorted: ``float or numpy.float64``."""
+    return joiner.join(sorted(("numpy." if t.is_numpy else "") + t.pyclass.__name__ for t in types))
+
+
 def scalar_of_class(cls: type) -> Scalar | None:
     """The Scalar whose values have exactly this Python class, or None."""
     return _BY_CLASS.get(cls)

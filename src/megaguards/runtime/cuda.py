@@ -26,12 +26,20 @@ from ..guards import assumptions as guard
 from .data import (UNSET, DeviceCopies, StageClock, Transfers, arrays_to_device, box_live_outs, numpy_error_categories,
                    ordered_fold, packed_inputs)
 from .executable import FLOAT_STATUS, Declined, Outcome, Raised, Ran
+from .kernel import Specialization
 
 # A GPU has no IEEE flags: its kernels compute overflow and invalid results of NumPy float
 # operations themselves (prelude's mg_np_*), not underflow, which NumPy ignores by default.
 UNDERFLOW = CATEGORIES["under"]
 NO_UNDERFLOW = "NumPy's error state acts on float underflow, which only the CPU notes"
-from .kernel import Specialization
+
+
+def watched_on_gpu(cpu: Specialization) -> int | None:
+    """The categories NumPy's error state acts on for this loop's NumPy float operations
+    (0: none, or no such operation); None where the GPU cannot note them (underflow)."""
+    watched = numpy_error_categories() if cpu.float_status else 0
+    return None if watched & UNDERFLOW else watched
+
 
 log = logging.getLogger("megaguards")
 
@@ -147,8 +155,8 @@ class GpuSpecialization:
 
     def launch(self, binding) -> Outcome:
         cupy = cupy_module()
-        watched = numpy_error_categories() if self.cpu.float_status else 0
-        if watched & UNDERFLOW:
+        watched = watched_on_gpu(self.cpu)
+        if watched is None:
             return Declined(NO_UNDERFLOW)
         fast, ints, floats = self.prologue(binding)
         if not fast:
@@ -316,8 +324,8 @@ class GpuRegionSpecialization:
 
     def launch(self, binding) -> Outcome:
         cupy = cupy_module()
-        watched = numpy_error_categories() if self.cpu.float_status else 0
-        if watched & UNDERFLOW:
+        watched = watched_on_gpu(self.cpu)
+        if watched is None:
             return Declined(NO_UNDERFLOW)
         fast, ints, floats = self.parts[0].prologue(binding)
         if not fast:
