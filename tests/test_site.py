@@ -347,3 +347,30 @@ def test_a_skipped_expression_is_python_s_own():
         return None
     for _ in range(5):   # tried at entries 1, 2 and 4, skipped at 3 and 5
         assert raised(late) is not None and raised(fast) == raised(late)
+
+
+def test_while_megaguards_is_off_a_site_costs_one_test_and_wakes_when_switched_on(monkeypatch):
+    import builtins
+
+    from megaguards import config
+
+    loop, expression = megaguards.jit(total), megaguards.jit(squares)
+    calls = []
+    site_function, expression_function = builtins.__megaguards_site__, builtins.__megaguards_expr__
+    monkeypatch.setattr(builtins, "__megaguards_site__", lambda *a: calls.append("site") or site_function(*a))
+    monkeypatch.setattr(builtins, "__megaguards_expr__", lambda *a: calls.append("expression") or
+                        expression_function(*a))
+    before = config.current()
+    try:
+        config.configure(device="off")
+        for _ in range(20):
+            assert loop([1, 2, 3]) == 6 and expression([1.0, 2.0]) == 5.0
+        assert calls == ["site", "expression"]   # the first entries; later ones skip in the rewritten code
+        assert sites_of(loop)[0]["entries"] == sites_of(loop)[0]["fallback_runs"] == 20
+        assert "megaguards is off" in sites_of(loop)[0]["backoff"][0]["reason"]
+        config.configure(device=before.device if before.enabled else "cpu")
+        assert loop([1, 2, 3]) == 6 and expression([1.0, 2.0]) == 5.0
+        assert calls[2:] == ["site", "expression"]
+        assert sites_of(loop)[0]["compiled_runs"] == 1 and sites_of(expression)[0]["compiled_runs"] == 1
+    finally:
+        config.configure(**before._asdict())

@@ -125,6 +125,15 @@ def current() -> Config:
     return _current
 
 
+_listeners: list = []
+
+
+def when_changed(listener) -> None:
+    """Call ``listener(before, after)`` after every ``configure`` (the runtime's sites wake
+    up when a device is switched on again)."""
+    _listeners.append(listener)
+
+
 def configure(**changes) -> Config:
     """Replace options (the CLI's flags); returns the new configuration."""
     global _current
@@ -133,5 +142,7 @@ def configure(**changes) -> Config:
     unknown = sorted(set(changes) - set(Config._fields))
     if unknown:
         raise TypeError(f"configure() got unexpected option(s): {', '.join(unknown)}")
-    _current = _current._replace(**changes)
+    before, _current = _current, _current._replace(**changes)
+    for listener in _listeners:
+        listener(before, _current)
     return _current

@@ -28,24 +28,39 @@ def _installation_roots() -> frozenset[Path]:
     return frozenset(roots | {Path(sys.prefix).resolve() / "lib", Path(sys.base_prefix).resolve() / "lib"})
 
 
-def _system_roots() -> list[Path]:
+@functools.lru_cache(maxsize=8)
+def _system_roots(path: tuple) -> tuple[Path, ...]:
+    """Installation roots plus the site-packages folders on ``path`` (``sys.path``)."""
     roots = set(_installation_roots())
-    for path in sys.path:
-        if "site-packages" in path or "dist-packages" in path:
-            roots.add(Path(path).resolve())
-    return sorted(roots)
+    for entry in path:
+        if "site-packages" in entry or "dist-packages" in entry:
+            roots.add(Path(entry).resolve())
+    return tuple(sorted(roots))
+
+
+@functools.lru_cache(maxsize=4096)
+def _user_folder(folder: str, roots: tuple | None, path: tuple) -> bool:
+    """Whether files in ``folder`` are the user's: asked once per folder (every import of
+    the process passes here, NumPy's hundred modules included)."""
+    try:
+        resolved = Path(folder).resolve()
+    except OSError:
+        return False
+    if resolved.is_relative_to(_PACKAGE_ROOT) or any(resolved.is_relative_to(root) for root in _system_roots(path)):
+        return False
+    return roots is None or any(resolved.is_relative_to(root) for root in roots)
 
 
 def is_user_file(path: str, roots: list[Path] | None) -> bool:
-    try:
-        resolved = Path(path).resolve()
-    except OSError:
+    if not path.endswith(".py"):
         return False
-    if resolved.suffix != ".py" or resolved.is_relative_to(_PACKAGE_ROOT):
-        return False
-    if any(resolved.is_relative_to(root) for root in _system_roots()):
-        return False
-    return roots is None or any(resolved.is_relative_to(root) for root in roots)
+    folder, name = os.path.split(path)
+    if os.path.islink(path):   # a link's target decides where the file lives
+        try:
+            folder = os.path.dirname(os.path.realpath(path))
+        except OSError:
+            return False
+    return _user_folder(folder, None if roots is None else tuple(roots), tuple(sys.path))
 
 
 def compile_rewritten(source: str | bytes, filename: str):

@@ -34,7 +34,8 @@ FOREVER = 1 << 62       # ``skipping`` of a site that can never compile (non-str
 NO_SKIPS = repeat(None, 0)   # the skips of a site that tries every entry (an exhausted iterator)
 CAUSES = {"binding": "the guard failed while binding", "guard": "the guard failed at entry",
           "flag": "a runtime flag was raised", "rejected": "the signature is not compiled",
-          "expression": "the expression fell back", "disabled": "the loop cannot be compiled"}
+          "expression": "the expression fell back", "disabled": "the loop cannot be compiled",
+          "off": "megaguards is off"}
 
 
 # Tries in a row that fail before a cause backs off at all.  A runtime flag depends on the
@@ -71,6 +72,8 @@ class Failure:
     __hash__ = None   # mutable, as the dataclass was
 
     def describe(self) -> str:
+        if self.cause == "off":
+            return f"backing off (off): {self.reason}, in CPython until it is switched on"
         if self.cause == "disabled":
             return f"backing off ({self.cause}): {CAUSES[self.cause]}, in CPython from now on: {self.reason}"
         return (f"backing off ({self.cause}): {CAUSES[self.cause]} {self.failures} time(s) in a row, "
@@ -78,7 +81,7 @@ class Failure:
 
     def as_record(self) -> dict:
         return {"cause": self.cause, "reason": self.reason, "failures": self.failures,
-                "retry_at": None if self.cause == "disabled" else self.retry_at}
+                "retry_at": None if self.cause in ("disabled", "off") else self.retry_at}
 
 
 class BackingOff:
@@ -151,6 +154,20 @@ class BackingOff:
         self.failures = {"disabled": Failure("disabled", reason, 1, FOREVER)}
         self.skip_class = None
         self.skipping = self.booked = FOREVER
+
+    def switch_off(self, reason: str) -> None:
+        """megaguards is off (device=off): every later entry is one test in the rewritten code,
+        until ``switched_on`` (config.configure turning a device on again)."""
+        if self.strict or not self.backs_off:
+            return
+        self.failures = {"off": Failure("off", reason, 1, FOREVER)}
+        self.skip_class = None
+        self.skipping = self.booked = FOREVER
+
+    def switched_on(self) -> None:
+        if self.failures is not None and "off" in self.failures:
+            self.settle()
+            self.succeeded()
 
     def succeeded(self) -> None:
         """A compiled run: every failure is forgotten (called only while some are remembered,

@@ -30,7 +30,7 @@ import time
 from .. import config
 from ..frontend.siteinfo import ExpressionInfo
 from .backoff import Speed
-from .site import REGISTRY, Reporting, SiteStats, first_loop_entry
+from .site import OFF, REGISTRY, Reporting, SiteStats, first_loop_entry
 
 log = logging.getLogger("megaguards")
 NOT_COMPILED = object()
@@ -132,7 +132,8 @@ class ExpressionSite(Reporting):
     def compiled_result(self, thunk, arguments):
         self.stats.entries += 1
         if not config.current().enabled:
-            return self.fallback("megaguards is off (device=off)")
+            self.switch_off(OFF)
+            return self.fallback(OFF)
         if self.disabled:
             self.disable_for_good(self.disabled)
             return self.fallback(self.disabled)

@@ -29,6 +29,7 @@ from .process import current as current_process
 
 log = logging.getLogger("megaguards")
 MAX_SPECIALIZATIONS = 16
+OFF = "megaguards is off (device=off)"
 SITE_FRAMES = 64   # recursion allowed to a loop site's own frames beyond the program's limit
 
 
@@ -90,7 +91,8 @@ class Site(Reporting):
             self.settle()
         self.stats.entries += 1
         if not config.current().enabled:
-            return self.fallback("megaguards is off (device=off)")
+            self.switch_off(OFF)
+            return self.fallback(OFF)
         if self.disabled:
             self.disable_for_good(self.disabled)
             return self.cannot_compile(self.disabled, self.disabled_at)
@@ -313,10 +315,19 @@ class Registry:
     def known(self, key: str) -> bool:
         return key in self.table
 
+    def options_changed(self, before: config.Config, after: config.Config) -> None:
+        """Sites switched off while megaguards was off try again once a device is on."""
+        if after.enabled and not before.enabled:
+            with self.lock:
+                sites = list(self.sites)
+            for site in sites:
+                site.switched_on()
+
 
 # Not in process.Process: site ids are written into rewritten code and ``dispatch`` is a
 # built-in, so the registry outlives any stand-in process a test installs.
 REGISTRY = Registry()
+config.when_changed(REGISTRY.options_changed)
 
 
 def dispatch(site_key, values, *, _sites=REGISTRY.table):
