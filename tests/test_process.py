@@ -21,6 +21,7 @@ ALLOWED = {
     ("compiler.py", "_loaded"): "a cache of loaded shared objects: the loader keeps one copy per process anyway",
     ("process.py", "PROCESS"): "the state itself",
     ("config.py", "_current"): "the options, with their own configure()",
+    ("config.py", "_listeners"): "who configure() tells of a change: the sites' registry, which outlives any Process",
     ("ipython.py", "_EXTENSIONS"): "one per IPython shell, not per process",
 }
 MUTATING = {"add", "append", "extend", "insert", "pop", "popitem", "remove", "discard", "clear", "update",

@@ -93,13 +93,35 @@ def run_python_code(code: str):
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=environment)
 
 
+def modules_after(tmp_path, source: str, output: str) -> list[str]:
+    """The modules a ``megaguards run`` of ``source`` imported (its output checked)."""
+    result = run_megaguards("run", write(tmp_path, "main.py", source + PRINT_MODULES),
+                            env={"MEGAGUARDS_CACHE_DIR": str(tmp_path / "cache")})
+    assert result.stdout.startswith(output)
+    return imported(result)
+
+
 def test_the_first_loop_entry_imports_what_it_needs(tmp_path):
-    script = write(tmp_path, "main.py", "a = [1.0, 2.0, 3.0]\nfor i in range(3):\n    a[i] = a[i] * 2\n"
-                                        "print(a)\n" + PRINT_MODULES)
-    result = run_megaguards("run", script, env={"MEGAGUARDS_CACHE_DIR": str(tmp_path / "cache")})
-    modules = imported(result)
-    assert result.stdout.startswith("[2.0, 4.0, 6.0]\n")
-    assert {"megaguards.runtime.backend", "megaguards.frontend.lower", "numpy"} <= set(modules)
+    modules = modules_after(tmp_path, "a = [1.0, 2.0, 3.0]\nfor i in range(3):\n    a[i] = a[i] * 2\nprint(a)\n",
+                            "[2.0, 4.0, 6.0]\n")
+    assert {"megaguards.runtime.backend", "megaguards.frontend.lower"} <= set(modules)
+    assert "numpy" not in modules   # no NumPy value anywhere: NumPy's import (40-60 ms) is not paid
+
+
+def test_a_loop_that_cannot_compile_imports_no_back_end(tmp_path):
+    modules = modules_after(tmp_path, "words = ['a', 'b']\nn = 0\nfor i in range(2):\n    n += len(words[i])\n"
+                                      "print(n)\n", "2\n")
+    assert "megaguards.frontend.lower" in modules
+    assert heavy_among(modules, ("megaguards.runtime.backend", "megaguards.analysis.parallel", "numpy")) == []
+
+
+def test_numpy_values_compile_with_numpy_imported_by_the_program(tmp_path):
+    script = write(tmp_path, "main.py", "import numpy\na = numpy.ones(3)\nfor i in range(3):\n    a[i] = a[i] * 2\n"
+                                        "print(a.tolist())\n")
+    result = run_megaguards("run", script, env={"MEGAGUARDS_CACHE_DIR": str(tmp_path / "cache"),
+                                                "MEGAGUARDS_REPORT": str(tmp_path / "report.json")})
+    assert result.stdout == "[2.0, 2.0, 2.0]\n"
+    assert json.loads((tmp_path / "report.json").read_text())["loops"][0]["compiled_runs"] == 1
 
 
 PROGRAM = {

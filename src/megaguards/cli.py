@@ -135,9 +135,10 @@ def run(options) -> int:
     from .runtime import warmup
 
     warmup.start_for_script(script)   # CUDA starts while the script does, when it will be used
-    # Nothing else is loaded before the script: NumPy, the analyses and the device choice's
-    # data come at the first loop's entry (site.first_loop_entry), so a script that enters
-    # no loop starts as fast as under python.
+    # Nothing else is loaded before the script: the lowering comes at the first loop's entry,
+    # the analyses and the device choice's data at its first specialization (site.back_end),
+    # NumPy only with NumPy values, so a script that enters no loop starts as fast as under
+    # python, and one whose loops cannot compile nearly so.
     if options.command == "explain":
         atexit.register(_print_explanation, not options.no_source)
     from .importhook import compile_script, run_code

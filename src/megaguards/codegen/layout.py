@@ -17,10 +17,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-import numpy
-
 from ..analysis.typeinfer import TypedLoop
-from ..ir.types import Scalar
+from ..ir.types import Scalar, numpy_itemsize
 
 
 class ArrayKind(enum.IntEnum):
@@ -138,11 +136,11 @@ def marshalling_plan(layout: Layout, typed: TypedLoop, written: tuple, is_list: 
     for name, writes, listed in zip(layout.arrays, written, is_list):
         info = typed.arrays[name]
         kind = LIST_KIND[info.element.pyclass] if listed else ArrayKind.NDARRAY
-        itemsize = 0 if listed else numpy.dtype(info.element.pyclass).itemsize
+        itemsize = 0 if listed else numpy_itemsize(info.element)
         plan += [kind, info.rank, itemsize, int(writes), layout.dims[name], boxes.get(name, -1)]
     for name in layout.shadows:
         info = typed.arrays[name]
-        plan += [ArrayKind.SHADOW, info.rank, numpy.dtype(info.element.pyclass).itemsize, 0,
+        plan += [ArrayKind.SHADOW, info.rank, numpy_itemsize(info.element), 0,
                  layout.dims[f"{name}#shadow"], -1]
     plan.append(len(scalar_paths))
     for path in scalar_paths:

@@ -25,10 +25,9 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-import numpy
-
 from ..codegen.layout import GUARD_FAILED, LIST_KIND, NDARRAY_GUARD, PYTHON_ERROR, SCALAR_GUARD, ArrayKind
 from ..errors import GuardFailure
+from ..ir.types import ndarray_class, numpy_module
 
 
 class Assumption(enum.Enum):
@@ -154,7 +153,8 @@ def check_entry(assumed: EntryAssumptions, binding, gpu: bool = False) -> None:
         raise Assumption.HOST_ARRAYS.failure()
     arrays = binding.arrays
     if assumed.numpy_written:
-        written = {id(arrays[k]): arrays[k] for k in assumed.numpy_written if type(arrays[k]) is numpy.ndarray}
+        ndarray = ndarray_class()
+        written = {id(arrays[k]): arrays[k] for k in assumed.numpy_written if type(arrays[k]) is ndarray}
         for original in written.values():
             if not original.flags.writeable:
                 raise Assumption.WRITTEN_WRITEABLE.failure()
@@ -162,14 +162,14 @@ def check_entry(assumed: EntryAssumptions, binding, gpu: bool = False) -> None:
                 raise Assumption.WRITTEN_NOT_SELF_OVERLAPPING.failure()
         for original in written.values():
             for other in arrays:
-                if (type(other) is numpy.ndarray and other is not original
-                        and numpy.may_share_memory(original, other)):
+                if (type(other) is ndarray and other is not original
+                        and numpy_module().may_share_memory(original, other)):
                     raise Assumption.WRITTEN_VIEWS_DISJOINT.failure()
     if assumed.distinct_rows:
         check_list_rows(arrays, assumed.is_list, assumed.ranks)
 
 
-def self_overlapping(array: numpy.ndarray) -> bool:
+def self_overlapping(array) -> bool:
     """Can two different indices of this view reach one element (stride 0, windows)?"""
     if array.flags.c_contiguous or array.flags.f_contiguous:
         return False

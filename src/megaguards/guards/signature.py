@@ -13,13 +13,11 @@ import operator
 import types
 from dataclasses import dataclass
 
-import numpy
-
 from ..analysis.functions import canonical_name
 from ..codegen.layout import LIST_KIND
 from ..errors import GuardFailure, Unsupported
 from ..ir import nodes as ir
-from ..ir.types import INT64_MAX, INT64_MIN, NUMPY_DTYPE_SCALAR, Scalar, scalar_of_class
+from ..ir.types import INT64_MAX, INT64_MIN, Scalar, ndarray_class, numpy_dtype_scalar, scalar_of_class
 from .assumptions import Assumption
 
 _MISSING = object()
@@ -142,7 +140,7 @@ def is_cupy_array(value: object) -> bool:
 def is_array(value: object) -> bool:
     """Of a class ``Binder.bind`` takes for an array (else ARRAY_CLASS fails)."""
     cls = type(value)
-    return cls is list or cls is numpy.ndarray or is_cupy_array(value)
+    return cls is list or cls is ndarray_class() or is_cupy_array(value)
 
 
 def scalar_type(name: str, value: object) -> Scalar:
@@ -159,8 +157,8 @@ def array_element(name: str, value: object, rank: int) -> tuple[Scalar, bool, bo
     GuardFailure if unsupported."""
     if type(value) is list:
         return scalar_of_class(list_leaf_class(value, rank)), True, True
-    if type(value) is numpy.ndarray or is_cupy_array(value):
-        element = NUMPY_DTYPE_SCALAR.get(numpy.dtype(value.dtype))
+    if type(value) is ndarray_class() or is_cupy_array(value):
+        element = numpy_dtype_scalar(value.dtype)
         if element is None or not value.dtype.isnative:
             raise Assumption.NDARRAY_DTYPE.failure(name=name, dtype=value.dtype)
         if value.ndim != rank:
@@ -236,7 +234,7 @@ class Binder:
             cls = type(value)
             if cls is list:
                 key.append(list_leaf_class(value, rank))
-            elif cls is numpy.ndarray:
+            elif cls is ndarray_class():
                 key.append(value.dtype)
                 key.append(value.ndim)
                 key.append(value.flags.c_contiguous or value.strides[-1] == value.itemsize)

@@ -13,26 +13,55 @@ import enum
 import functools
 import math
 import operator
+import sys
 
-import numpy
+
+def numpy_module():
+    """NumPy, imported now if the program has not: only kernels whose live-ins hold NumPy
+    values need it, and a program that never imports NumPy never pays its import (issue 25,
+    start-up)."""
+    import numpy
+
+    return numpy
+
+
+class _NoArrays:
+    """Stands for ``numpy.ndarray`` while NumPy is not imported: no value is of this class."""
+
+
+_ndarray: type | None = None
+
+
+def ndarray_class() -> type:
+    """``numpy.ndarray`` once NumPy is imported (by the program, or by the CUDA warm-up
+    thread); before, a class no value has: no value can be an array of a module nobody
+    imported.  ``type(value) is ndarray_class()`` never imports NumPy."""
+    global _ndarray
+    if _ndarray is None:
+        cls = getattr(sys.modules.get("numpy"), "ndarray", None)   # None: not (yet fully) imported
+        if cls is None:
+            return _NoArrays
+        _ndarray = cls
+    return _ndarray
 
 
 class Scalar(enum.Enum):
-    # name = (Python class, C type, NumPy dtype character or None, is float, is int, is bool)
+    # name = (Python class, or NumPy's class's name; C type; NumPy dtype character or None)
     PY_BOOL = (bool, "int", None)
     PY_INT = (int, "int64_t", None)
     PY_FLOAT = (float, "double", None)
-    NP_BOOL = (numpy.bool_, "int", "?")
-    NP_INT32 = (numpy.int32, "int32_t", "i")
-    NP_INT64 = (numpy.int64, "int64_t", "l")
-    NP_FLOAT32 = (numpy.float32, "float", "f")
-    NP_FLOAT64 = (numpy.float64, "double", "d")
+    NP_BOOL = ("bool_", "int", "?")
+    NP_INT32 = ("int32", "int32_t", "i")
+    NP_INT64 = ("int64", "int64_t", "l")
+    NP_FLOAT32 = ("float32", "float", "f")
+    NP_FLOAT64 = ("float64", "double", "d")
     # Python complex: a pair of doubles (prelude's mg_complex), with CPython's formulas.
     PY_COMPLEX = (complex, "mg_complex", None)
 
     @property
     def pyclass(self) -> type:
-        return self.value[0]
+        cls = self.value[0]
+        return cls if type(cls) is type else getattr(numpy_module(), cls)
 
     @property
     def ctype(self) -> str:
@@ -66,7 +95,7 @@ class Scalar(enum.Enum):
         return self.name.lower()
 
 
-_BY_CLASS = {member.pyclass: member for member in Scalar}
+_BY_CLASS = {member.pyclass: member for member in Scalar if not member.is_numpy}   # NumPy's once imported
 
 
 def describe_types(types, joiner: str = " or ") -> str:
@@ -76,18 +105,28 @@ def describe_types(types, joiner: str = " or ") -> str:
 
 def scalar_of_class(cls: type) -> Scalar | None:
     """The Scalar whose values have exactly this Python class, or None."""
-    return _BY_CLASS.get(cls)
+    found = _BY_CLASS.get(cls)
+    if found is None and len(_BY_CLASS) < len(Scalar) and ndarray_class() is not _NoArrays:
+        _BY_CLASS.update((member.pyclass, member) for member in Scalar if member.is_numpy)
+        found = _BY_CLASS.get(cls)
+    return found
 
 
 # Array element storage: (dtype char of the buffer, element Scalar) per kind of array.
 LIST_ELEMENT_DTYPE = {Scalar.PY_BOOL: "u1", Scalar.PY_INT: "i8", Scalar.PY_FLOAT: "f8"}
-NUMPY_DTYPE_SCALAR = {
-    numpy.dtype("bool"): Scalar.NP_BOOL,
-    numpy.dtype("int32"): Scalar.NP_INT32,
-    numpy.dtype("int64"): Scalar.NP_INT64,
-    numpy.dtype("float32"): Scalar.NP_FLOAT32,
-    numpy.dtype("float64"): Scalar.NP_FLOAT64,
-}
+_DTYPE_SCALAR = {("b", 1): Scalar.NP_BOOL, ("i", 4): Scalar.NP_INT32, ("i", 8): Scalar.NP_INT64,
+                 ("f", 4): Scalar.NP_FLOAT32, ("f", 8): Scalar.NP_FLOAT64}
+
+
+def numpy_dtype_scalar(dtype) -> Scalar | None:
+    """The element Scalar of a NumPy (or CuPy) dtype, None for the others (the caller
+    refuses a byte order that is not the machine's)."""
+    return _DTYPE_SCALAR.get((dtype.kind, dtype.itemsize))
+
+
+def numpy_itemsize(element: Scalar) -> int:
+    """Bytes per element of a NumPy array of ``element`` (bools are one byte)."""
+    return 1 if element.is_bool else element.bits // 8
 BUFFER_CTYPE = {Scalar.PY_BOOL: "uint8_t", Scalar.NP_BOOL: "uint8_t"}
 
 

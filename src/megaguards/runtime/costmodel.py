@@ -29,8 +29,6 @@ from functools import cached_property, lru_cache
 from operator import mul
 from pathlib import Path
 
-import numpy
-
 from .. import config
 from .cachefile import make_folder, write_json
 from .process import current as current_process
@@ -113,6 +111,8 @@ def fit(samples: list[tuple], device: str) -> tuple[dict, float]:
     ``samples``: (features, seconds, thread_count).  Relative errors matter (a 1 ms
     loop and a 1 s loop are equally important to choose well), so each row is weighted
     by 1/seconds.  Returns the constants and the median relative error of the fit."""
+    import numpy   # calibration only: a program's run never fits
+
     rows = numpy.array([terms(f, device, t) for f, _, t in samples], dtype=float)
     seconds = numpy.array([s for _, s, _ in samples], dtype=float)
     weights = 1.0 / numpy.maximum(seconds, 1e-7)

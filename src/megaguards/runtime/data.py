@@ -19,21 +19,38 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-import numpy
-
 from ..analysis.floatstatus import watched_categories
 from ..analysis.parallel import FOLD_FORMS
 from ..codegen.layout import BOX_TAGS, LIST_KIND
 from ..guards.assumptions import Assumption, marshal_failure
-from ..ir.types import LIST_ELEMENT_DTYPE, Scalar
+from ..ir.types import LIST_ELEMENT_DTYPE, Scalar, numpy_module
 from .executable import UNSET   # defined there, with nothing heavy: the sites install it as a built-in
 
 
-BOX = {Scalar.PY_BOOL: bool, Scalar.PY_INT: int, Scalar.PY_FLOAT: float,
-       Scalar.NP_BOOL: lambda v: numpy.bool_(bool(v)), Scalar.NP_INT32: numpy.int32,
-       Scalar.NP_INT64: numpy.int64, Scalar.NP_FLOAT32: numpy.float32, Scalar.NP_FLOAT64: numpy.float64,
-       Scalar.PY_COMPLEX: complex}
-BOX_BY_TAG = {tag: BOX[scalar] for scalar, tag in BOX_TAGS.items()}
+class Boxes(dict):
+    """Scalar -> what boxes a kernel's value as it (NumPy's classes looked up at first use:
+    a program without NumPy values never imports NumPy)."""
+
+    def __missing__(self, scalar: Scalar):
+        if scalar is Scalar.NP_BOOL:
+            bool_ = numpy_module().bool_
+            box = self[scalar] = lambda value: bool_(bool(value))
+        else:
+            box = self[scalar] = scalar.pyclass
+        return box
+
+
+class BoxesByTag(dict):
+    """A kernel's class tag (codegen/layout.BOX_TAGS) -> its box."""
+
+    def __missing__(self, tag: int):
+        scalar = next(scalar for scalar, known in BOX_TAGS.items() if known == tag)
+        box = self[tag] = BOX[scalar]
+        return box
+
+
+BOX = Boxes()
+BOX_BY_TAG = BoxesByTag()
 
 
 # -- live-outs ----------------------------------------------------------------------------
@@ -94,6 +111,7 @@ def shadow_copies(arrays: tuple, numpy_positions: tuple, numpy_written: tuple) -
     the kernel writes in place when it cannot raise a flag, else into the shadow (one per
     written object, whatever its names), committed by ``commit_shadows`` after success.
     guards.assumptions.check_entry has checked the written ones first."""
+    numpy = numpy_module()
     shadows: dict[int, numpy.ndarray] = {}
     for k in numpy_written:
         value = arrays[k]
@@ -104,6 +122,7 @@ def shadow_copies(arrays: tuple, numpy_positions: tuple, numpy_written: tuple) -
 
 def commit_shadows(pairs: list) -> None:
     """Each shadow into its array, once per object."""
+    numpy = numpy_module()
     committed: set[int] = set()
     for original, shadow in pairs:
         if shadow is not None and id(shadow) not in committed:
@@ -173,6 +192,7 @@ class DeviceCopies:
 
     def to_device(self, cupy, info, value, written: bool):
         """``value`` (an array of ``info``: typeinfer's ArrayInfo) on the device."""
+        numpy = numpy_module()
         if type(value) is list:
             with self.clock.book("unbox"):
                 host = numpy.empty(list_shape(value, info.rank), dtype=list_dtype(info))
@@ -204,8 +224,9 @@ class DeviceCopies:
         device = value.copy()
         return device, lambda: value.__setitem__(Ellipsis, device)
 
-    def copy_back(self, device, value: numpy.ndarray) -> None:
+    def copy_back(self, device, value) -> None:
         """Device results into the user's NumPy array (straight into it when contiguous)."""
+        numpy = numpy_module()
         self.count_out(value.nbytes)
         with self.clock.book("transfer"):
             if value.flags.c_contiguous and device.flags.c_contiguous:
@@ -222,8 +243,9 @@ class DeviceCopies:
         self.transfers.bytes_from_device += size
 
 
-def list_dtype(info) -> numpy.dtype:
+def list_dtype(info):
     """The NumPy dtype a list of ``info``'s element class is unboxed into."""
+    numpy = numpy_module()
     return numpy.dtype(LIST_ELEMENT_DTYPE[info.element])
 
 
@@ -246,9 +268,10 @@ def arrays_to_device(layout, typed, arrays: tuple, ints, place) -> tuple[list, l
     return device_arrays, commits
 
 
-def packed_inputs(device_arrays: list, layout, ints, floats) -> tuple[numpy.ndarray, numpy.ndarray]:
+def packed_inputs(device_arrays: list, layout, ints, floats) -> tuple:
     """The kernel's inputs as one int64 block, [array pointers | ints | floats (bits)], and
     where each part starts (a fourth offset: where a band appended after them starts)."""
+    numpy = numpy_module()
     pointers = [array.data.ptr for array in device_arrays] + [0] * len(layout.shadows)
     ints_host, floats_host = numpy.ctypeslib.as_array(ints), numpy.ctypeslib.as_array(floats)
     packed = numpy.concatenate([numpy.array(pointers or [0], dtype=numpy.uint64).view(numpy.int64),
@@ -259,6 +282,7 @@ def packed_inputs(device_arrays: list, layout, ints, floats) -> tuple[numpy.ndar
 def numpy_error_categories() -> int:
     """The IEEE flags NumPy's error state acts on now (numpy.seterr, numpy.errstate), as
     analysis/floatstatus.py's bits: a kernel that raised one of them runs in CPython."""
+    numpy = numpy_module()
     return watched_categories(numpy.geterr())
 
 
@@ -267,6 +291,7 @@ def ordered_fold(codec, start, operands, present, form: str, numpy_typed: bool) 
     in iteration order, with the sequential loop's rounding at each step (marshal.c's
     mg_fold); None where a NumPy-typed sum raised a flag NumPy's error state acts on
     (CPython then runs the loop, and NumPy warns or raises)."""
+    numpy = numpy_module()
     operands = numpy.ascontiguousarray(operands, dtype=numpy.float64)
     mask = None if present is None else numpy.ascontiguousarray(present, dtype=numpy.bool_)
     raised = ctypes.c_int(0)

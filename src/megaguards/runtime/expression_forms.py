@@ -7,7 +7,6 @@ import builtins
 import dataclasses
 import operator
 
-import numpy
 
 from ..analysis.typeinfer import ArrayInfo, infer_types
 from ..errors import GuardFailure
@@ -15,7 +14,7 @@ from ..frontend.comprehension import ACCUMULATOR, OUTPUT, VALUE, build_loop
 from ..frontend.scope import upward_exposed_reads
 from ..frontend.siteinfo import ExpressionInfo, SiteInfo
 from ..ir import nodes as ir
-from ..ir.types import NUMPY_DTYPE_SCALAR, Scalar, binary_result, scalar_of_class
+from ..ir.types import Scalar, binary_result, ndarray_class, numpy_dtype_scalar, numpy_module, scalar_of_class
 from .executable import UNSET, Rejected
 from .expression_site import NotHere
 from .site import Site
@@ -106,8 +105,8 @@ class LoopSite(Site):
 
 
 def output_element(output) -> Scalar | None:
-    if type(output) is numpy.ndarray:
-        return NUMPY_DTYPE_SCALAR.get(output.dtype)
+    if type(output) is ndarray_class():
+        return numpy_dtype_scalar(output.dtype) if output.dtype.isnative else None
     while type(output) is list and output:
         output = output[0]
     return scalar_of_class(type(output))
@@ -115,7 +114,7 @@ def output_element(output) -> Scalar | None:
 
 def allocate(element: Scalar, shape: tuple[int, ...]):
     if element.is_numpy:
-        return numpy.empty(shape, dtype=element.pyclass)
+        return numpy_module().empty(shape, dtype=element.pyclass)
     zero = element.pyclass(0)
 
     def rows(depth: int):
@@ -127,7 +126,7 @@ def allocate(element: Scalar, shape: tuple[int, ...]):
 
 def as_lists(output):
     """A NumPy output as the nested lists of NumPy scalars that iterating it gives."""
-    if type(output) is not numpy.ndarray:
+    if type(output) is not ndarray_class():
         return output
     return list(output) if output.ndim == 1 else [as_lists(row) for row in output]
 
@@ -158,7 +157,7 @@ def _inner_scalar(node, values: dict):
         return {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
                 ast.FloorDiv: operator.floordiv}[type(node.op)](left, right)
     sequence = values[node.args[0].id]  # len(name)
-    if values.get("len") is not builtins.len or type(sequence) not in (list, numpy.ndarray):
+    if values.get("len") is not builtins.len or type(sequence) not in (list, ndarray_class()):
         raise NotHere("len() in an inner range() is not the built-in on a list or array")
     return len(sequence)
 
@@ -184,7 +183,7 @@ def source_kind(value) -> tuple[str, int]:
             return ("range1" if value.step == 1 else "range"), len(value)
         except OverflowError:
             raise NotHere("a range longer than sys.maxsize") from None
-    if type(value) is list or (type(value) is numpy.ndarray and value.ndim == 1):
+    if type(value) is list or (type(value) is ndarray_class() and value.ndim == 1):
         return "seq", len(value)
     raise NotHere(f"iterating over a {type(value).__name__} (only ranges, lists and 1-D NumPy arrays)")
 

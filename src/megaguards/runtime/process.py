@@ -52,8 +52,10 @@ _FIELDS = {
     "open_probes": 0,
     "probe_nested_until": 0.0,
 
-    # -- the first entry of a loop site (site.first_loop_entry): the device choice's data read
+    # -- the first entry of a loop site (site.first_loop_entry); the first specialization
+    # (site.back_end): the back end imported, the device choice's data read
     "loop_entered": False,
+    "back_end_loaded": False,
 
     # -- the rewrite cache (rewrites.py): modules loaded from it, rewritten, written; entries ignored
     "rewrites": lambda: {"hits": 0, "misses": 0, "stored": 0, "damaged": 0},

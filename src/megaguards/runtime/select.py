@@ -27,13 +27,13 @@ import math
 import time
 from dataclasses import dataclass, field
 
-import numpy
 
 from .. import config
 from ..analysis import features as feature_analysis
 from . import costmodel, selector, warmup
 from .decisions import DecisionStore, bucket
 from ..errors import Unsupported
+from ..ir.types import ndarray_class
 from .executable import Declined, Outcome, Ran
 from .kernel import Specialization
 from .process import Process
@@ -160,7 +160,7 @@ class DeviceChoice:
             if type(value) is list:
                 list_elements += elements * trips
                 bytes_moved += 8 * elements * trips
-            elif type(value) is numpy.ndarray:
+            elif type(value) is ndarray_class():
                 bytes_moved += value.nbytes * trips
         # The loops' ranges are computed whether or not the hoisted checks then pass.
         trips, slot = {}, layout.intervals_slot + 2

@@ -222,6 +222,7 @@ class Site(Reporting):
     def specialize(self, binding):
         if len(self.specializations) >= MAX_SPECIALIZATIONS:
             return Rejected(f"more than {MAX_SPECIALIZATIONS} type signatures at this loop")
+        back_end()
         from . import backend
 
         try:
@@ -378,23 +379,32 @@ def install_site_names() -> None:
 
 
 def first_loop_entry() -> None:
-    """Once per process, at the first entry of any loop or expression site: import the back
-    end (the analyses, the code generators, NumPy) and, under ``auto``, read what the device
-    choice needs (the calibration, the decision tree, the cores, the stored decisions).
-    Not later, at the first signature of a loop that compiles: a program's first loops are
-    often its set-up (building its inputs, which may not compile), and its timed loop then
-    pays for none of it.  Nothing of it is done by a process that enters no loop."""
+    """Once per process, at the first entry of any loop or expression site, before lowering
+    it: let the CUDA warm-up thread finish its imports (two threads importing overlapping
+    modules can meet each other's half-initialized ones; the script's set-up before its
+    first loop still overlaps it).  Lowering and binding import only the front end and the
+    guards: a program whose loops cannot compile never imports the back end (``back_end``)."""
     process = current_process()
     if process.loop_entered:
         return
     process.loop_entered = True
     from . import warmup
 
-    # Not while the CUDA warm-up thread imports CuPy: two threads importing overlapping
-    # modules can meet each other's half-initialized ones (the script's set-up before its
-    # first loop still overlaps it).
     warmup.wait()
+
+
+def back_end() -> None:
+    """Once per process, at the first specialization (a loop lowered and bound): import the
+    back end (the analyses, the code generators; NumPy only if a live-in holds NumPy values)
+    and, under ``auto``, read what the device choice needs (the calibration, the decision
+    tree, the cores, the stored decisions), so that the loop's own specialization decides
+    without reading files."""
+    process = current_process()
+    if process.back_end_loaded:
+        return
+    process.back_end_loaded = True
     from . import backend  # noqa: F401 (imported for what it imports)
+    from . import warmup
     from .cachefile import usable_cache
 
     usable_cache()   # a folder others may write into holds no kernel this process loads

@@ -67,7 +67,7 @@ def gpu_present() -> bool:
 
 
 def load_selection_data() -> None:
-    """Under auto, at the process's first loop entry (``site.first_loop_entry``): read the
+    """Under auto, at the process's first specialization (``site.back_end``): read the
     calibration and the decision tree, count the usable cores, list the stored decisions
     and look for a GPU (all cached), so that the loop's analysis and first run do none of it."""
     from . import costmodel, decisions, selector
