@@ -202,6 +202,20 @@ class ndarray(numpy.ndarray):  # the name megaguards' is_cupy_array() looks for
 ndarray.__module__ = "cupy._emulated"
 
 
+class EmulatedEvent:
+    """cupy.cuda.Event: launches run synchronously here, so every event is done once recorded."""
+
+    def __init__(self, disable_timing: bool = False, **unsupported) -> None:
+        self.recorded = False
+
+    def record(self, stream=None) -> None:
+        self.recorded = True
+
+    @property
+    def done(self) -> bool:
+        return self.recorded
+
+
 class RawKernel:
     def __init__(self, emulator: CudaEmulator, library: ctypes.CDLL, name: str) -> None:
         self.emulator, self.library, self.name = emulator, library, name
@@ -266,7 +280,7 @@ class CudaEmulator:
             getDeviceCount=lambda: 1, free=lambda pointer: None,
             getDeviceProperties=lambda index: {"name": b"CPU emulation of a CUDA device", "major": 9, "minor": 0,
                                                "totalGlobalMem": 2**30})
-        module.cuda = types.SimpleNamespace(runtime=runtime)
+        module.cuda = types.SimpleNamespace(runtime=runtime, Event=EmulatedEvent)
 
         def missing(name):  # megaguards used more of CuPy than is emulated: say so
             if name.startswith("__"):

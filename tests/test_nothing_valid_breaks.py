@@ -74,6 +74,20 @@ def test_recursion_goes_as_deep_as_under_python(tmp_path):
         assert (result.returncode, result.stdout) == (0, f"{limit}\n"), result.stderr[-500:]
 
 
+def test_the_script_reads_and_sets_the_recursion_limit_as_under_python(tmp_path):
+    """megaguards' frames below the script are not the script's: it reads python's limit,
+    and a limit it sets lets it recurse exactly as deep as under python."""
+    script = tmp_path / "limit.py"
+    script.write_text(RECURSION.replace("print(depth", "print(sys.getrecursionlimit())\n"
+                                                     "sys.setrecursionlimit(120)\nprint(sys.getrecursionlimit())\n"
+                                                     "print(depth")
+                      + "try:\n    sys.setrecursionlimit(0)\nexcept ValueError as error:\n    print(error)\n")
+    plain, guarded = both(script, tmp_path)
+    assert plain.stdout.splitlines()[:2] == ["1000", "120"], plain.stderr   # python's default, then its own
+    assert int(plain.stdout.splitlines()[2]) < 120 and "greater" in plain.stdout.splitlines()[3]
+    assert (guarded.stdout, guarded.returncode) == (plain.stdout, plain.returncode), guarded.stderr
+
+
 def test_a_folder_runs_its_main(tmp_path):
     folder = tmp_path / "app"
     folder.mkdir()

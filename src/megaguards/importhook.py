@@ -119,6 +119,25 @@ def compile_script(path: str):
     return compile_rewritten(source, script)
 
 
+def hide_frames_below(below: int) -> None:
+    """The script reads and sets the recursion limit as under python: ``below`` frames of
+    megaguards lie under its first one, so the real limit is its own plus ``below``.  (The
+    runtime took the real functions at its import.)"""
+    real_get, real_set = sys.getrecursionlimit, sys.setrecursionlimit
+
+    def getrecursionlimit() -> int:
+        return real_get() - below
+
+    def setrecursionlimit(limit) -> None:
+        if type(limit) is not int or limit < 1:
+            real_set(limit)   # python's own TypeError or ValueError
+        real_set(limit + below)
+
+    for function, real in ((getrecursionlimit, real_get), (setrecursionlimit, real_set)):
+        function.__doc__, function.__qualname__, function.__module__ = real.__doc__, real.__name__, "sys"
+    sys.getrecursionlimit, sys.setrecursionlimit = getrecursionlimit, setrecursionlimit
+
+
 def run_code(code, path: str, argv: list[str], shown: str | None = None) -> None:
     """Execute a script's rewritten code as ``__main__``, like ``python path`` (``shown``:
     ``sys.argv[0]`` when it differs from ``path``: ``python DIR`` runs ``DIR/__main__.py``)."""
@@ -149,4 +168,5 @@ def run_code(code, path: str, argv: list[str], shown: str | None = None) -> None
         below += 1 + (counts_exec and frame.f_code.co_name == "_run_code" and frame.f_globals.get("__name__") == "runpy")
         frame = frame.f_back
     sys.setrecursionlimit(sys.getrecursionlimit() + below)
+    hide_frames_below(below)
     exec(code, module.__dict__)

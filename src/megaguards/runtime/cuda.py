@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +43,27 @@ def watched_on_gpu(cpu: Specialization) -> int | None:
 
 
 log = logging.getLogger("megaguards")
+SPIN_SECONDS = 1e-3        # a wait polls the GPU this long without sleeping (short kernels)
+LONGEST_NAP = 2e-3         # then naps doubling from 50 us up to this (Ctrl-C's latency)
+STEPS_PER_WAIT = 32        # a region's steps launched between two waits for the one before
+
+
+def wait_for_gpu(cupy, event=None) -> None:
+    """Wait for the GPU's work queued so far (up to ``event``, if given) with Ctrl-C live.
+
+    A synchronising call (``get``, ``synchronize``) waits inside the CUDA driver, where
+    Python's SIGINT handler cannot run: a long kernel or region held Ctrl-C until it ended
+    (issue 26).  Here Python polls an event, so KeyboardInterrupt is raised at once; the
+    work already queued still ends on the device, on device copies: the user's data is
+    untouched (written arrays are copied back only after the flag is read)."""
+    if event is None:
+        event = cupy.cuda.Event(disable_timing=True)
+        event.record()
+    started, nap = time.perf_counter(), 50e-6
+    while not event.done:
+        if time.perf_counter() - started > SPIN_SECONDS:
+            time.sleep(nap)
+            nap = min(2 * nap, LONGEST_NAP)
 
 
 @functools.lru_cache(maxsize=None)
@@ -205,6 +227,7 @@ class GpuSpecialization:
             address(base_in, offsets[3]), address(base_out, 0), address(base_out, 1),
             values[0] if slots else numpy.uint64(0), values[1] if slots else numpy.uint64(0),
             address(base_out, 1 + n_out), address(base_out, 1 + n_out + n_red), numpy.int64(total)))
+        wait_for_gpu(cupy)
         back = device_out.get()
         flag = back[:1].view(numpy.int32)
         marks = back[1:1 + n_out]
@@ -356,7 +379,13 @@ class GpuRegionSpecialization:
                 total *= trips
             grid, block = part.grid(band)
             launches.append((function, packed, per_step.shape[1], total, grid, block))
+        queued = []   # an event per STEPS_PER_WAIT steps: at most two such batches wait on the device
         for k in range(steps):
+            if k and k % STEPS_PER_WAIT == 0:
+                queued.append(cupy.cuda.Event(disable_timing=True))
+                queued[-1].record()
+                if len(queued) > 1:
+                    wait_for_gpu(cupy, queued.pop(0))
             for function, packed, width, total, grid, block in launches:
                 base = packed.data.ptr
                 address = lambda index: numpy.uint64(base + 8 * int(index))  # noqa: E731
@@ -364,6 +393,7 @@ class GpuRegionSpecialization:
                                        address(offsets[3] + k * width), numpy.uint64(flag.data.ptr),
                                        numpy.uint64(0), numpy.uint64(0), numpy.uint64(0),
                                        numpy.uint64(0), numpy.uint64(0), numpy.int64(total)))
+        wait_for_gpu(cupy)
         code = int(flag.get().view(numpy.int32)[0])  # one synchronisation for the whole loop
         if code:
             return Raised(code)
