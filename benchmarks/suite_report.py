@@ -64,7 +64,8 @@ def mark(result: dict) -> str:
 
 def markdown(report: dict) -> str:
     systems, machine = others(report), report["machine"]
-    lines = [f"# megaguards benchmark suite, size {report['size']}", "",
+    lines = [f"# megaguards benchmark suite, size {report['size']}" + (", peak (warm call)" if report.get("peak")
+                                                                    else ""), "",
              f"- date: {report['date']}",
              f"- machine: {machine['cpu_model']}, {machine['cpus_usable']} usable CPUs, Python {machine['python']}",
              f"- megaguards: {machine['megaguards_source']}",
@@ -72,6 +73,10 @@ def markdown(report: dict) -> str:
              "(every system's k-th run before any system's next); median of the "
              "kernel region's time (`time=`). megaguards systems: one cold run first (a fresh kernel cache: it "
              f"compiles; `cold_time` in the JSON), then {report['repeat']} warm run(s)."]
+    if report.get("peak"):
+        lines.append(f"- peak mode: every process runs the program's computation {report['peak']} times (fresh "
+                     "inputs each time) and the last, warm call is timed (the MegaGuards paper's method): no "
+                     "start-up, compilation or first-call costs; the whole-process tables measure those.")
     if report.get("derive_from"):
         lines.append(f"- {DERIVED} derived: {', '.join(report['derived_systems'])} timed at size "
                      f"{report['derive_from']} and scaled by the program's work({report['size']}) / "

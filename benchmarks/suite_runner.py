@@ -4,6 +4,7 @@ each run in its own process, checksums compared with CPython's.
     python -m benchmarks run [--programs hotspot,mm] [--systems cpython,megaguards-seq,numba]
                              [--size small|medium|large] [--repeat N] [--out DIR]
                              [--derive-from SIZE [--derive-systems cpython,pypy]] [--stages] [--ref REF]
+                             [--peak [CALLS]]
 
 The systems take turns: every system's k-th run of a program before any system's next.
 After each program, what is measured so far is written to suite-<size>.partial.json (the
@@ -39,6 +40,12 @@ systems' checksums are compared with megaguards-seq's (or the first megaguards s
 suite-<size>-stages.md: analysis, compile, unbox, transfer (GPU), execute, writeback, counting
 the loops of the timed region (main's timer.start() .. timer.stop() and the functions it calls);
 the other loops' (input set-up, checksum) stages are kept apart as ``outside_region``.
+
+--peak [CALLS]: the peak mode (the MegaGuards paper's method): every process runs the
+program's computation CALLS (3) times, each with fresh inputs (``SUITE_CALLS``, read by
+benchmarks/suite/common.run and the peers), and its last, warm call's time counts: no
+start-up, compilation or first-call cost.  Results go to suite-<size>-peak.*; the
+whole-process mode (the default) measures what a user waits for.
 
 --ref REF: megaguards' src/ as of a git commit (exported to a temporary folder put first on
 PYTHONPATH, as benchmarks/run.py --ref), e.g. while others edit src/ in the working tree.
@@ -471,6 +478,10 @@ def parser_for() -> argparse.ArgumentParser:
                         help="stage breakdown (cold vs warm) of the megaguards systems from their loop reports")
     parser.add_argument("--ref", help="benchmark src/ as of this git commit instead of the working tree")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--peak", type=int, nargs="?", const=3, default=0, metavar="CALLS",
+                        help="peak mode: each process runs the program's computation CALLS times (default 3, "
+                             "fresh inputs each time) and the last, warm call is timed; results go to "
+                             "suite-<size>-peak.*")
     return parser
 
 
@@ -481,6 +492,8 @@ def main(argv: list[str] | None = None) -> int:
     derived = set(parse_systems(options.derive_systems, parser)) if options.derive_from else set()
     if options.repeat < 1:
         parser.error("--repeat must be at least 1")
+    if options.peak < 0 or options.peak == 1:
+        parser.error("--peak needs at least 2 calls (the last one is the warm call)")
     if options.derive_from == options.size:
         parser.error("--derive-from must name another size than --size")
     if "cpython" not in systems:
@@ -488,14 +501,14 @@ def main(argv: list[str] | None = None) -> int:
     python_path = os.environ.get("PYTHONPATH")
     report = {"size": options.size, "repeat": options.repeat, "systems": systems,
               "derive_from": options.derive_from, "derived_systems": sorted(derived) or None,
-              "stages": options.stages,
+              "stages": options.stages, "peak": options.peak or None,
               "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
               "machine": {**machine_info(shutil.which(os.environ.get("CC", "gcc")), shutil.which("pypy3"),
                                          options.ref),
                           "numba": numba_version() if any(s.startswith("numba") for s in systems) else None},
               "programs": {}}
     snapshot = export_source(options.ref) if options.ref else None  # puts it first on PYTHONPATH
-    partial = options.out / f"suite-{options.size}.partial.json"
+    partial = options.out / f"{stem_of(report)}.partial.json"
     options.out.mkdir(parents=True, exist_ok=True)
     try:
         with tempfile.TemporaryDirectory(prefix="megaguards-suite-cache-") as cache_root:
@@ -505,6 +518,9 @@ def main(argv: list[str] | None = None) -> int:
                     derive(make_job(program, system, options.derive_from, Path(cache_root)), options.size)
                     if system in derived else make_job(program, system, options.size, Path(cache_root))
                     for system in systems]
+                if options.peak:   # common.run / the peers repeat the computation; the last time= counts
+                    for job in plan[program.stem]:
+                        job.environment = {**job.environment, "SUITE_CALLS": str(options.peak)}
             progress = Progress(sum(job.runs(options.repeat) for jobs in plan.values() for job in jobs),
                                 options.quiet)
             for name, jobs in plan.items():
@@ -535,16 +551,21 @@ class Progress:
                   + (f" ({phase})" if phase else ""), file=sys.stderr, flush=True)
 
 
+def stem_of(report: dict) -> str:
+    """The results' file name without its suffix: suite-<size>, suite-<size>-peak."""
+    return f"suite-{report['size']}" + ("-peak" if report.get("peak") else "")
+
+
 def write_outputs(report: dict, out: Path) -> int:
     out.mkdir(parents=True, exist_ok=True)
-    stem = out / f"suite-{report['size']}"
+    stem = out / stem_of(report)
     picture = stem.with_suffix(".png")
     report["chart"] = chart(report, picture)  # the file's name, or why there is none
     text = markdown(report)
     stem.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n")
     stem.with_suffix(".md").write_text(text)
     if report["stages"]:
-        out.joinpath(f"suite-{report['size']}-stages.md").write_text(stages_markdown(report))
+        out.joinpath(f"{stem_of(report)}-stages.md").write_text(stages_markdown(report))
     print(text)
     failed = [name for name, entry in report["programs"].items()
               if any(r["status"] in ("mismatch", "error") for r in entry["systems"].values())]

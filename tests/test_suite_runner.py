@@ -288,3 +288,26 @@ def test_auto_systems_compile_every_device_s_kernel_before_the_timed_runs(tmp_pa
     assert result["cold_time"] == 1.0 and result["times"] == [2.0 + len(primes), 3.0 + len(primes)]
     seq = suite_runner.make_job(program, "megaguards-seq", "small", tmp_path)
     assert seq.primes == ()
+
+
+def test_peak_mode_times_the_last_of_several_calls_in_one_process(tmp_path):
+    """--peak: SUITE_CALLS reaches every system; each process prints a checksum and a time
+    per call (the same checksum: fresh inputs each time), the last time counts; the results
+    are suite-<size>-peak.*."""
+    import os
+    import subprocess
+    import sys
+
+    program = suite_runner.SUITE / "mm.py"
+    environment = dict(os.environ, SUITE_CALLS="2")
+    printed = subprocess.run([sys.executable, str(program), "--size", "small"], capture_output=True, text=True,
+                             env=environment, timeout=120).stdout.splitlines()
+    assert [line.split("=")[0] for line in printed] == ["checksum", "time"] * 2 and printed[0] == printed[2]
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        status = suite_runner.main(["--programs", "mm", "--size", "small", "--repeat", "1", "--peak", "2",
+                                    "--systems", "cpython", "--out", str(tmp_path)])
+    report = json.loads((tmp_path / "suite-small-peak.json").read_text())
+    assert status == 0 and report["peak"] == 2 and not (tmp_path / "suite-small.json").exists()
+    assert "peak mode" in (tmp_path / "suite-small-peak.md").read_text()
+    with pytest.raises(SystemExit):
+        suite_runner.main(["--peak", "1", "--out", str(tmp_path)])

@@ -12,7 +12,7 @@ level), which the dependence analysis cannot rule out.  Every level enters both 
 once, so the node arrays cross between Python and C twice per level."""
 import math
 
-from common import Timer, arguments, generator, report
+from common import Timer, arguments, generator, report, run
 
 SIZES = {"small": {"nodes": 4096, "degree": 6}, "medium": {"nodes": 65536, "degree": 6},
          "large": {"nodes": 1000000, "degree": 6}}
@@ -98,4 +98,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -4,7 +4,7 @@ polynomial approximation of the cumulative normal distribution in a cnd() helper
 priced repeatedly as PARSEC's NUM_RUNS does."""
 import math
 
-from common import Timer, arguments, fsum_nested, generator, report
+from common import Timer, arguments, fsum_nested, generator, report, run as run_program
 
 SIZES = {"small": {"options": 20000, "runs": 2}, "medium": {"options": 200000, "runs": 5},
          "large": {"options": 4000000, "runs": 10}}
@@ -79,4 +79,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_program(main)

@@ -12,13 +12,16 @@ runs its kernel(s) between ``timer.start()`` and ``timer.stop()``, and prints::
     time=<seconds of the kernel region>
 
 ``SIZES`` of each program maps small / medium / large to its parameters (Rodinia-like
-shapes at ``large``).  A program whose checksum comes from a float reduction that
+shapes at ``large``).  ``SUITE_CALLS=N`` in the environment (the runner's ``--peak``) runs
+``main`` N times in one process, each call building its inputs afresh and printing its
+lines: the last is the warm call (the MegaGuards paper's peak method).  A program whose checksum comes from a float reduction that
 megaguards may reassociate sets ``TOLERANCE`` (relative) in its module.
 """
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
 import time
 
@@ -28,6 +31,20 @@ def arguments(sizes: dict, description: str) -> tuple[str, dict]:
     parser.add_argument("--size", choices=sorted(sizes), default="small")
     chosen = parser.parse_args().size
     return chosen, sizes[chosen]
+
+
+def calls() -> int:
+    """How many times the program's computation runs in this process (``SUITE_CALLS``)."""
+    try:
+        return max(1, int(os.environ.get("SUITE_CALLS", "1")))
+    except ValueError:
+        raise SystemExit(f"SUITE_CALLS must be a whole number, not {os.environ['SUITE_CALLS']!r}") from None
+
+
+def run(main) -> None:
+    """A program's ``if __name__ == "__main__"``: ``main()`` once, or ``SUITE_CALLS`` times."""
+    for _ in range(calls()):
+        main()
 
 
 def generator(name: str) -> random.Random:

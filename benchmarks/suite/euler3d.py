@@ -15,7 +15,7 @@ index array); here the element loops write only their own element's entries, so 
 are parallel whatever the neighbour list holds."""
 import math
 
-from common import Timer, arguments, fsum_nested, generator, report
+from common import Timer, arguments, fsum_nested, generator, report, run
 
 SIZES = {"small": {"elements": 3000, "iterations": 3},
          "medium": {"elements": 24000, "iterations": 10},
@@ -203,4 +203,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

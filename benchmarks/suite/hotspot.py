@@ -1,6 +1,6 @@
 """Rodinia hotspot: transient heat on a chip, a 5-point stencil over nested lists of
 temperatures driven by a power map, iterated for a number of time steps."""
-from common import Timer, arguments, fsum_nested, generator, report
+from common import Timer, arguments, fsum_nested, generator, report, run
 
 SIZES = {"small": {"n": 64, "steps": 4}, "medium": {"n": 256, "steps": 20},
          "large": {"n": 1024, "steps": 60}}
@@ -71,4 +71,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -9,7 +9,7 @@ its grid coordinates (a ragged list of neighbour lists would keep the box loop i
 CPython: its lists are not rectangular)."""
 import math
 
-from common import Timer, arguments, fsum_nested, generator, report
+from common import Timer, arguments, fsum_nested, generator, report, run
 
 SIZES = {"small": {"boxes": 2, "per_box": 40}, "medium": {"boxes": 4, "per_box": 60},
          "large": {"boxes": 10, "per_box": 100}}
@@ -83,4 +83,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -1,7 +1,7 @@
 """Rodinia lud (the unblocked base version): LU decomposition of a dense, diagonally
 dominant matrix in place, Doolittle order without pivoting: row i of U, then column i of
 L, each entry a dot product of what is already decomposed."""
-from common import Timer, arguments, fsum_nested, generator, report
+from common import Timer, arguments, fsum_nested, generator, report, run
 
 SIZES = {"small": {"n": 64}, "medium": {"n": 256}, "large": {"n": 2048}}
 
@@ -50,4 +50,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

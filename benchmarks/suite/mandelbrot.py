@@ -1,6 +1,6 @@
 """Mandelbrot set: the escape count of every point of a grid over the complex plane,
 nested lists of ints."""
-from common import Timer, arguments, report
+from common import Timer, arguments, report, run
 
 SIZES = {"small": {"width": 160, "height": 120, "iterations": 100},
          "medium": {"width": 640, "height": 480, "iterations": 200},
@@ -53,4 +53,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

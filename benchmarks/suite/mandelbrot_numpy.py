@@ -2,7 +2,7 @@
 the escape counts go into an integer array, filled by plain loops."""
 import numpy
 
-from common import Timer, arguments, report
+from common import Timer, arguments, report, run
 
 SIZES = {"small": {"width": 160, "height": 120, "iterations": 100},
          "medium": {"width": 640, "height": 480, "iterations": 200},
@@ -51,4 +51,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -1,6 +1,6 @@
 """Dense matrix multiply of nested lists: c = a * b with the textbook triple loop and a
 running dot product per element."""
-from common import Timer, arguments, fsum_nested, generator, report
+from common import Timer, arguments, fsum_nested, generator, report, run
 
 SIZES = {"small": {"n": 96}, "medium": {"n": 256}, "large": {"n": 1024}}
 
@@ -40,4 +40,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -2,7 +2,7 @@
 ``a[i, k] * b[k, j]`` (as a scientist ports loop code to arrays) rather than ``a @ b``."""
 import numpy
 
-from common import Timer, arguments, fsum_nested, generator, report
+from common import Timer, arguments, fsum_nested, generator, report, run
 
 SIZES = {"small": {"n": 64}, "medium": {"n": 256}, "large": {"n": 1024}}
 
@@ -42,4 +42,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

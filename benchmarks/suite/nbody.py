@@ -3,7 +3,7 @@ softened pull of every other body (a helper computes the pairwise force factor),
 then updates velocities and positions (leapfrog kick-drift)."""
 import math
 
-from common import Timer, arguments, fsum_nested, generator, report
+from common import Timer, arguments, fsum_nested, generator, report, run
 
 SIZES = {"small": {"n": 256, "steps": 4}, "medium": {"n": 1024, "steps": 8},
          "large": {"n": 16384, "steps": 10}}
@@ -81,4 +81,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

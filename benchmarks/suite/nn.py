@@ -8,7 +8,7 @@ sequentially (its running minimum carries from one record to the next); the loop
 k picks stays in CPython (``chosen.append``)."""
 import math
 
-from common import Timer, arguments, generator, report
+from common import Timer, arguments, generator, report, run
 
 SIZES = {"small": {"records": 20000, "k": 10}, "medium": {"records": 200000, "k": 10},
          "large": {"records": 5 * 42764 * 10, "k": 10}}
@@ -73,4 +73,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -6,7 +6,7 @@ own per-particle linear congruential generator (integer arithmetic, so the run i
 deterministic under every system)."""
 import math
 
-from common import Timer, arguments, generator, report
+from common import Timer, arguments, generator, report, run
 
 SIZES = {"small": {"size": 64, "frames": 6, "particles": 1000},
          "medium": {"size": 128, "frames": 10, "particles": 4000},
@@ -164,4 +164,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

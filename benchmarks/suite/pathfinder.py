@@ -5,7 +5,7 @@ row's, a three-way minimum per column.
 
 Under megaguards each row (``advance``) compiles; the loop over rows stays in CPython
 because it swaps the two row lists (an array used as a value)."""
-from common import Timer, arguments, generator, report
+from common import Timer, arguments, generator, report, run
 
 SIZES = {"small": {"rows": 20, "cols": 4000}, "medium": {"rows": 100, "cols": 20000},
          "large": {"rows": 100, "cols": 100000}}
@@ -59,4 +59,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -5,7 +5,7 @@ then the divergence that updates the image.  Edges are clamped through Rodinia's
 neighbour index lists (north / south / west / east)."""
 import math
 
-from common import Timer, arguments, fsum_nested, generator, report
+from common import Timer, arguments, fsum_nested, generator, report, run
 
 SIZES = {"small": {"rows": 64, "cols": 64, "iterations": 4},
          "medium": {"rows": 512, "cols": 512, "iterations": 5},
@@ -101,4 +101,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -2,7 +2,7 @@
 its four neighbours, the boundary stays fixed, two arrays swapped each sweep."""
 import numpy
 
-from common import Timer, arguments, fsum_nested, generator, report
+from common import Timer, arguments, fsum_nested, generator, report, run
 
 SIZES = {"small": {"n": 128, "sweeps": 10}, "medium": {"n": 512, "sweeps": 40},
          "large": {"n": 2048, "sweeps": 100}}
@@ -47,4 +47,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run(main)
