@@ -9,6 +9,7 @@ import numpy
 import pytest
 
 import test_parallel as corpus
+import test_swaps as swaps
 from megaguards import config
 from megaguards.diagnostics.report import loop_record
 from reference_tier import DECLINED, check, entries, run_cpython, run_interpreter
@@ -62,6 +63,8 @@ CASES = [
     (float_math, ([1.5, -2.25, 0.0, 7.0], [0.0] * 4)),
     (failing, ([5, 6, 7], [1, 0, 3], [0, 0, 0])),
     (numpy_rows, (numpy.arange(12, dtype=numpy.int64).reshape(3, 4), numpy.zeros((3, 4), dtype=numpy.int64))),
+    (swaps.pathfinder, (swaps.wall_of(5, 9), swaps.wall_of(1, 9, seed=3)[0], [0] * 9, 5, 9)),
+    (swaps.rotate, (numpy.arange(4.0), numpy.ones(4), numpy.zeros(4), 5, 4)),
 ]
 
 

@@ -231,6 +231,12 @@ class _Hoister:
                 inner_scope, inner_loop = self.refined(node.test, holds, scope, loop)
                 self.expression(branch, inner_scope, inner_loop)
             return
+        if isinstance(node, ir.BoolOp):   # each operand runs only where the ones before it were
+            inner_scope, inner_loop = scope, loop   # true (``and``) or false (``or``)
+            for value in node.values:
+                self.expression(value, inner_scope, inner_loop)
+                inner_scope, inner_loop = self.refined(value, node.op == "and", inner_scope, inner_loop)
+            return
         for value in node.__dict__.values():
             for child in value if isinstance(value, tuple) else (value,):
                 if isinstance(child, ir.Expr):
@@ -306,7 +312,8 @@ def touched_box(typed: TypedLoop, facts: HoistFacts) -> frozenset:
     boxes back) only that box of the list instead of all of it.  A list whose size a
     ``len(a[k])`` reads (another row than the first) is unboxed whole: only the rows
     unboxed are checked to have the first row's length."""
-    candidates = {name for name, info in typed.arrays.items() if info.is_list}
+    # Swapped lists are touched under each other's names: unboxed whole.
+    candidates = {name for name, info in typed.arrays.items() if info.is_list} - ir.rebound_names(typed.body)
     for node in ir.walk(typed.body):
         if isinstance(node, (ir.Load, ir.Store)) and node.array in candidates:
             if len(node.indices) != typed.arrays[node.array].rank or any(facts.index(node, dim) is None for dim in range(len(node.indices))):

@@ -41,6 +41,26 @@ class GpuRegion:
 
     loop: ir.For
     bands: tuple[GpuBand, ...]
+    swaps: tuple = ()   # (bands launched before it in a step, ir.Rebind): the host exchanges the names
+
+
+def _row_check(statement: ir.Stmt, outer: ir.For, facts: HoistFacts, live_outs: tuple) -> bool:
+    """``tmp = len(a[t])`` that only checks that a row exists (an inlined call's row argument,
+    ``f(a[t])``), where a hoisted check proves it: a bare variable's subscript of that array
+    and dim checked at entry.  It needs no host work in a region, whose kernels run only
+    once every hoisted check passed."""
+    if not (isinstance(statement, ir.Assign) and isinstance(statement.value, ir.Length)
+            and statement.target.startswith("mg_tmp") and statement.target not in live_outs):
+        return False
+    if any(isinstance(node, ir.Name) and node.id == statement.target for node in ir.walk(outer)):
+        return False   # its value is read
+    length = statement.value
+    for dim, index in enumerate(length.prefix):
+        if not isinstance(index, ir.Name) or not any(
+                hoisted.array == length.array and hoisted.dim == dim and isinstance(hoisted.index, ir.Name)
+                and hoisted.index.id == index.id for hoisted in facts.indices):
+            return False
+    return True
 
 
 def _mentions(expression: ir.Expr, names: set[str]) -> bool:
@@ -79,10 +99,16 @@ def choose_region(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: d
     outer = typed.body
     if facts is None or not any(h.loop == outer.nid for h in facts.loops):
         return "the outermost loop's range is not computable before it"
-    if not outer.body or not all(isinstance(s, ir.For) and s.nid in plan.loops for s in outer.body):
-        return "the outermost loop is sequential and its body is not only parallel loops"
-    bands = []
-    for inner in outer.body:
+    loops = [s for s in outer.body if not isinstance(s, ir.Rebind) and not _row_check(s, outer, facts, live_outs)]
+    if not loops or not all(isinstance(s, ir.For) and s.nid in plan.loops for s in loops):
+        return "the outermost loop is sequential and its body is not only parallel loops (and swaps of arrays)"
+    bands, swaps, loops_before = [], [], 0
+    for statement in outer.body:
+        if isinstance(statement, ir.Rebind):
+            swaps.append((loops_before, statement))
+        elif any(statement is loop for loop in loops):
+            loops_before += 1
+    for inner in loops:
         if _mentions(inner.start, {outer.var}) or _mentions(inner.stop, {outer.var}):
             return f"loop '{inner.var}' has bounds that change with '{outer.var}'"
         band = _band(typed, inner, plan.loops[inner.nid], (outer,), facts, groups, reassociate)
@@ -96,7 +122,7 @@ def choose_region(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: d
                     "outlive the loop (a function's locals do; an inlined helper's do not): a region keeps no "
                     "scalar between launches")
         bands.append(band)
-    return GpuRegion(outer, tuple(bands))
+    return GpuRegion(outer, tuple(bands), tuple(swaps))
 
 
 def _band(typed, outer: ir.For, decision: ParallelLoop, fixed: tuple, facts, groups, reassociate) -> GpuBand | str:

@@ -190,6 +190,8 @@ class _Planner:
             return "its step is a variable (its threads' shares are not known when compiled)"
         if any(isinstance(s, ir.Break) for s in _level_statements(loop.body)):
             return "'break' leaves it early"
+        if ir.rebound_names(loop):
+            return "it swaps arrays (a, b = b, a): each iteration works on what the one before left"
         accesses = list(_accesses(loop.body, (), self.groups))
         for first in accesses:
             if not first.write:

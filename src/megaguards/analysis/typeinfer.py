@@ -100,6 +100,11 @@ class _Inference:
             self.assign(node.target, next(iter(result)), node)
         elif isinstance(node, ir.Store):
             self.store(node)
+        elif isinstance(node, ir.Rebind):
+            kinds = {self.arrays[name] for name in node.targets}
+            if len(kinds) > 1:   # one name would hold arrays of two element types, ranks or layouts
+                raise Unsupported(f"arrays {', '.join(ir.describe_name(n) for n in node.targets)} are swapped but "
+                                  f"differ in element type, rank or layout", node.line, node.col)
         elif isinstance(node, ir.For):
             for bound in (node.start, node.stop, node.step):
                 self.integral(bound, "range() argument")

@@ -15,9 +15,10 @@ the typed loop, shared by the renderer and the runtime's marshalling.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..analysis.typeinfer import TypedLoop
+from ..ir import nodes as ir
 from ..ir.types import Scalar, numpy_itemsize
 
 
@@ -80,6 +81,8 @@ class Layout:
     boxes: dict           # list -> ints slots of the box it touches (mode 1): lo per dim, hi per dim, then
                           # the gap between the elements touched in the last dim (1: each one)
     float_status_slot: int  # ints slot: in, the IEEE flags NumPy would act on (analysis/floatstatus.py's bits)
+    rebound: dict = field(default_factory=dict)  # array a swap exchanges -> ints slot: out, the position (in
+                                                 # ``arrays``) of the array it names at the end
 
 
 def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[str, ...],
@@ -119,8 +122,12 @@ def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[st
         if name in boxed:
             boxes[name] = next_int
             next_int += 2 * typed.arrays[name].rank + 1
+    rebound = {}
+    for name in sorted(ir.rebound_names(typed.body)):
+        rebound[name] = next_int
+        next_int += 1
     return Layout(arrays, dims, scalars, flags, tags, precondition, shadows, in_place, mode, intervals,
-                  next_int, next_float, interrupt, boxes, float_status)
+                  next_int, next_float, interrupt, boxes, float_status, rebound)
 
 
 BOX_TAGS = {scalar: tag for tag, scalar in enumerate(Scalar)}

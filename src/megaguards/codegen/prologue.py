@@ -90,12 +90,26 @@ class PrologueWriter:
             if hoisted.array in boxes:
                 self.widen_box(hoisted, low, high, size, depth + 1)
             self.emit(depth, "}")
+        self.same_shapes(depth)
         for expression, loop, scope in self.facts.ranges:
             number = self.precondition(f"line {expression.line}: integer arithmetic within int64")
             self.emit(depth, f"if (!{self.empty_flag(loop)}) {{")
             self.interval(expression, depth + 1, number, dict(scope))
             self.emit(depth, "}")
         return self.descriptions
+
+    def same_shapes(self, depth: int) -> None:
+        """Arrays a swap exchanges (``a, b = b, a``) have the same shape, or no hoisted check
+        holds: each was proven for the array a name holds at entry, and the checking copy
+        reads the dims the names hold at each subscript."""
+        for node in ir.walk(self.renderer.typed.body):
+            if not isinstance(node, ir.Rebind):
+                continue
+            first, *others = node.targets
+            number = self.precondition(f"line {node.line}: the arrays swapped there have the same shape")
+            for other in others:
+                for d in range(self.renderer.typed.arrays[first].rank):
+                    self.emit(depth, f"if ({array_name(first)}_n{d} != {array_name(other)}_n{d}) MG_FAIL({number});")
 
     def widen_box(self, hoisted, low: str, high: str, size: str, depth: int) -> None:
         """The box of the list's elements the loop can touch takes this subscript's interval

@@ -64,14 +64,17 @@ class Renderer:
         self.lines.append("    " * depth + text)
 
     def declare_arrays(self) -> None:
+        rebound = self.layout.rebound
         for index, name in enumerate(self.layout.arrays):
             info = self.typed.arrays[name]
             base = self.layout.dims[name]
             self.emit(1, f"{buffer_ctype(info.element)} *{array_name(name)} = "
                          f"({buffer_ctype(info.element)} *)mg_arrays[{index}];")
-            qualifier = "" if name in self.layout.shadows else "const "  # shadows may replace it
+            # Shadows may replace an array's strides, a swap its dims and strides.
+            qualifier = "" if name in self.layout.shadows or name in rebound else "const "
+            dims = "" if name in rebound else "const "
             for d in range(info.rank):
-                self.emit(1, f"const int64_t {array_name(name)}_n{d} = mg_ints[{base + d}];")
+                self.emit(1, f"{dims}int64_t {array_name(name)}_n{d} = mg_ints[{base + d}];")
                 if d == info.rank - 1 and info.unit_stride:  # known at compile time: vectorizable
                     self.emit(1, f"const int64_t {array_name(name)}_s{d} = 1;")
                 else:
@@ -128,6 +131,8 @@ class Renderer:
             value = self.store_value(node.value, element, self.typed.arrays[node.array].is_list)
             self.emit(depth, f"{address} = {value};")
             self.guarded(depth, before)
+        elif isinstance(node, ir.Rebind):
+            self.rebind(node, depth)
         elif isinstance(node, ir.If):
             test = self.truth(node.test)
             if self.checks != before:
@@ -218,6 +223,23 @@ class Renderer:
         if chunked:
             self.emit(depth + 1, "}")
             self.emit(depth + 1, f"{label}_break: ;")
+        self.emit(depth, "}")
+
+    def rebind(self, node: ir.Rebind, depth: int) -> None:
+        """``a, b = b, a``: the names exchange their buffers, dims, strides and which array
+        they name (no element moves)."""
+        info = self.typed.arrays[node.targets[0]]
+        parts = [("", f"{buffer_ctype(info.element)} *")] + [(f"_n{d}", "int64_t ") for d in range(info.rank)]
+        parts += [(f"_s{d}", "int64_t ") for d in range(info.rank) if not (d == info.rank - 1 and info.unit_stride)]
+        self.emit(depth, "{")
+        for k, source in enumerate(node.sources):
+            for suffix, ctype in parts:
+                self.emit(depth + 1, f"{ctype}mg_swap{k}{suffix} = {array_name(source)}{suffix};")
+            self.emit(depth + 1, f"const int64_t mg_swap{k}_which = mg_ints[{self.layout.rebound[source]}];")
+        for k, target in enumerate(node.targets):
+            for suffix, _ in parts:
+                self.emit(depth + 1, f"{array_name(target)}{suffix} = mg_swap{k}{suffix};")
+            self.emit(depth + 1, f"mg_ints[{self.layout.rebound[target]}] = mg_swap{k}_which;")
         self.emit(depth, "}")
 
     def poll(self, depth: int, every_time: bool = True) -> None:

@@ -39,6 +39,7 @@ class _Lowerer(CallLowering):
         self.functions: dict[str, None] = {"range": None}
         self.assumed: dict[str, str] = {}    # path -> the built-in a desugared form relies on
         self.temporaries = itertools.count()
+        self.rebound_groups: list[frozenset] = []   # names some ``a, b = b, a`` exchanges
 
     # statements -------------------------------------------------------------
     def block(self, statements: list[ast.stmt]) -> tuple[ir.Stmt, ...]:
@@ -133,6 +134,9 @@ class _Lowerer(CallLowering):
 
     def assign(self, targets: list[ast.expr], value_node: ast.expr, node: ast.stmt) -> list[ir.Stmt]:
         where = _where(node)
+        rebind = self.rebind(targets, value_node, node)
+        if rebind is not None:
+            return [rebind]
         single = len(targets) == 1 and not isinstance(targets[0], (ast.Tuple, ast.List))
         if single and not isinstance(value_node, ast.Tuple):
             values = self.values_of(value_node)
@@ -162,6 +166,26 @@ class _Lowerer(CallLowering):
             else:
                 raise _unsupported(target, "assigning a tuple to one name")
         return statements
+
+    def rebind(self, targets: list[ast.expr], value_node: ast.expr, node: ast.stmt) -> ir.Rebind | None:
+        """``a, b = b, a`` over arrays the loop has subscripted already (a double buffer's
+        swap, after the arrays' use): the names exchange their arrays; None for anything else
+        (scalars swap through temporaries)."""
+        if len(targets) != 1 or not isinstance(targets[0], (ast.Tuple, ast.List)) \
+                or not isinstance(value_node, (ast.Tuple, ast.List)):
+            return None
+        names = [element.id if isinstance(element, ast.Name) else None for element in targets[0].elts]
+        sources = [element.id if isinstance(element, ast.Name) else None for element in value_node.elts]
+        if None in names or None in sources or len(names) != len(sources) or len(set(names)) != len(names) \
+                or set(names) != set(sources) or names == sources:
+            return None
+        names, sources = [self.rename(n) for n in names], [self.rename(n) for n in sources]
+        if not all(name in self.array_ranks for name in names):
+            return None
+        if self.callees:
+            raise _unsupported(node, "arrays swapped inside a called function (its caller's names would change)")
+        self.rebound_groups.append(frozenset(names))
+        return ir.Rebind(tuple(names), tuple(sources), **_where(node))
 
     def store(self, target: ast.expr, value: ir.Expr, node: ast.stmt) -> ir.Stmt:
         if isinstance(target, ast.Name):
@@ -317,6 +341,9 @@ class _Lowerer(CallLowering):
                 self.assumed[self.rename(name)] = desugar.canonical_builtin(name)
 
     def array_uses(self) -> tuple[ir.ArrayUse, ...]:
+        for group in self.rebound_groups:   # one written under one name is written under each
+            if group & self.written_arrays:
+                self.written_arrays |= group
         uses = []
         minimum = self.min_rank
         for path in sorted(set(self.array_ranks) | self.length_only | set(self.shape_dims)):

@@ -54,7 +54,7 @@ def interpret(loop: ir.Loop, scalars: dict, arrays: dict, functions: dict) -> di
 class _Machine:
     def __init__(self, values: dict, arrays: dict, functions: dict) -> None:
         self.values = values
-        self.arrays = arrays
+        self.arrays = dict(arrays)   # a swap (ir.Rebind) exchanges names here, never the caller's
         self.functions = functions
         self.assigned: set[str] = set()
 
@@ -75,6 +75,9 @@ class _Machine:
         elif isinstance(node, ir.Store):
             container, index = self.element(node.array, node.indices)
             container[index] = self.expression(node.value)
+        elif isinstance(node, ir.Rebind):
+            named = [self.arrays[source] for source in node.sources]
+            self.arrays.update(zip(node.targets, named))
         elif isinstance(node, ir.If):
             self.block(node.body if self.expression(node.test) else node.orelse)
         elif isinstance(node, ir.While):

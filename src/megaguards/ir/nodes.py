@@ -123,6 +123,17 @@ class Store(Stmt):
 
 
 @dataclass(frozen=True)
+class Rebind(Stmt):
+    """``a, b = b, a``: array names exchange the arrays they name (a double buffer).  Each
+    of ``targets`` names, after it, the array its ``sources`` entry named before it; the two
+    hold the same names.  The loops around it never run in parallel (each iteration works on
+    what the one before left); the arrays themselves are never copied."""
+
+    targets: tuple[str, ...]
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class If(Stmt):
     test: Expr
     body: tuple[Stmt, ...]
@@ -253,6 +264,11 @@ def walk(node):
             elif isinstance(value, Node):
                 children.append(value)
         stack.extend(reversed(children))
+
+
+def rebound_names(node) -> frozenset:
+    """The array names some ``Rebind`` below ``node`` exchanges."""
+    return frozenset(name for found in walk(node) if isinstance(found, Rebind) for name in found.targets)
 
 
 def loops_in(node) -> list:

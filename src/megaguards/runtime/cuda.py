@@ -369,16 +369,18 @@ class GpuRegionSpecialization:
         common, offsets = packed_inputs(device_arrays, layout, ints, floats)
         start, step, _ = bands[0][0]
         flag = cupy.zeros(1, dtype=cupy.int64)
-        launches = []
+        launches, per_steps = [], []
         for function, part, band in zip(self.functions, self.parts, bands):
             per_step = numpy.array([[start + k * step, 0, 1] + [v for entry in band[1:] for v in entry]
                                     for k in range(steps)], dtype=numpy.int64)
-            packed = cupy.asarray(numpy.concatenate([common, per_step.ravel()]))
+            per_steps.append(per_step.ravel())
             total = 1
             for _, _, trips in band[1:]:
                 total *= trips
             grid, block = part.grid(band)
-            launches.append((function, packed, per_step.shape[1], total, grid, block))
+            launches.append((function, per_step.shape[1], total, grid, block))
+        names = Holdings(layout, self.cpu.typed, device_arrays, ints, floats)
+        inputs = {}   # (band, which array each name holds) -> its inputs on the device
         queued = []   # an event per STEPS_PER_WAIT steps: at most two such batches wait on the device
         for k in range(steps):
             if k and k % STEPS_PER_WAIT == 0:
@@ -386,13 +388,19 @@ class GpuRegionSpecialization:
                 queued[-1].record()
                 if len(queued) > 1:
                     wait_for_gpu(cupy, queued.pop(0))
-            for function, packed, width, total, grid, block in launches:
+            for index, (function, width, total, grid, block) in enumerate(launches):
+                names.swap(swap for before, swap in self.region.swaps if before == index)
+                packed = inputs.get((index, names.holds))
+                if packed is None:
+                    packed = inputs[index, names.holds] = cupy.asarray(
+                        numpy.concatenate([names.common(common), per_steps[index]]))
                 base = packed.data.ptr
                 address = lambda index: numpy.uint64(base + 8 * int(index))  # noqa: E731
                 function(grid, block, (address(offsets[0]), address(offsets[1]), address(offsets[2]),
                                        address(offsets[3] + k * width), numpy.uint64(flag.data.ptr),
                                        numpy.uint64(0), numpy.uint64(0), numpy.uint64(0),
                                        numpy.uint64(0), numpy.uint64(0), numpy.int64(total)))
+            names.swap(swap for before, swap in self.region.swaps if before == len(launches))
         wait_for_gpu(cupy)
         code = int(flag.get().view(numpy.int32)[0])  # one synchronisation for the whole loop
         if code:
@@ -401,7 +409,43 @@ class GpuRegionSpecialization:
         for band, kernel in zip(bands, self.kernels):
             for position, (first, stride, trips) in enumerate(band[1:], start=1):
                 final[kernel.band[position]] = first + (trips - 1) * stride
-        outputs = tuple(int(final[name]) if name in final else UNSET for name in self.cpu.live_outs)
+        outputs = tuple(int(final[name]) if name in final else
+                        binding.arrays[names.holding(name)] if name in layout.rebound else UNSET
+                        for name in self.cpu.live_outs)
         for commit in commits:
             commit()
         return Ran(outputs)
+
+
+class Holdings:
+    """Which array each name of a region holds as its steps swap them (``a, b = b, a``,
+    analysis/mapping.GpuRegion.swaps): the kernels read a name's pointer, dims and strides
+    from the inputs block, so each arrangement has its own block (a double buffer: two)."""
+
+    def __init__(self, layout, typed, device_arrays: list, ints, floats) -> None:
+        self.layout, self.typed = layout, typed
+        self.device_arrays, self.ints, self.floats = device_arrays, ints, floats
+        self.position = {name: k for k, name in enumerate(layout.arrays)}
+        self.holds = tuple(range(len(layout.arrays)))   # name k holds array holds[k] (layout order)
+
+    def swap(self, swaps) -> None:
+        for node in swaps:
+            holds = list(self.holds)
+            for target, source in zip(node.targets, node.sources):
+                holds[self.position[target]] = self.holds[self.position[source]]
+            self.holds = tuple(holds)
+
+    def holding(self, name: str) -> int:
+        return self.holds[self.position[name]]
+
+    def common(self, identity_block):
+        """The inputs block [pointers | ints | floats] for the current arrangement."""
+        if self.holds == tuple(range(len(self.holds))):
+            return identity_block
+        layout, ints = self.layout, self.ints
+        moved = (type(ints))(*ints)
+        for k, name in enumerate(layout.arrays):
+            source, width = layout.arrays[self.holds[k]], 2 * self.typed.arrays[name].rank
+            moved[layout.dims[name]:layout.dims[name] + width] = ints[layout.dims[source]:layout.dims[source] + width]
+        arrays = [self.device_arrays[self.holds[k]] for k in range(len(self.holds))]
+        return packed_inputs(arrays, layout, moved, self.floats)[0]

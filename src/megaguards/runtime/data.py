@@ -62,17 +62,26 @@ def boxer(typed, name: str):
     return BOX[next(iter(types))] if len(types) == 1 else None
 
 
+REBOUND = object()   # the box of an array name a swap exchanges (``a, b = b, a``)
+
+
 def output_plan(layout, typed, live_outs: tuple) -> tuple:
     """Per live-out: (ints slot of its "was assigned" flag, (bank, slot) of its value,
-    ints slot of its class tag, its box), as ``box_outputs`` reads them at each entry."""
-    return tuple((layout.assigned_flags.get(name), layout.scalars.get(name), layout.box_tags.get(name),
+    ints slot of its class tag, its box), as ``box_outputs`` reads them at each entry; for
+    an array name a swap exchanges: (None, the ints slot of the array it names, None, REBOUND)."""
+    return tuple((None, layout.rebound[name], None, REBOUND) if name in layout.rebound else
+                 (layout.assigned_flags.get(name), layout.scalars.get(name), layout.box_tags.get(name),
                   boxer(typed, name)) for name in live_outs)
 
 
-def box_outputs(outputs: tuple, ints, floats) -> list:
-    """The live-outs' values from the kernel's banks (``UNSET``: not assigned)."""
+def box_outputs(outputs: tuple, ints, floats, arrays: tuple = ()) -> list:
+    """The live-outs' values from the kernel's banks (``UNSET``: not assigned); ``arrays``:
+    the entry's arrays (layout order), which swapped names end up naming."""
     values = []
     for flag_slot, value_slot, tag_slot, box in outputs:
+        if box is REBOUND:
+            values.append(arrays[ints[value_slot]])
+            continue
         if flag_slot is None or not ints[flag_slot]:
             values.append(UNSET)
             continue

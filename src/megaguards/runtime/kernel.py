@@ -136,7 +136,7 @@ class Specialization:
         started = time.perf_counter()
         if shadows and not ints[self.in_place_slot]:
             commit_shadows(shadows)
-        outputs = box_outputs(self.outputs, ints, floats)
+        outputs = box_outputs(self.outputs, ints, floats, arrays)
         self.seconds[2] += time.perf_counter() - started
         return Ran(tuple(outputs), failed_check)
 

@@ -34,6 +34,8 @@ def write_cpu_kernel(renderer) -> RenderedKernel:
     emit(1, f"volatile int *const mg_stop = mg_ints[{layout.interrupt_slot}] ? "
             f"(volatile int *)(intptr_t)mg_ints[{layout.interrupt_slot}] : &mg_no_stop;")
     renderer.declare_arrays()
+    for name, slot in layout.rebound.items():   # which array a swapped name holds: reported at the end
+        emit(1, f"mg_ints[{slot}] = {layout.arrays.index(name)};")
     _declare_scalars(renderer)
     emit(1, "int mg_fast = 1; int64_t mg_failed = -1;")
     if renderer.watches_float_status:   # the categories NumPy's error state acts on (0: none)
