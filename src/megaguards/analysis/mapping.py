@@ -42,6 +42,7 @@ class GpuRegion:
     loop: ir.For
     bands: tuple[GpuBand, ...]
     swaps: tuple = ()   # (bands launched before it in a step, ir.Rebind): the host exchanges the names
+    varying: tuple = ()  # per band: its first loop's bounds change with the step (``range(i + 1, n)``)
 
 
 def _row_check(statement: ir.Stmt, outer: ir.For, facts: HoistFacts, live_outs: tuple) -> bool:
@@ -108,21 +109,17 @@ def choose_region(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: d
             swaps.append((loops_before, statement))
         elif any(statement is loop for loop in loops):
             loops_before += 1
+    varying = []
     for inner in loops:
-        if _mentions(inner.start, {outer.var}) or _mentions(inner.stop, {outer.var}):
-            return f"loop '{inner.var}' has bounds that change with '{outer.var}'"
+        # Bounds that change with the step (a triangular nest): the host computes each step's.
+        varying.append(_mentions(inner.start, {outer.var}) or _mentions(inner.stop, {outer.var}))
         band = _band(typed, inner, plan.loops[inner.nid], (outer,), facts, groups, reassociate)
         if isinstance(band, str):
             return band
         if band.decision.reductions:
             return f"loop '{inner.var}' has reductions: a region keeps no scalar between launches"
-        kept = sorted(set(band.decision.private) & set(live_outs))
-        if kept:
-            return (f"loop '{inner.var}' assigns {', '.join(ir.describe_name(name) for name in kept)}, which "
-                    "outlive the loop (a function's locals do; an inlined helper's do not): a region keeps no "
-                    "scalar between launches")
         bands.append(band)
-    return GpuRegion(outer, tuple(bands), tuple(swaps))
+    return GpuRegion(outer, tuple(bands), tuple(swaps), tuple(varying))
 
 
 def _band(typed, outer: ir.For, decision: ParallelLoop, fixed: tuple, facts, groups, reassociate) -> GpuBand | str:

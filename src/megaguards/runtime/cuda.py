@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
+import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,8 @@ from ..analysis.mapping import full_overwrites
 from ..codegen.targets.cuda import NVRTC_OPTIONS, CudaKernel
 from ..errors import CompilerError
 from ..guards import assumptions as guard
-from .data import (UNSET, DeviceCopies, StageClock, Transfers, arrays_to_device, box_live_outs, numpy_error_categories,
+from ..ir.interp import evaluate
+from .data import (DeviceCopies, StageClock, Transfers, arrays_to_device, box_live_outs, numpy_error_categories,
                    ordered_fold, packed_inputs)
 from .executable import FLOAT_STATUS, Declined, Outcome, Raised, Ran
 from .kernel import Specialization
@@ -369,17 +371,22 @@ class GpuRegionSpecialization:
         common, offsets = packed_inputs(device_arrays, layout, ints, floats)
         start, step, _ = bands[0][0]
         flag = cupy.zeros(1, dtype=cupy.int64)
-        launches, per_steps = [], []
-        for function, part, band in zip(self.functions, self.parts, bands):
-            per_step = numpy.array([[start + k * step, 0, 1] + [v for entry in band[1:] for v in entry]
-                                    for k in range(steps)], dtype=numpy.int64)
+        launches, per_steps, shapes, bands_by_step = [], [], [], []
+        for index, (function, part, band) in enumerate(zip(self.functions, self.parts, bands)):
+            step_bands = [band] * steps if not self.region.varying[index] else \
+                self.step_bands(index, band, [start + k * step for k in range(steps)], binding)
+            if step_bands is None:
+                return Declined("a step's loop bounds could not be computed on the host")
+            per_step = numpy.array([[start + k * step, 0, 1] + [v for entry in b[1:] for v in entry]
+                                    for k, b in enumerate(step_bands)], dtype=numpy.int64)
             per_steps.append(per_step.ravel())
-            total = 1
-            for _, _, trips in band[1:]:
-                total *= trips
-            grid, block = part.grid(band)
-            launches.append((function, per_step.shape[1], total, grid, block))
+            bands_by_step.append(step_bands)
+            shapes.append([(math.prod(trips for _, _, trips in b[1:]),) + part.grid(b) for b in step_bands])
+            launches.append((function, per_step.shape[1]))
         names = Holdings(layout, self.cpu.typed, device_arrays, ints, floats)
+        last = [max((k for k, (total, _, _) in enumerate(band_shapes) if total), default=None)
+                for band_shapes in shapes]
+        kept = [self.kept_scalars(cupy, index, shapes[index], last[index]) for index in range(len(launches))]
         inputs = {}   # (band, which array each name holds) -> its inputs on the device
         queued = []   # an event per STEPS_PER_WAIT steps: at most two such batches wait on the device
         for k in range(steps):
@@ -388,33 +395,88 @@ class GpuRegionSpecialization:
                 queued[-1].record()
                 if len(queued) > 1:
                     wait_for_gpu(cupy, queued.pop(0))
-            for index, (function, width, total, grid, block) in enumerate(launches):
+            for index, (function, width) in enumerate(launches):
                 names.swap(swap for before, swap in self.region.swaps if before == index)
+                total, grid, block = shapes[index][k]
+                if not total:   # this step's range is empty (a triangular nest's last rows)
+                    continue
                 packed = inputs.get((index, names.holds))
                 if packed is None:
                     packed = inputs[index, names.holds] = cupy.asarray(
                         numpy.concatenate([names.common(common), per_steps[index]]))
                 base = packed.data.ptr
                 address = lambda index: numpy.uint64(base + 8 * int(index))  # noqa: E731
+                marks, ivals, fvals = kept[index]["last" if k == last[index] else "scratch"]
                 function(grid, block, (address(offsets[0]), address(offsets[1]), address(offsets[2]),
                                        address(offsets[3] + k * width), numpy.uint64(flag.data.ptr),
-                                       numpy.uint64(0), numpy.uint64(0), numpy.uint64(0),
-                                       numpy.uint64(0), numpy.uint64(0), numpy.int64(total)))
+                                       marks, ivals, fvals, numpy.uint64(0), numpy.uint64(0), numpy.int64(total)))
             names.swap(swap for before, swap in self.region.swaps if before == len(launches))
         wait_for_gpu(cupy)
         code = int(flag.get().view(numpy.int32)[0])  # one synchronisation for the whole loop
         if code:
             return Raised(code)
-        final = {self.region.loop.var: start + (steps - 1) * step}
-        for band, kernel in zip(bands, self.kernels):
+        final, tags = {self.region.loop.var: start + (steps - 1) * step}, {}
+        # The band that ran last (its last step, then body order) gives a name its final value.
+        for index in sorted((i for i in range(len(launches)) if last[i] is not None), key=lambda i: (last[i], i)):
+            kernel, band = self.kernels[index], bands_by_step[index][last[index]]
             for position, (first, stride, trips) in enumerate(band[1:], start=1):
                 final[kernel.band[position]] = first + (trips - 1) * stride
-        outputs = tuple(int(final[name]) if name in final else
-                        binding.arrays[names.holding(name)] if name in layout.rebound else UNSET
-                        for name in self.cpu.live_outs)
+            if kernel.outputs and not self.kept_values(index, kept[index], shapes[index][last[index]][0], final, tags):
+                return Declined("a scalar the loop keeps was not assigned in the last step that could")
+        outputs = box_live_outs(self.cpu.live_outs, final, tags, self.cpu.typed, layout.box_tags)
+        outputs = tuple(binding.arrays[names.holding(name)] if name in layout.rebound else value
+                        for name, value in zip(self.cpu.live_outs, outputs))
         for commit in commits:
             commit()
         return Ran(outputs)
+
+    def kept_scalars(self, cupy, index: int, band_shapes: list, last: int | None) -> dict:
+        """Band ``index``'s buffers for the scalars the loop keeps (a function's locals its
+        threads assign: their values per iteration and the last iteration that assigned
+        each): its last launch writes "last"; its other launches write "scratch", never read."""
+        outputs = len(self.kernels[index].outputs)
+        if not outputs or last is None:
+            return {"last": (numpy.uint64(0),) * 3, "scratch": (numpy.uint64(0),) * 3}
+        largest = max(total for total, _, _ in band_shapes)
+        scratch = (cupy.empty(outputs, dtype=cupy.int64), cupy.empty(outputs * largest, dtype=cupy.int64),
+                   cupy.empty(outputs * largest, dtype=cupy.float64))
+        size = outputs * band_shapes[last][0]
+        final = (cupy.asarray(numpy.full(outputs, -1, dtype=numpy.int64)), cupy.empty(size, dtype=cupy.int64),
+                 cupy.empty(size, dtype=cupy.float64))
+        return {"last": final, "scratch": scratch}
+
+    def kept_values(self, index: int, kept: dict, total: int, final: dict, tags: dict) -> bool:
+        """The kept scalars' values from band ``index``'s last launch into ``final``; False
+        where one of them was not assigned there (a conditional assignment: an earlier launch
+        may hold its value, which no buffer kept)."""
+        marks, ivals, fvals = kept["last"]
+        marks = marks.get()
+        for position, (name, is_float) in enumerate(self.kernels[index].outputs):
+            mark = int(marks[position])
+            if mark < 0:
+                return False
+            iteration, tags[name] = divmod(mark, 16)
+            final[name] = (fvals if is_float else ivals)[position * total + iteration].item()
+        return True
+
+    def step_bands(self, index: int, band: list, values: list, binding) -> list | None:
+        """Band ``index``'s (start, step, trips) entries at each value of the region's loop
+        variable, its first loop's bounds computed on the host (a triangular nest: each
+        step's own range, within the whole range the hoisted checks proved); None if they
+        cannot be computed (the CPU then runs the loop)."""
+        loop = self.region.bands[index].loops[self.region.bands[index].fixed]
+        scalars = dict(zip(self.cpu.scalar_paths, binding.scalars))
+        arrays = dict(zip(self.cpu.layout.arrays, binding.arrays))
+        result = []
+        try:
+            for value in values:
+                scalars[self.region.loop.var] = value
+                steps = range(evaluate(loop.start, scalars, arrays), evaluate(loop.stop, scalars, arrays),
+                              loop.step.value)
+                result.append([band[0], (steps.start if steps else 0, steps.step, len(steps))] + list(band[2:]))
+        except Exception:   # what Python would raise there, the CPU's run raises
+            return None
+        return result
 
 
 class Holdings:
