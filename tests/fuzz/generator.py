@@ -136,6 +136,9 @@ class Generator(HelperGeneration, StatementGeneration, InputGeneration):
         self.special_floats = r.random() < 0.15 or seed % 5 == 2
         self.use_math = r.random() < 0.5
         self.p_layout = r.choice([0.0, 0.0, 0.1, 0.3])
+        # Double buffers (``a, b = b, a`` at a loop body's end) draw from a stream of their
+        # own: every other choice, and so every earlier seed's program, stays as it was.
+        self.swap_rng = random.Random(f"swaps {seed}")
 
     # -- helpers -------------------------------------------------------------------
     def chance(self, p: float) -> bool:

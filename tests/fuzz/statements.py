@@ -188,6 +188,18 @@ class StatementGeneration:
         self.emit(depth, f"if {self.condition(scope, 1)}:")
         self.emit(depth + 1, self.rng.choice(["break", "continue"]))
 
+    def swap(self, depth: int) -> None:
+        """Sometimes, at a loop body's end, exchange two arrays of one kind (a double buffer:
+        compiled where the loop subscripted them before, else CPython's path)."""
+        r = self.swap_rng
+        kinds: dict = {}
+        for array in self.arrays:
+            kinds.setdefault((array.container, array.element, array.dims), []).append(array.name)
+        pairs = [names for names in kinds.values() if len(names) >= 2]
+        if pairs and r.random() < 0.3:
+            first, second = r.sample(r.choice(pairs), 2)
+            self.emit(depth, f"{first}, {second} = {second}, {first}")
+
     def while_loop(self, scope: Scope, depth: int, loop_depth: int) -> None:
         r = self.rng
         counter = self.temp()
@@ -233,5 +245,6 @@ class StatementGeneration:
         if loop_depth == 0:
             self.top_loop_vars.add(var)
         self.statements(inner, depth + 1, loop_depth + 1, r.choice([1, 2, 2, 3]), True)
+        self.swap(depth + 1)
         if loop_depth > 0 and r.random() < 0.2:  # the variable after its (maybe zero-trip) loop
             self.emit(depth, f"acc = acc + {var}")

@@ -371,18 +371,10 @@ class GpuRegionSpecialization:
         common, offsets = packed_inputs(device_arrays, layout, ints, floats)
         start, step, _ = bands[0][0]
         flag = cupy.zeros(1, dtype=cupy.int64)
-        launches, per_steps, shapes, bands_by_step = [], [], [], []
-        for index, (function, part, band) in enumerate(zip(self.functions, self.parts, bands)):
-            step_bands = [band] * steps if not self.region.varying[index] else \
-                self.step_bands(index, band, [start + k * step for k in range(steps)], binding)
-            if step_bands is None:
-                return Declined("a step's loop bounds could not be computed on the host")
-            per_step = numpy.array([[start + k * step, 0, 1] + [v for entry in b[1:] for v in entry]
-                                    for k, b in enumerate(step_bands)], dtype=numpy.int64)
-            per_steps.append(per_step.ravel())
-            bands_by_step.append(step_bands)
-            shapes.append([(math.prod(trips for _, _, trips in b[1:]),) + part.grid(b) for b in step_bands])
-            launches.append((function, per_step.shape[1]))
+        planned = self.plan_steps(bands, start, step, steps, binding)
+        if planned is None:
+            return Declined("a step's loop bounds could not be computed on the host")
+        launches, per_steps, shapes, bands_by_step = planned
         names = Holdings(layout, self.cpu.typed, device_arrays, ints, floats)
         last = [max((k for k, (total, _, _) in enumerate(band_shapes) if total), default=None)
                 for band_shapes in shapes]
@@ -458,6 +450,25 @@ class GpuRegionSpecialization:
             iteration, tags[name] = divmod(mark, 16)
             final[name] = (fvals if is_float else ivals)[position * total + iteration].item()
         return True
+
+    def plan_steps(self, bands: list, start: int, step: int, steps: int, binding) -> tuple | None:
+        """Per band: (its function, the width of a step's row), the steps' rows of band
+        entries (the region's variable's value, then each band loop's start, step and trips),
+        each step's (total threads, grid, block) and band entries; None where a step's
+        bounds cannot be computed."""
+        launches, per_steps, shapes, bands_by_step = [], [], [], []
+        for index, (function, part, band) in enumerate(zip(self.functions, self.parts, bands)):
+            step_bands = [band] * steps if not self.region.varying[index] else \
+                self.step_bands(index, band, [start + k * step for k in range(steps)], binding)
+            if step_bands is None:
+                return None
+            per_step = numpy.array([[start + k * step, 0, 1] + [v for entry in b[1:] for v in entry]
+                                    for k, b in enumerate(step_bands)], dtype=numpy.int64)
+            per_steps.append(per_step.ravel())
+            bands_by_step.append(step_bands)
+            shapes.append([(math.prod(trips for _, _, trips in b[1:]),) + part.grid(b) for b in step_bands])
+            launches.append((function, per_step.shape[1]))
+        return launches, per_steps, shapes, bands_by_step
 
     def step_bands(self, index: int, band: list, values: list, binding) -> list | None:
         """Band ``index``'s (start, step, trips) entries at each value of the region's loop
