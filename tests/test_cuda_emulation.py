@@ -458,3 +458,38 @@ def test_gpu_region_keeping_a_conditionally_assigned_scalar(emulator):
     grid = numpy.arange(4.0 * N).reshape(4, N) % 7
     for limit in (2.0, 5.5, 100.0):   # assigned in the last row, only earlier, never
         assert_same_as_cpython(thresholds, grid.copy(), numpy.zeros((4, N)), 4, N, 2, limit)
+
+
+def test_a_row_scalar_before_the_inner_loop_runs_in_every_thread(emulator):
+    """``ci = ... y`` ahead of ``for x`` (mandelbrot): each thread computes its row's value,
+    so the band holds both loops (one thread per pixel, not per row); the scalars' final
+    values are the sequentially last iteration's."""
+    from benchmarks.suite_runner import SUITE, load_program
+
+    escape_counts = load_program(SUITE / "mandelbrot.py").escape_counts
+
+    def shade(out, rows, cols):
+        for y in range(rows):
+            row_scale = (y + 1) * 0.5
+            offset = y % 3
+            for x in range(cols):
+                out[y][x] = row_scale * x + offset
+        return row_scale, offset, x
+
+    def reads_what_it_writes(a, rows, cols):   # the row's value would change under the threads
+        for y in range(rows):
+            first = a[y][0]
+            for x in range(cols):
+                a[y][x] = first + x
+        return first
+
+    on_gpu(emulator, escape_counts, lambda: ([[0] * 9 for _ in range(7)], 9, 7, 30))
+    on_gpu(emulator, shade, lambda: ([[0.0] * N for _ in range(5)], 5, N))
+    for function, arguments in ((escape_counts, ([[0] * 9 for _ in range(7)], 9, 7, 30)),
+                                (shade, ([[0.0] * N for _ in range(5)], 5, N))):
+        fast = megaguards.jit(function)
+        fast(*arguments)
+        assert "GPU: band 'y', 'x'" in megaguards.explain(fast)
+    fast = megaguards.jit(reads_what_it_writes)
+    data = [[float(r * N + c) for c in range(N)] for r in range(4)]
+    assert fast([row[:] for row in data], 4, N) == reads_what_it_writes([row[:] for row in data], 4, N)

@@ -32,6 +32,7 @@ class GpuBand:
     x_loop: int                 # position in ``loops`` mapped to threadIdx.x
     decision: ParallelLoop      # privates and reductions of the innermost band loop's body
     fixed: int = 0              # leading loops run by the host (a time loop): one value per launch
+    sunk: tuple = ()            # outer band loops' scalar assignments each thread runs first
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,30 @@ class GpuRegion:
     bands: tuple[GpuBand, ...]
     swaps: tuple = ()   # (bands launched before it in a step, ir.Rebind): the host exchanges the names
     varying: tuple = ()  # per band: its first loop's bounds change with the step (``range(i + 1, n)``)
+
+
+def _sinkable(before, inner: ir.For, decision: ParallelLoop, band: list) -> bool:
+    """Whether the scalar assignments ahead of ``inner`` in a band loop's body (``ci = ... y``
+    before ``for x``) may run in each thread of a band that includes ``inner``: each assigns
+    a private scalar of the loop (no reduction), and what they read - no array the band
+    writes, no scalar ``inner`` assigns - does not change while ``inner`` runs, so every
+    thread computes the value its iteration saw."""
+    if not all(type(s) is ir.Assign and s.target in decision.private for s in before):
+        return False
+    if not before:
+        return True
+    written = {n.array for n in ir.walk(band[-1]) if isinstance(n, ir.Store)}
+    assigned_inside = {n.target for n in ir.walk(inner) if isinstance(n, ir.Assign)} | \
+        {n.var for n in ir.walk(inner) if isinstance(n, ir.For)}
+    for statement in before:
+        for node in ir.walk(statement.value):
+            if isinstance(node, (ir.Load, ir.Length, ir.Shape)) and node.array in written:
+                return False
+            if isinstance(node, ir.Name) and node.id in assigned_inside:
+                return False
+        if statement.target in assigned_inside:
+            return False
+    return True
 
 
 def _row_check(statement: ir.Stmt, outer: ir.For, facts: HoistFacts, live_outs: tuple) -> bool:
@@ -124,16 +149,21 @@ def choose_region(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: d
 
 def _band(typed, outer: ir.For, decision: ParallelLoop, fixed: tuple, facts, groups, reassociate) -> GpuBand | str:
     planner = _Planner(typed, facts, groups, reassociate)
-    band = [*fixed, outer]
-    while len(band) - len(fixed) < MAX_BAND and len(band[-1].body) == 1 and isinstance(band[-1].body[0], ir.For):
-        inner = band[-1].body[0]
-        if _mentions(inner.start, {l.var for l in band}) or _mentions(inner.stop, {l.var for l in band}):
+    band, sunk = [*fixed, outer], []
+    while len(band) - len(fixed) < MAX_BAND and band[-1].body and isinstance(band[-1].body[-1], ir.For):
+        inner, before = band[-1].body[-1], band[-1].body[:-1]
+        if not _sinkable(before, inner, decision, band):
+            break
+        bound_names = {l.var for l in band} | {s.target for s in before}
+        if _mentions(inner.start, bound_names) or _mentions(inner.stop, bound_names):
             break  # not rectangular: stays a loop inside each thread
         inner_decision = planner.decide(inner, tuple(band))
         if not isinstance(inner_decision, ParallelLoop):
             break
         band.append(inner)
-        decision = inner_decision
+        sunk += before
+        decision = ParallelLoop(inner_decision.loop, inner_decision.private + tuple(s.target for s in before),
+                                inner_decision.reductions, inner_decision.weight)
     for loop in band:
         if not isinstance(loop.step, ir.Const):
             return f"loop '{loop.var}' has a step that is not a constant"
@@ -156,7 +186,7 @@ def _band(typed, outer: ir.For, decision: ParallelLoop, fixed: tuple, facts, gro
                 return f"line {node.line}: float ** on the GPU is not bit-identical to the host's{ALLOW}"
     votes = _contiguous_votes(tuple(band))
     x_loop = max(range(len(fixed), len(band)), key=lambda position: (votes[position], position))
-    return GpuBand(tuple(band), x_loop, decision, len(fixed))
+    return GpuBand(tuple(band), x_loop, decision, len(fixed), tuple(sunk))
 
 
 def _no_gpu_fold(reduction, scalar, body) -> str:

@@ -107,7 +107,7 @@ def write_band_kernel(renderer, band: GpuBand, live_outs: tuple[str, ...]) -> Cu
                 f"int mg_tag_{c_name(name)} = 0;")
     emit(1, "if (mg_active) {")
     before = renderer.checks
-    body = loops[-1].body
+    body = band.sunk + loops[-1].body   # the outer loops' scalars each thread computes first
     always = {name for name in folds if not any(isinstance(n, ir.Continue) for s in body for n in ir.walk(s))
               and any(isinstance(s, ir.Assign) and s.target == name for s in body)}
     renderer.region_block(BandIteration(renderer.target.error_exit, folds, len(outputs), frozenset(always)), body, 2)
