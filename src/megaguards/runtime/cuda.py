@@ -26,8 +26,8 @@ from ..codegen.targets.cuda import NVRTC_OPTIONS, CudaKernel
 from ..errors import CompilerError
 from ..guards import assumptions as guard
 from ..ir.interp import evaluate
-from .data import (DeviceCopies, StageClock, Transfers, arrays_to_device, box_live_outs, numpy_error_categories,
-                   ordered_fold, packed_inputs)
+from .data import (DeviceCopies, StageClock, Transfers, arrays_to_device, box_live_outs, list_shape,
+                   numpy_error_categories, ordered_fold, packed_inputs)
 from .executable import FLOAT_STATUS, Declined, Outcome, Raised, Ran
 from .kernel import Specialization
 
@@ -194,7 +194,7 @@ class GpuSpecialization:
 
         def place(name, value):
             if self.fully_overwritten(name, value, band, binding.arrays):
-                return self.copies.allocate(cupy, value)
+                return self.copies.allocate(cupy, typed.arrays[name], value)
             return self.copies.to_device(cupy, typed.arrays[name], value, id(value) in written_objects)
 
         device_arrays, commits = arrays_to_device(layout, typed, binding.arrays, ints, place)
@@ -249,9 +249,10 @@ class GpuSpecialization:
         """A NumPy array the loop only writes, every element once (§3.4.4): nothing to
         copy to the device.  Its dimensions must be exactly the band's ranges."""
         positions = self.overwritten.get(name)
-        if positions is None or type(value) is not numpy.ndarray or sum(a is value for a in arrays) > 1:
+        if positions is None or type(value) not in (numpy.ndarray, list) or sum(a is value for a in arrays) > 1:
             return False
-        return all(band[p] == (0, 1, size) for p, size in zip(positions, value.shape))
+        shape = list_shape(value, len(positions)) if type(value) is list else value.shape
+        return all(band[p] == (0, 1, size) for p, size in zip(positions, shape))
 
     def band(self, ints) -> list[tuple[int, int, int]]:
         """(start, step, trips) of each band loop, from the ranges the prologue computed."""

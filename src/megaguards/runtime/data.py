@@ -193,11 +193,32 @@ class DeviceCopies:
     transfers: Transfers
     may_flag: bool = True         # the kernel can raise a flag after writing (checks in the loop)
 
-    def allocate(self, cupy, value):
-        """A NumPy array the kernel overwrites whole: allocated on the device, not copied."""
-        device = cupy.empty(value.shape, dtype=value.dtype)
+    def allocate(self, cupy, info, value):
+        """An array the kernel overwrites whole: allocated on the device, not copied (a list
+        is not unboxed: only its shape is checked, so that boxing back cannot stop halfway)."""
+        if type(value) is not list:
+            device = cupy.empty(value.shape, dtype=value.dtype)
+            return device, lambda: self.copy_back(device, value)
+        numpy = numpy_module()
+        with self.clock.book("unbox"):
+            shape = numpy.empty(list_shape(value, info.rank), dtype=list_dtype(info))
+            checked = self.codec.mg_list_shape(value, info.rank, 0, shape)
+        if checked:
+            raise marshal_failure(checked)
+        device = cupy.empty(shape.shape, dtype=shape.dtype)
+        return device, self.box_back(device, info, value)
 
-        return device, lambda: self.copy_back(device, value)
+    def box_back(self, device, info, value):
+        """The commit of a list the kernel wrote: its device copy boxed back into it."""
+        def commit():
+            with self.clock.book("transfer"):
+                back = device.get()
+            self.count_out(back.nbytes)
+            with self.clock.book("writeback"):
+                boxed = self.codec.mg_box_from(value, info.rank, LIST_KIND[info.element.pyclass], back)
+            if boxed:
+                raise MemoryError("boxing GPU results back into a list")
+        return commit
 
     def to_device(self, cupy, info, value, written: bool):
         """``value`` (an array of ``info``: typeinfer's ArrayInfo) on the device."""
@@ -211,16 +232,7 @@ class DeviceCopies:
             with self.clock.book("transfer"):
                 device = cupy.asarray(host)
             self.count_in(host.nbytes)
-
-            def commit():
-                with self.clock.book("transfer"):
-                    back = device.get()
-                self.count_out(back.nbytes)
-                with self.clock.book("writeback"):
-                    boxed = self.codec.mg_box_from(value, info.rank, LIST_KIND[info.element.pyclass], back)
-                if boxed:
-                    raise MemoryError("boxing GPU results back into a list")
-            return device, commit if written else None
+            return device, self.box_back(device, info, value) if written else None
         if type(value) is numpy.ndarray:
             with self.clock.book("transfer"):
                 device = cupy.asarray(value)

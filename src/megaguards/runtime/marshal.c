@@ -543,6 +543,27 @@ int mg_unbox_into(PyObject *list, int rank, int kind, PyObject *buffer) {
     return whole(list, rank, kind, shape, array->data, 0) ? MG_GUARD : 0;
 }
 
+/* GPU path: a list the kernel overwrites whole is not unboxed, only checked to have the
+ * buffer's shape (every row a list of its length: boxing the results back then cannot stop
+ * halfway); its old elements are never read.  0, or MG_GUARD. */
+static int shape_level(PyObject *obj, int depth, int rank, const int64_t *shape) {
+    if (!PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != shape[depth]) return 1;
+    if (depth + 1 == rank) return 0;
+    PyObject **items = ((PyListObject *)obj)->ob_item;
+    for (Py_ssize_t i = 0; i < shape[depth]; i++)
+        if (shape_level(items[i], depth + 1, rank, shape)) return 1;
+    return 0;
+}
+
+int mg_list_shape(PyObject *list, int rank, int kind, PyObject *buffer) {
+    mg_ndarray *array = (mg_ndarray *)buffer;
+    int64_t shape[MAX_RANK];
+    (void)kind;
+    if (rank > MAX_RANK || array->nd != rank) return MG_GUARD;
+    for (int d = 0; d < rank; d++) shape[d] = array->dimensions[d];
+    return shape_level(list, 0, rank, shape) ? MG_GUARD : 0;
+}
+
 int mg_box_from(PyObject *list, int rank, int kind, PyObject *buffer) {
     mg_ndarray *array = (mg_ndarray *)buffer;
     int64_t shape[MAX_RANK];
