@@ -42,6 +42,15 @@ def rotate(a, b, c, steps, n):
     return a, b, c
 
 
+def chained(a, b, c, steps, n):
+    for t in range(steps):
+        for i in range(n):
+            c[i] = a[i] + b[i] + 1   # only c is written by name: a and b hold it in turn
+        a, b = b, a
+        b, c = c, b
+    return a, b, c
+
+
 def swap_before_use(a, b, steps, n):
     for t in range(steps):
         a, b = b, a   # before any subscript: the names are not known as arrays yet
@@ -105,6 +114,8 @@ def test_numpy_double_buffers_and_three_way_rotations(device):
     assert_same_as_cpython(relax, [float(i * i % 13) for i in range(20)], [0.0] * 20, 4, 20)
     assert_same_as_cpython(rotate, [1, 2, 3], [4, 5, 6], [0, 0, 0], 5, 3)
     assert_same_as_cpython(rotate, numpy.arange(4.0), numpy.ones(4), numpy.zeros(4), 4, 4)
+    assert_same_as_cpython(chained, [1, 2], [3, 4], [0, 0], 3, 2)
+    assert_same_as_cpython(chained, numpy.arange(3.0), numpy.ones(3), numpy.zeros(3), 5, 3)
 
 
 def test_arrays_of_other_shapes_run_the_checking_copy():

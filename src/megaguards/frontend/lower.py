@@ -341,9 +341,15 @@ class _Lowerer(CallLowering):
                 self.assumed[self.rename(name)] = desugar.canonical_builtin(name)
 
     def array_uses(self) -> tuple[ir.ArrayUse, ...]:
-        for group in self.rebound_groups:   # one written under one name is written under each
-            if group & self.written_arrays:
-                self.written_arrays |= group
+        # An array written under one name is written under each name a swap gives it, through
+        # chains of swaps too (``a, b = b, a`` then ``b, c = c, b``): to a fixed point.
+        changed = True
+        while changed:
+            changed = False
+            for group in self.rebound_groups:
+                if group & self.written_arrays and not group <= self.written_arrays:
+                    self.written_arrays |= group
+                    changed = True
         uses = []
         minimum = self.min_rank
         for path in sorted(set(self.array_ranks) | self.length_only | set(self.shape_dims)):
