@@ -246,7 +246,7 @@ class GpuSpecialization:
         return Ran(result)
 
     def fully_overwritten(self, name: str, value, band, arrays) -> bool:
-        """A NumPy array the loop only writes, every element once (§3.4.4): nothing to
+        """An array or list the loop only writes, every element once (§3.4.4): nothing to
         copy to the device.  Its dimensions must be exactly the band's ranges."""
         positions = self.overwritten.get(name)
         if positions is None or type(value) not in (numpy.ndarray, list) or sum(a is value for a in arrays) > 1:
@@ -285,14 +285,8 @@ class GpuSpecialization:
         final: dict[str, object] = {}
         for position, (start, step, trips) in enumerate(band):
             final[self.kernel.band[position]] = start + (trips - 1) * step
-        marks_host = marks
         tags: dict[str, int] = {}
-        for index, (name, is_float) in enumerate(self.kernel.outputs):
-            mark = int(marks_host[index])
-            if mark >= 0:
-                iteration, tags[name] = divmod(mark, 16)
-                array = fvals if is_float else ivals
-                final[name] = array[index * total + iteration].item()
+        last_assigned(self.kernel.outputs, marks, ivals, fvals, total, final, tags)
         integer_sums, float_sums = ired, fred
         for index, (name, kind, is_float, conditional) in enumerate(self.kernel.reductions):
             start = values.get(name)
@@ -318,6 +312,22 @@ class GpuSpecialization:
                     return None
                 final[name] = folded
         return box_live_outs(self.cpu.live_outs, final, tags, typed, self.cpu.layout.box_tags)
+
+
+def last_assigned(outputs: tuple, marks, ivals, fvals, total: int, final: dict, tags: dict) -> list:
+    """A band kernel's scalar outputs into ``final`` (and their class tags into ``tags``):
+    each one's value at the last iteration that assigned it (``marks``, on the host: that
+    iteration * 16 + its tag, -1 for none; values per output, ``total`` iterations each).
+    Returns the outputs no iteration assigned."""
+    unassigned = []
+    for position, (name, is_float) in enumerate(outputs):
+        mark = int(marks[position])
+        if mark < 0:
+            unassigned.append(name)
+            continue
+        iteration, tags[name] = divmod(mark, 16)
+        final[name] = (fvals if is_float else ivals)[position * total + iteration].item()
+    return unassigned
 
 
 @dataclass
@@ -443,14 +453,7 @@ class GpuRegionSpecialization:
         where one of them was not assigned there (a conditional assignment: an earlier launch
         may hold its value, which no buffer kept)."""
         marks, ivals, fvals = kept["last"]
-        marks = marks.get()
-        for position, (name, is_float) in enumerate(self.kernels[index].outputs):
-            mark = int(marks[position])
-            if mark < 0:
-                return False
-            iteration, tags[name] = divmod(mark, 16)
-            final[name] = (fvals if is_float else ivals)[position * total + iteration].item()
-        return True
+        return not last_assigned(self.kernels[index].outputs, marks.get(), ivals, fvals, total, final, tags)
 
     def plan_steps(self, bands: list, start: int, step: int, steps: int, binding) -> tuple | None:
         """Per band: (its function, the width of a step's row), the steps' rows of band

@@ -199,13 +199,12 @@ class DeviceCopies:
         if type(value) is not list:
             device = cupy.empty(value.shape, dtype=value.dtype)
             return device, lambda: self.copy_back(device, value)
-        numpy = numpy_module()
         with self.clock.book("unbox"):
-            shape = numpy.empty(list_shape(value, info.rank), dtype=list_dtype(info))
-            checked = self.codec.mg_list_shape(value, info.rank, 0, shape)
+            shape = list_shape(value, info.rank)
+            checked = self.codec.mg_list_shape(value, info.rank, (ctypes.c_int64 * len(shape))(*shape))
         if checked:
             raise marshal_failure(checked)
-        device = cupy.empty(shape.shape, dtype=shape.dtype)
+        device = cupy.empty(shape, dtype=list_dtype(info))
         return device, self.box_back(device, info, value)
 
     def box_back(self, device, info, value):

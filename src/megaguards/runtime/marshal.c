@@ -555,12 +555,8 @@ static int shape_level(PyObject *obj, int depth, int rank, const int64_t *shape)
     return 0;
 }
 
-int mg_list_shape(PyObject *list, int rank, int kind, PyObject *buffer) {
-    mg_ndarray *array = (mg_ndarray *)buffer;
-    int64_t shape[MAX_RANK];
-    (void)kind;
-    if (rank > MAX_RANK || array->nd != rank) return MG_GUARD;
-    for (int d = 0; d < rank; d++) shape[d] = array->dimensions[d];
+int mg_list_shape(PyObject *list, int rank, const int64_t *shape) {
+    if (rank > MAX_RANK) return MG_GUARD;
     return shape_level(list, 0, rank, shape) ? MG_GUARD : 0;
 }
 

@@ -51,7 +51,9 @@ def helper(cache_dir: Path, compiler: tuple[str, str]) -> ctypes.PyDLL:
     library.mg_fold.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_double, ctypes.c_int,
                                 ctypes.POINTER(ctypes.c_int)]
     library.mg_fold.restype = ctypes.c_double
-    for name in ("mg_unbox_into", "mg_box_from", "mg_list_shape"):
+    library.mg_list_shape.argtypes = [ctypes.py_object, ctypes.c_int, ctypes.POINTER(ctypes.c_int64)]
+    library.mg_list_shape.restype = ctypes.c_int
+    for name in ("mg_unbox_into", "mg_box_from"):
         function = getattr(library, name)
         function.argtypes = [ctypes.py_object, ctypes.c_int, ctypes.c_int, ctypes.py_object]
         function.restype = ctypes.c_int
