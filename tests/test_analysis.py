@@ -46,9 +46,15 @@ def test_stable_loop_types():
     assert result.variables == {"n": Scalar.PY_INT, "s": Scalar.PY_FLOAT, "i": Scalar.PY_INT}
 
 
-def test_int_variable_becoming_float_is_unstable():
-    with pytest.raises(Unsupported, match="changes type"):
-        typed("for i in range(n):\n    s = s + 0.5\n", {"n": Scalar.PY_INT, "s": Scalar.PY_INT})
+def test_int_variable_becoming_float_holds_int_or_float():
+    result = typed("for i in range(n):\n    s = s + 0.5\n", {"n": Scalar.PY_INT, "s": Scalar.PY_INT})
+    assert result.variables["s"] is Scalar.PY_INT_OR_FLOAT   # its kernel value carries its class
+    assert result.assigned_types["s"] == {Scalar.PY_FLOAT}
+
+
+def test_bool_variable_becoming_float_is_unstable():
+    with pytest.raises(Unsupported, match="changes type"):   # True prints as True: no joined type
+        typed("for i in range(n):\n    s = s + 0.5\n", {"n": Scalar.PY_INT, "s": Scalar.PY_BOOL})
 
 
 def test_python_float_accumulating_numpy_values_becomes_numpy_float64():
@@ -57,9 +63,14 @@ def test_python_float_accumulating_numpy_values_becomes_numpy_float64():
     assert result.assigned_types["s"] == {Scalar.NP_FLOAT64}
 
 
-def test_storing_a_float_into_an_int_list_is_rejected():
+def test_storing_a_float_into_an_int_list_makes_it_int_or_float():
+    result = typed("for i in range(n):\n    a[i] = 0.5\n", {"n": Scalar.PY_INT}, {"a": ArrayInfo(Scalar.PY_INT, 1, True)})
+    assert result.arrays["a"].element is Scalar.PY_INT_OR_FLOAT   # each element keeps its own class
+
+
+def test_storing_a_bool_into_an_int_list_is_rejected():
     with pytest.raises(Unsupported, match="element type"):
-        typed("for i in range(n):\n    a[i] = 0.5\n", {"n": Scalar.PY_INT}, {"a": ArrayInfo(Scalar.PY_INT, 1, True)})
+        typed("for i in range(n):\n    a[i] = n > 2\n", {"n": Scalar.PY_INT}, {"a": ArrayInfo(Scalar.PY_INT, 1, True)})
 
 
 def test_float_index_is_rejected_like_python_type_error():

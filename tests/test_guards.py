@@ -313,6 +313,15 @@ def test_what_a_written_array_adds(function, arguments, assumption):
     assert_same_as_cpython(function, *arguments, compiled=guard(assumption))
 
 
+def test_a_list_of_ints_and_floats_is_typed_again_and_compiles():
+    """Assumption.LIST_ONE_CLASS: the entry that finds the mix is tried again at once, the list
+    int-or-float; its next entries compile directly."""
+    fast = assert_same_as_cpython(add_one, [1, 2.5, 2], 3)
+    [record] = sites_of(fast)
+    assert guard(Assumption.LIST_ONE_CLASS) in record["reasons"] and record["fallback_runs"] == 0
+    assert assumptions.marshal_failure(abi.MIXED_GUARD - 3).array_position == 3
+
+
 def test_lists_unbox_in_marshal_c():
     ragged = guard(Assumption.LISTS_UNBOX)
     assert_same_as_cpython(add_one, [1, True, 2], 3, compiled=ragged)                 # homogeneous

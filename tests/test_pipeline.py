@@ -50,8 +50,8 @@ def test_aliased_arrays_are_one_group_in_the_signature():
 
 
 @pytest.mark.parametrize("source, values, stage, reason, location", [
-    ("for i in range(n):\n    s = a[i]\n    s = s / 2\n", {"n": 2, "a": [1, 2]}, "types",
-     "line 3: 's' is assigned values of different types (float or int)", (3, 4)),
+    ("for i in range(n):\n    s = a[i] > 0\n    s = s / 2\n", {"n": 2, "a": [1, 2]}, "types",
+     "line 3: 's' is assigned values of different types (bool or float)", (3, 4)),
     ("for i in range(n):\n    a[i, 0] = 1\n", {"n": 2, "a": [[1], [2]]}, "signature",
      "'a[i, j]' on a list (Python raises TypeError)", (0, 0)),
 ])

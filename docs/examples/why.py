@@ -21,10 +21,10 @@ def noisy(xs):
 
 
 def unstable(n):
-    s = 0
-    for i in range(n):              # CPython: 's' is an int, then a float
-        s = s + 0.5
-    return s
+    odd = False
+    for i in range(n):              # CPython: 'odd' is a bool, then an int
+        odd = odd + i % 2
+    return odd
 
 
 xs = [-1.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0] * 15_000

@@ -36,6 +36,7 @@ class GuardFailure(MegaguardsError):
     def __init__(self, reason: str, assumption=None) -> None:
         super().__init__(reason)
         self.assumption = assumption
+        self.array_position = None   # the array live-in found to mix ints and floats (Assumption.LIST_ONE_CLASS)
 
 
 class CompilerError(MegaguardsError):

@@ -42,6 +42,9 @@ def compensate(loop: ir.For, type_of) -> tuple[ir.For, tuple[str, ...]] | None:
     for node in ir.walk(loop):
         if isinstance(node, ir.Assign) and isinstance(node.value, ir.BinOp) and node.value.sum_step:
             elements = type_of(node.value.right)
+            if Scalar.PY_INT_OR_FLOAT in elements | type_of(node.value.left):
+                raise Unsupported("sum() of values that may be ints or floats: Python 3.12+ compensates the "
+                                  "floats only, from the first float on", node.line, node.col)
             if Scalar.PY_FLOAT in elements and elements != FLOATS:   # which ones join plainly varies
                 mix = describe_types(elements, " and ")
                 raise Unsupported(f"sum() of a mix of floats and other numbers ({mix}): Python 3.12+ "

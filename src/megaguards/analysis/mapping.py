@@ -115,6 +115,8 @@ def choose_band(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: dic
     outer = typed.body
     if facts is None or outer.nid not in plan.loops:
         return "the outermost loop is not parallel"
+    if _int_or_float_names(typed):
+        return _int_or_float_names(typed)
     return _band(typed, outer, plan.loops[outer.nid], (), facts, groups, reassociate)
 
 
@@ -125,6 +127,8 @@ def choose_region(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: d
     outer = typed.body
     if facts is None or not any(h.loop == outer.nid for h in facts.loops):
         return "the outermost loop's range is not computable before it"
+    if _int_or_float_names(typed):
+        return _int_or_float_names(typed)
     loops = [s for s in outer.body if not isinstance(s, ir.Rebind) and not _row_check(s, outer, facts, live_outs)]
     if not loops or not all(isinstance(s, ir.For) and s.nid in plan.loops for s in loops):
         return "the outermost loop is sequential and its body is not only parallel loops (and swaps of arrays)"
@@ -145,6 +149,15 @@ def choose_region(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: d
             return f"loop '{inner.var}' has reductions: a region keeps no scalar between launches"
         bands.append(band)
     return GpuRegion(outer, tuple(bands), tuple(swaps), tuple(varying))
+
+
+def _int_or_float_names(typed) -> str:
+    """Why a kernel with int-or-float variables or lists stays on the CPU ("": it has none)."""
+    names = sorted([name for name, scalar in typed.variables.items() if scalar.is_int_or_float]
+                   + [name for name, info in typed.arrays.items() if info.element.is_int_or_float])
+    if not names:
+        return ""
+    return f"values that may be ints or floats ({', '.join(ir.describe_name(n) for n in names)}) run on the CPU only"
 
 
 def _band(typed, outer: ir.For, decision: ParallelLoop, fixed: tuple, facts, groups, reassociate) -> GpuBand | str:
@@ -178,6 +191,8 @@ def _band(typed, outer: ir.For, decision: ParallelLoop, fixed: tuple, facts, gro
     for node in ir.walk(band[-1]):  # GPU results and reductions carry ints and doubles only
         if isinstance(node, ir.Expr) and node.type is not None and node.type.is_complex:
             return f"line {node.line}: complex arithmetic runs on the CPU only"
+        if isinstance(node, ir.Expr) and node.type is not None and node.type.is_int_or_float:
+            return f"line {node.line}: values that may be ints or floats run on the CPU only"
     if not reassociate:
         for node in ir.walk(band[-1]):
             if isinstance(node, ir.Call) and typed.functions.get(node.function) in TRANSCENDENTAL:

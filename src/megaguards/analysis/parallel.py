@@ -220,7 +220,7 @@ class _Planner:
             conditional = kind.endswith("?")  # the only assignments are the guarded ones
             kind = kind.rstrip("?")
             scalar = self.typed.variables[name]
-            if scalar.is_float and kind in "&|^" or scalar.is_bool or scalar.is_complex:
+            if scalar.is_float and kind in "&|^" or scalar.is_bool or scalar.is_complex or scalar.is_int_or_float:
                 return f"scalar {ir.describe_name(name)} carries a value from one iteration to the next"
             fold = ""
             if scalar.is_float and kind in ("+", "*"):

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from ..errors import Unsupported
 from ..ir import nodes as ir
-from ..ir.types import (INT64_MAX, INT64_MIN, Scalar, binary_result, call_result, describe_types, is_integral,
-                        unary_result)
+from ..ir.types import (INT64_MAX, INT64_MIN, MIXABLE, Scalar, binary_result, call_result, describe_types,
+                        is_integral, joined, unary_result)
 from .compensation import COMPENSATED_SUM, compensate, compensation_of
 from .functions import COMPLEX_AS_PAIRS, EXCLUDED, FUNCTIONS
 
@@ -46,8 +46,19 @@ class TypedLoop:
 
 
 def representative(types: TypeSet) -> Scalar:
-    """One type standing for a set of types with the same C representation."""
-    return max(types, key=lambda t: (t.is_numpy, t.name))
+    """One type standing for a set of types with the same C representation (ints and floats:
+    int-or-float, whose kernel value carries its class)."""
+    return joined(types) or max(types, key=lambda t: (t.is_numpy, t.name))
+
+
+def one_representation(types: TypeSet) -> TypeSet:
+    """``types`` as one value of the kernel holds them: ints and floats joined."""
+    mixed = joined(types)
+    return TypeSet({mixed}) if mixed is not None else types
+
+
+# Calls whose result is int-or-float (the class of an argument): the others give one class.
+KEEPS_CLASS = frozenset({"abs", "min", "max"})
 
 
 class _Inference:
@@ -71,7 +82,7 @@ class _Inference:
                 break
             self.sets = sets
         for name, types in self.sets.items():
-            if len({t.ctype for t in types}) > 1:
+            if len({t.ctype for t in one_representation(types)}) > 1:
                 raise Unsupported(f"{ir.describe_name(name)} changes type inside the loop ({describe_types(types)}); "
                                   "the loop is not type-stable")
         if COMPENSATED_SUM:
@@ -93,7 +104,7 @@ class _Inference:
         if isinstance(node, ir.EmptyReduction):
             self.expression(node.value)  # gives the target no type: the reduction's steps do
         elif isinstance(node, ir.Assign):
-            result = self.expression(node.value)
+            result = one_representation(self.expression(node.value))
             if len(result) > 1:
                 raise Unsupported(f"the value assigned to {ir.describe_name(node.target)} has a type that depends on "
                                   f"the iteration ({describe_types(result)})", node.line, node.col)
@@ -126,7 +137,7 @@ class _Inference:
         # Python float and numpy.float64 (int and numpy.int64) share a C type: the
         # variable's class is then tracked at run time (a tag the kernel sets).
         types = self.assigned.get(name, TypeSet()) | {value}
-        if len({t.ctype for t in types}) > 1:
+        if len({t.ctype for t in one_representation(types)}) > 1:
             raise Unsupported(f"{ir.describe_name(name)} is assigned values of different types "
                               f"({describe_types(types)}); the loop is not type-stable", node.line, node.col)
         self.assigned[name] = types
@@ -135,6 +146,13 @@ class _Inference:
         info = self.arrays[node.array]
         self.indices(node.indices, node)
         value = self.expression(node.value)
+        if Scalar.PY_INT_OR_FLOAT in value and not info.is_list:
+            raise Unsupported(f"storing an int-or-float value into the NumPy array '{node.array}'",
+                              node.line, node.col)
+        if info.is_list and value <= MIXABLE and (info.element.is_int_or_float or value == {info.element}):
+            return
+        if info.is_list and value <= MIXABLE and info.element in MIXABLE:
+            raise ListTakesBothClasses(node.array, node.line, node.col)
         if info.is_list and value != {info.element}:
             raise Unsupported(f"storing {describe_types(value)} into list '{node.array}' of {describe_types({info.element})} "
                               "would change the list's element type", node.line, node.col)
@@ -164,9 +182,9 @@ class _Inference:
         if isinstance(node, ir.Name):
             if node.id not in self.sets:
                 if node.id in self.assigned:
-                    return self.assigned[node.id]
+                    return one_representation(self.assigned[node.id])
                 raise Unsupported(f"{ir.describe_name(node.id)} may be unbound or is not a number here", node.line, node.col)
-            return self.sets[node.id]
+            return one_representation(self.sets[node.id])
         if isinstance(node, ir.Load):
             info = self.arrays[node.array]
             self.indices(node.indices, node)
@@ -203,6 +221,8 @@ class _Inference:
         raise Unsupported(f"unexpected IR node {type(node).__name__}", node.line, node.col)
 
     def single_or_test(self, results: TypeSet, test: bool, node, what: str) -> TypeSet:
+        if not test:
+            results = one_representation(results)
         if not test and len({t.ctype for t in results}) > 1:
             raise Unsupported(f"{what} used as a value ({describe_types(results)})", node.line, node.col)
         return results
@@ -219,6 +239,9 @@ class _Inference:
             raise Unsupported(f"arithmetic '{op}' on numpy.bool", node.line, node.col)
         if op in ("<<", ">>") and not (left.is_int or left.is_bool) :
             raise Unsupported(f"'{op}' on {describe_types({left})}", node.line, node.col)
+        if result.is_int_or_float and op == "**":
+            raise Unsupported(f"'**' on {describe_types({left})} and {describe_types({right})}: an int-or-float "
+                              "power (the result's class and rounding depend on the values)", node.line, node.col)
         if op == "**" and result.is_float and result.is_numpy and result not in (left, right):
             # NumPy's scalar power, which calls the C library's pow, needs an operand of the
             # result's type; otherwise NumPy computes it with its power ufunc, whose SIMD pow
@@ -243,6 +266,8 @@ class _Inference:
         canonical = self.functions.get(node.function, node.function if node.function in PARTS else None)
         if canonical in PARTS:
             operand = self.expression(node.args[0])
+            if Scalar.PY_INT_OR_FLOAT in operand:
+                raise Unsupported(f"'{canonical[1:]}' of an int-or-float value", node.line, node.col)
             return self.combine(lambda t: call_result(PARTS[canonical], (t,)) or Scalar.PY_FLOAT, operand)
         if canonical == "complex" and len(node.args) == 2 and any(
                 Scalar.PY_COMPLEX in self.expression(a) for a in node.args):
@@ -263,6 +288,8 @@ class _Inference:
             union = TypeSet().union(*argument_sets)
             if Scalar.PY_COMPLEX in union:
                 raise Unsupported(f"{canonical}() of complex numbers (Python raises TypeError)", node.line, node.col)
+            if len(union) > 1 and joined(union) is not None:
+                return TypeSet({joined(union)})   # the class of whichever argument wins
             if len(union) > 1:
                 raise Unsupported(f"{canonical}() of different types ({describe_types(union)}): the result's "
                                   "type would depend on the values", node.line, node.col)
@@ -272,6 +299,9 @@ class _Inference:
             found = call_result(spec.function, types)
             if found is None:
                 raise Unsupported(f"{canonical}() on {describe_types(set(types))}", node.line, node.col)
+            if found.is_int_or_float and canonical not in KEEPS_CLASS:
+                raise Unsupported(f"{canonical}() on {describe_types(set(types))}: the result's class depends on "
+                                  "the values", node.line, node.col)
             return found
         return self.combine(result, *argument_sets)
 
@@ -321,10 +351,29 @@ def part_call(node: ir.Name) -> ir.Call:
     return ir.Call("." + attribute, (ir.Name(head, line=node.line, col=node.col),), line=node.line, col=node.col)
 
 
-def infer_types(loop: ir.For, live_in_types: dict, arrays: dict, functions: dict) -> TypedLoop:
+class ListTakesBothClasses(Unsupported):
+    """A store gives a list of ints a float, or a list of floats an int: the loop is typed
+    again with that list int-or-float (each element then keeps its own class)."""
+
+    def __init__(self, array: str, line: int, col: int) -> None:
+        super().__init__(f"list '{array}' would hold ints and floats", line, col)
+        self.array = array
+
+
+def infer_types(loop: ir.For, live_in_types: dict, arrays: dict, functions: dict, groups: dict | None = None
+                ) -> TypedLoop:
     """Type the loop for one signature; raises ``Unsupported`` if it is not type-stable.
 
     ``live_in_types``: scalar live-in name -> Scalar; ``arrays``: name -> ArrayInfo;
-    ``functions``: call path as written -> canonical function name (see ``functions.py``).
+    ``functions``: call path as written -> canonical function name (see ``functions.py``);
+    ``groups``: array name -> the first name bound to the same object (names of one list are
+    typed alike: they share one buffer).
     """
-    return _Inference(live_in_types, arrays, functions).run(loop)
+    groups = groups or {}
+    while True:
+        try:
+            return _Inference(live_in_types, arrays, functions).run(loop)
+        except ListTakesBothClasses as change:
+            group = groups.get(change.array, change.array)
+            arrays = {name: dataclasses.replace(info, element=Scalar.PY_INT_OR_FLOAT)
+                      if groups.get(name, name) == group else info for name, info in arrays.items()}

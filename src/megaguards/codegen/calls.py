@@ -35,14 +35,16 @@ def render_call(renderer, node: ir.Call) -> str:
         return text
 
     if canonical == "abs":
+        if result.is_int_or_float:
+            return f"mg_num_abs({renderer.expr(args[0])})"
         if result.is_float:
             return f"fabs{'f' if result.ctype == 'float' else ''}({renderer.expr(args[0])})"
         text = checked(f"mg_abs_i64({renderer.cast(renderer.expr(args[0]), args[0].type, Scalar.PY_INT)}, {ERR})")
         return checked(f"mg_to_i32({text}, {ERR})") if result is Scalar.NP_INT32 else text
     if canonical in ("min", "max"):
-        text = renderer.expr(args[0])
+        text = renderer.convert(args[0], result)   # ints and floats: each keeps its class
         for other in args[1:]:  # Python keeps the first extreme item: r = a; if (b op r) r = b
-            text = f"mg_{canonical}_{result.ctype}({text}, {renderer.expr(other)})"
+            text = f"mg_{canonical}_{result.ctype}({text}, {renderer.convert(other, result)})"
         return text
     if canonical == "bool":
         return renderer.truth(args[0])
@@ -53,7 +55,7 @@ def render_call(renderer, node: ir.Call) -> str:
         # numpy.int64 has no __floor__/__ceil__: math.floor(x) is floor(float(x)), which
         # rounds beyond 2**53; Python ints (and narrower NumPy ints) stay exact.
         via_float = canonical in ("math.floor", "math.ceil") and argument.type is Scalar.NP_INT64
-        if not argument.type.is_float and not via_float:
+        if not argument.type.is_float and not argument.type.is_int_or_float and not via_float:
             return renderer.cast(renderer.expr(argument), argument.type, result)
         value = renderer.convert(argument, Scalar.PY_FLOAT)
         helper = {"int": "mg_f2i", "round": "mg_round_f64"}.get(canonical) or _TO_INT[canonical[5:]]

@@ -30,6 +30,7 @@ class ArrayKind(enum.IntEnum):
     LIST_INT = 2
     LIST_FLOAT = 3
     SHADOW = 4       # a NumPy copy of a written array, or None (NULL: no shadow)
+    LIST_INT_OR_FLOAT = 5  # a list of ints and floats: (value, class) pairs (prelude's mg_num)
 
 
 class ScalarBank(enum.IntEnum):
@@ -39,10 +40,16 @@ class ScalarBank(enum.IntEnum):
     FLOATS = 1
     TRUTH = 2        # into the ints bank as its truth value (bool, numpy.bool_)
     COMPLEX = 3      # two float slots: real, imaginary
+    INT_OR_FLOAT = 4  # two float slots: the value, its class (0.0 int, 1.0 float)
 
 
 # The kind of an unboxed list by element class; the guard accepts lists of these only.
 LIST_KIND = {bool: ArrayKind.LIST_BOOL, int: ArrayKind.LIST_INT, float: ArrayKind.LIST_FLOAT}
+
+
+def list_kind(element: Scalar) -> ArrayKind:
+    """How a list of ``element`` values is unboxed."""
+    return ArrayKind.LIST_INT_OR_FLOAT if element.is_int_or_float else LIST_KIND[element.pyclass]
 ARRAY_FIELDS = 6     # per array in the plan: kind, rank, itemsize, written, dims slot, box slot (-1: none)
 PLAN_HEADER = 3      # the plan's first fields: number of arrays, the mode slot (-1: no list boxed), the
                      # interrupt slot (the address of marshal.c's SIGINT flag goes there)
@@ -52,6 +59,8 @@ GUARD_FAILED = -1    # a list not rectangular or homogeneous, an int beyond int6
 PYTHON_ERROR = -2    # unboxing or boxing raised (memory)
 NDARRAY_GUARD = -3   # a NumPy array of another rank, or strides that are not whole elements
 SCALAR_GUARD = -4    # a scalar int beyond int64
+MAX_ARRAYS = 64      # arrays one kernel takes (marshal.c's MAX_ARRAYS)
+MIXED_GUARD = -16    # minus the array's position: a list of ints holds a float, or of floats an int
 
 
 def abi_defines() -> tuple[str, ...]:
@@ -59,7 +68,9 @@ def abi_defines() -> tuple[str, ...]:
     codes = {f"MG_KIND_{kind.name}": int(kind) for kind in ArrayKind}
     codes |= {f"MG_BANK_{bank.name}": int(bank) for bank in ScalarBank}
     codes |= {"MG_ARRAY_FIELDS": ARRAY_FIELDS, "MG_PLAN_HEADER": PLAN_HEADER, "MG_GUARD": GUARD_FAILED, "MG_PYERROR": PYTHON_ERROR,
-              "MG_GUARD_NDARRAY": NDARRAY_GUARD, "MG_GUARD_SCALAR": SCALAR_GUARD}
+              "MG_GUARD_NDARRAY": NDARRAY_GUARD, "MG_GUARD_SCALAR": SCALAR_GUARD,
+              "MG_GUARD_MIXED": MIXED_GUARD,
+              "MG_MAX_ARRAYS": MAX_ARRAYS}
     return tuple(f"-D{name}={value}" for name, value in sorted(codes.items()))
 
 
@@ -100,9 +111,9 @@ def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[st
         scalar = typed.variables.get(name)
         if scalar is None:
             continue
-        if scalar.is_float or scalar.is_complex:  # a complex takes two: real, imaginary
-            scalars[name] = ("floats", next_float)
-            next_float += 2 if scalar.is_complex else 1
+        if scalar.is_float or scalar.is_complex or scalar.is_int_or_float:
+            scalars[name] = ("floats", next_float)   # a complex takes two: real, imaginary;
+            next_float += 1 if scalar.is_float else 2  # an int-or-float two: value, class
         else:
             scalars[name] = ("ints", next_int)
             next_int += 1
@@ -111,7 +122,7 @@ def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[st
         if name in typed.variables:
             flags[name] = next_int
             next_int += 1
-            if len(typed.assigned_types.get(name, ())) > 1:
+            if len(typed.assigned_types.get(name, ())) > 1 and not typed.variables[name].is_int_or_float:
                 tags[name] = next_int
                 next_int += 1
     precondition, in_place, mode, intervals = next_int, next_int + 1, next_int + 2, next_int + 3
@@ -142,7 +153,7 @@ def marshalling_plan(layout: Layout, typed: TypedLoop, written: tuple, is_list: 
     plan = [len(layout.arrays) + len(layout.shadows), layout.mode_slot if boxes else -1, layout.interrupt_slot]
     for name, writes, listed in zip(layout.arrays, written, is_list):
         info = typed.arrays[name]
-        kind = LIST_KIND[info.element.pyclass] if listed else ArrayKind.NDARRAY
+        kind = list_kind(info.element) if listed else ArrayKind.NDARRAY
         itemsize = 0 if listed else numpy_itemsize(info.element)
         plan += [kind, info.rank, itemsize, int(writes), layout.dims[name], boxes.get(name, -1)]
     for name in layout.shadows:
@@ -155,6 +166,8 @@ def marshalling_plan(layout: Layout, typed: TypedLoop, written: tuple, is_list: 
         scalar = typed.variables[path]
         if scalar.is_complex:
             code = ScalarBank.COMPLEX
+        elif scalar.is_int_or_float:
+            code = ScalarBank.INT_OR_FLOAT
         elif bank == "floats":
             code = ScalarBank.FLOATS
         else:

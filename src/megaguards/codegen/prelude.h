@@ -282,6 +282,55 @@ MG_INLINE T mg_max_##SUFFIX(T a, T b) { return b > a ? b : a; } \
 MG_INLINE T mg_min_##SUFFIX(T a, T b) { return b < a ? b : a; }
 MG_EXTREMES(int64_t, int64_t) MG_EXTREMES(int32_t, int32_t) MG_EXTREMES(int, int)
 MG_EXTREMES(double, double) MG_EXTREMES(float, float)
+
+/* ---- int-or-float values (ir.types PY_INT_OR_FLOAT): a double and its class ----
+ * f == 0.0: a Python int, exact in v while |v| < 2**53 (past that CPython's int stays exact
+ * and a double would not: the loop goes back to CPython); f == 1.0: a Python float.  Each
+ * operation gives the class CPython's would: int op int an int, a float on either side a float
+ * (an int converted to float exactly). */
+typedef struct { double v; double f; } mg_num;
+#define MG_NUM_EXACT 9007199254740992.0   /* 2**53 */
+MG_INLINE mg_num mg_num_make(double v, double f) { mg_num r; r.v = v; r.f = f; return r; }
+/* An int's result: exact below 2**53 in magnitude (a larger exact result rounds to at least
+ * 2**53); "+ 0.0" turns the -0.0 of 0 * -3 into the int's 0. */
+MG_INLINE mg_num mg_num_int(double v, int *err) {
+    if (MG_UNLIKELY(!(fabs(v) < MG_NUM_EXACT))) *err = MG_ERR_OVERFLOW;
+    return mg_num_make(v + 0.0, 0.0);
+}
+MG_INLINE mg_num mg_num_of_i64(int64_t i, int *err) {
+    if (MG_UNLIKELY(i >= 9007199254740992LL || i <= -9007199254740992LL)) *err = MG_ERR_OVERFLOW;
+    return mg_num_make((double)i, 0.0);
+}
+MG_INLINE mg_num mg_num_add(mg_num a, mg_num b, int *err) {
+    return a.f != 0.0 || b.f != 0.0 ? mg_num_make(a.v + b.v, 1.0) : mg_num_int(a.v + b.v, err);
+}
+MG_INLINE mg_num mg_num_sub(mg_num a, mg_num b, int *err) {
+    return a.f != 0.0 || b.f != 0.0 ? mg_num_make(a.v - b.v, 1.0) : mg_num_int(a.v - b.v, err);
+}
+MG_INLINE mg_num mg_num_mul(mg_num a, mg_num b, int *err) {
+    return a.f != 0.0 || b.f != 0.0 ? mg_num_make(a.v * b.v, 1.0) : mg_num_int(a.v * b.v, err);
+}
+MG_INLINE mg_num mg_num_floordiv(mg_num a, mg_num b, int *err) {
+    if (a.f != 0.0 || b.f != 0.0) return mg_num_make(mg_floordiv_f64(a.v, b.v, err), 1.0);
+    return mg_num_make((double)mg_floordiv_i64((int64_t)a.v, (int64_t)b.v, err), 0.0);
+}
+MG_INLINE mg_num mg_num_mod(mg_num a, mg_num b, int *err) {
+    if (a.f != 0.0 || b.f != 0.0) return mg_num_make(mg_mod_f64(a.v, b.v, err), 1.0);
+    return mg_num_make((double)mg_mod_i64((int64_t)a.v, (int64_t)b.v, err), 0.0);
+}
+MG_INLINE mg_num mg_num_neg(mg_num a) { return mg_num_make(a.f != 0.0 ? -a.v : -a.v + 0.0, a.f); }
+MG_INLINE mg_num mg_num_abs(mg_num a) { return mg_num_make(fabs(a.v), a.f); }
+MG_INLINE mg_num mg_max_mg_num(mg_num a, mg_num b) { return b.v > a.v ? b : a; }
+MG_INLINE mg_num mg_min_mg_num(mg_num a, mg_num b) { return b.v < a.v ? b : a; }
+/* Stored into a list of floats (of ints): an int (a float) would change the list's class. */
+MG_INLINE double mg_num_as_f64(mg_num a, int *err) {
+    if (MG_UNLIKELY(a.f == 0.0)) *err = MG_ERR_TYPE;
+    return a.v;
+}
+MG_INLINE int64_t mg_num_as_i64(mg_num a, int *err) {
+    if (MG_UNLIKELY(a.f != 0.0)) { *err = MG_ERR_TYPE; return 0; }
+    return (int64_t)a.v;
+}
 /* math.hypot(x, y) of CPython 3.10/3.11 (Modules/mathmodule.c vector_norm, n == 2):
  * Veltkamp splitting and compensated sums, not the C library's hypot.  Never raises. */
 MG_INLINE double mg_hypot(double x, double y) {

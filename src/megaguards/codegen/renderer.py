@@ -295,6 +295,9 @@ class Renderer:
         return self.fast and node.nid in self.facts.unchecked
 
     def store_value(self, value: ir.Expr, element: Scalar, is_list: bool) -> str:
+        if value.type.is_int_or_float and not element.is_int_or_float:  # the list keeps its class
+            self.checks += 1
+            return f"mg_num_as_{'f64' if element.is_float else 'i64'}({self.expr(value)}, {ERR})"
         if is_list or element.is_bool:
             return self.truth(value) if element.is_bool else self.convert(value, element)
         if (element is Scalar.NP_FLOAT32 and value.type.ctype == "double" and self.target.computes_float_status):
@@ -321,6 +324,8 @@ class Renderer:
             return f"({self.truth(node.test)} ? {self.truth(node.body)} : {self.truth(node.orelse)})"
         if node.type.is_complex:
             return f"mg_ctruth({self.expr(node)})"
+        if node.type.is_int_or_float:
+            return f"(({self.expr(node)}).v != 0)"
         return f"({self.expr(node)} != 0)"
 
     def convert(self, node: ir.Expr, target: Scalar) -> str:
@@ -329,6 +334,19 @@ class Renderer:
     def cast(self, text: str, source: Scalar, target: Scalar) -> str:
         if source.ctype == target.ctype:
             return text
+        if target.is_int_or_float:
+            if source.is_bool or source.is_float:
+                return f"mg_num_make((double){text}, {'1.0' if source.is_float else '0.0'})"
+            self.checks += 1
+            return f"mg_num_of_i64({text}, {ERR})"
+        if source.is_int_or_float:  # where Python converts the number (arithmetic, math, float())
+            if target.is_complex:
+                return f"mg_cmake(({text}).v, 0.0)"
+            if target.is_bool:
+                return f"(({text}).v != 0)"
+            if target.ctype == "double":
+                return f"({text}).v"
+            raise TypeError(f"no conversion from {source} to {target}")
         if target.is_complex:  # CPython's to_complex: (float(x), +0.0)
             return f"mg_cmake((double){text}, 0.0)"
         if source.is_complex:
@@ -419,6 +437,19 @@ class Renderer:
         op, result, left, right = node.op, node.type, node.left, node.right
         if result.is_complex:
             return self.complex_binary(node)
+        if result.is_int_or_float:
+            self.checks += 1
+            a, b = self.convert(left, result), self.convert(right, result)
+            names = {"+": "add", "-": "sub", "*": "mul", "//": "floordiv", "%": "mod"}
+            return f"mg_num_{names[op]}({a}, {b}, {ERR})"
+        if left.type.is_int_or_float or right.type.is_int_or_float:
+            # a float result: an int side converts exactly (CPython divides two ints exactly,
+            # rounding once), else the loop goes back to CPython
+            a, b = (self.float_side(side, result) for side in (left, right))
+            if op in ("+", "-", "*"):
+                return self.target.float_arithmetic[op, result.ctype].format(a=a, b=b)
+            self.checks += 1
+            return f"{self.target.float_helpers[op, result.ctype]}({a}, {b}, {ERR})"
         if op == "/" and not (left.type.is_float or right.type.is_float):
             self.checks += 1
             return (f"mg_truediv_ii({self.cast(self.expr(left), left.type, Scalar.PY_INT)}, "
@@ -448,6 +479,14 @@ class Renderer:
             text = f"mg_to_i32({text}, {ERR})"
         return text
 
+    def float_side(self, node: ir.Expr, result: Scalar) -> str:
+        """An operand beside an int-or-float one in a float operation: an int converts exactly
+        or sets the flag."""
+        if node.type.is_int:
+            self.checks += 1
+            return f"(double)mg_exact_int({self.expr(node)}, {EXACT_LIMIT['double']}, {ERR})"
+        return self.convert(node, result)
+
     def complex_binary(self, node: ir.BinOp) -> str:
         """Complex + - * / **: a real operand enters as (x, +0.0), as in CPython."""
         a, b = self.convert(node.left, node.type), self.convert(node.right, node.type)
@@ -464,6 +503,8 @@ class Renderer:
             return f"(!{self.expr(operand)})"
         if result.is_complex:
             return f"mg_cneg({self.expr(operand)})" if node.op == "-" else self.expr(operand)
+        if result.is_int_or_float:
+            return f"mg_num_neg({self.expr(operand)})" if node.op == "-" else self.expr(operand)
         if result.is_float:
             value = self.convert(operand, result)
             return f"mg_neg_{'f32' if result.ctype == 'float' else 'f64'}({value})" if node.op == "-" else value
@@ -501,7 +542,7 @@ class Renderer:
                     text = f"(double)mg_exact_int({text}, {EXACT_LIMIT['double']}, {ERR})"
                 sides.append(f"mg_cmake((double){text}, 0.0)")
             return f"({'' if op == '==' else '!'}mg_ceq({sides[0]}, {sides[1]}))"
-        if not any(t.is_float for t in types):
+        if not any(t.is_float or t.is_int_or_float for t in types):
             return f"({self.cast(self.expr(left), left.type, Scalar.PY_INT)} {op} " \
                    f"{self.cast(self.expr(right), right.type, Scalar.PY_INT)})"
         weak = (Scalar.PY_INT, Scalar.PY_FLOAT, Scalar.PY_BOOL, Scalar.NP_FLOAT32)
@@ -510,7 +551,9 @@ class Renderer:
         sides = []
         for side in (left, right):
             text = self.expr(side)
-            if not side.type.is_float:
+            if side.type.is_int_or_float:   # its value, an int exact (CPython compares exactly)
+                text = f"({text}).v"
+            elif not side.type.is_float:
                 self.checks += 1
                 text = f"({target.ctype})mg_exact_int({text}, {EXACT_LIMIT[target.ctype]}, {ERR})"
             elif side.type.ctype != target.ctype:

@@ -29,4 +29,6 @@ def array_name(name: str) -> str:
 
 def zero_of(scalar: Scalar) -> str:
     """The initial value of a variable not bound before the loop."""
+    if scalar.is_int_or_float:
+        return "mg_num_make(0.0, 0.0)"
     return "mg_cmake(0.0, 0.0)" if scalar.is_complex else "0"

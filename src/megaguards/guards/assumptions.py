@@ -25,7 +25,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from ..codegen.layout import GUARD_FAILED, LIST_KIND, NDARRAY_GUARD, PYTHON_ERROR, SCALAR_GUARD, ArrayKind
+from ..codegen.layout import (GUARD_FAILED, MAX_ARRAYS, MIXED_GUARD, NDARRAY_GUARD, PYTHON_ERROR, SCALAR_GUARD, ArrayKind,
+                              list_kind)
 from ..errors import GuardFailure
 from ..ir.types import ndarray_class, numpy_module
 
@@ -70,6 +71,8 @@ class Assumption(enum.Enum):
     # kept, so that reports do not change; a NumPy field view (rec['x']) meets it.
     NDARRAY_LAYOUT = ("a list that is not rectangular or not homogeneous, or an int beyond int64",
                       "marshal.c (ndarray_dims: the rank, strides of whole elements)")
+    LIST_ONE_CLASS = ("a list holds ints and floats: the loop is typed again, the list int-or-float",
+                      "marshal.c (unbox_level): the site's Binder.mixed")
     UNBOXING_SUCCEEDS = ("unboxing raised (out of memory, or a value that does not convert)",
                          "marshal.c (store_scalar, malloc, boxing back)")
     PROLOGUE_READABLE = ("a live-in the kernel's prologue cannot read (as the run would find)",
@@ -89,11 +92,16 @@ class Assumption(enum.Enum):
 
 # marshal.c's answers besides the kernel's flags (codegen/layout.py defines the codes).
 MARSHAL_CODES = {GUARD_FAILED: Assumption.LISTS_UNBOX, NDARRAY_GUARD: Assumption.NDARRAY_LAYOUT,
-                 SCALAR_GUARD: Assumption.SCALAR_INT64, PYTHON_ERROR: Assumption.UNBOXING_SUCCEEDS}
+                 SCALAR_GUARD: Assumption.SCALAR_INT64, PYTHON_ERROR: Assumption.UNBOXING_SUCCEEDS,
+                 MIXED_GUARD: Assumption.LIST_ONE_CLASS}   # MIXED_GUARD - k: the list at position k
 
 
 def marshal_failure(code: int) -> GuardFailure:
     """The GuardFailure a negative answer of marshal.c (mg_enter, mg_unbox_into) means."""
+    if MIXED_GUARD - MAX_ARRAYS < code <= MIXED_GUARD:
+        failure = Assumption.LIST_ONE_CLASS.failure()
+        failure.array_position = MIXED_GUARD - code
+        return failure
     return MARSHAL_CODES.get(code, Assumption.LISTS_UNBOX).failure()
 
 
@@ -129,7 +137,7 @@ class EntryAssumptions:
 def entry_assumptions(arrays, written: tuple, is_list: tuple, groups: dict | None,
                       preconditions: tuple) -> EntryAssumptions:
     """The record of a specialization: ``arrays`` are (name, ArrayInfo) in layout order."""
-    records = tuple(ArrayAssumed(name, LIST_KIND[info.element.pyclass] if listed else ArrayKind.NDARRAY,
+    records = tuple(ArrayAssumed(name, list_kind(info.element) if listed else ArrayKind.NDARRAY,
                                  info.rank, bool(writes), (groups or {}).get(name, name))
                     for (name, info), writes, listed in zip(arrays, written, is_list))
     ranks = tuple(record.rank for record in records)

@@ -18,6 +18,8 @@ from ..codegen.layout import LIST_KIND
 from ..errors import GuardFailure, Unsupported
 from ..ir import nodes as ir
 from ..ir.types import INT64_MAX, INT64_MIN, Scalar, ndarray_class, numpy_dtype_scalar, scalar_of_class
+
+INT_OR_FLOAT_LIST = "list of ints and floats"   # a list's entry in the key where the site saw one mix them
 from .assumptions import Assumption
 
 _MISSING = object()
@@ -152,11 +154,12 @@ def scalar_type(name: str, value: object) -> Scalar:
     return scalar
 
 
-def array_element(name: str, value: object, rank: int) -> tuple[Scalar, bool, bool]:
-    """(element type, is a list, last dimension contiguous) of an array live-in;
-    GuardFailure if unsupported."""
+def array_element(name: str, value: object, rank: int, mixed: bool = False) -> tuple[Scalar, bool, bool]:
+    """(element type, is a list, last dimension contiguous) of an array live-in (``mixed``: a
+    list of ints and floats); GuardFailure if unsupported."""
     if type(value) is list:
-        return scalar_of_class(list_leaf_class(value, rank)), True, True
+        leaf = scalar_of_class(list_leaf_class(value, rank))
+        return Scalar.PY_INT_OR_FLOAT if mixed and leaf in (Scalar.PY_INT, Scalar.PY_FLOAT) else leaf, True, True
     if type(value) is ndarray_class() or is_cupy_array(value):
         element = numpy_dtype_scalar(value.dtype)
         if element is None or not value.dtype.isnative:
@@ -176,6 +179,7 @@ class Binding:
     scalars: tuple    # scalar live-in values (Binder.scalar_paths order)
     arrays: tuple     # array live-in objects (loop.arrays order)
     on_device: bool = False  # some array is a CuPy array (the CPU cannot run it)
+    mixed: frozenset = frozenset()  # positions of the lists typed int-or-float (Binder.mixed)
 
 
 def _getter(path: str, index: dict):
@@ -212,6 +216,10 @@ class Binder:
         self.function_getters = tuple(_getter(p, index) for p in self.function_paths)
         self.scalar_getters = tuple(_getter(p, index) for p in self.scalar_paths)
         self.array_getters = tuple((_getter(a.name, index), a.rank) for a in loop.arrays)
+        # Positions of array live-ins seen holding ints and floats in one list (marshal.c's
+        # LIST_ONE_CLASS answer): from then on the lists there are typed int-or-float, and so
+        # is every name bound to the same list (names of one list share one buffer).
+        self.mixed: set[int] = set()
 
     def bind(self, values: tuple) -> Binding:
         functions = tuple(get(values) for get in self.function_getters)
@@ -226,14 +234,15 @@ class Binder:
                 raise Assumption.SCALAR_INT64.failure()
             key.append(cls)
             scalars.append(value)
-        arrays = []
+        arrays = [get(values) for get, _ in self.array_getters]
+        mixed_lists = {id(arrays[k]) for k in self.mixed if type(arrays[k]) is list} if self.mixed else ()
         on_device = False
         identities: dict[int, int] = {}
-        for get, rank in self.array_getters:
-            value = get(values)
+        for value, (_, rank) in zip(arrays, self.array_getters):
             cls = type(value)
             if cls is list:
-                key.append(list_leaf_class(value, rank))
+                leaf = list_leaf_class(value, rank)
+                key.append(INT_OR_FLOAT_LIST if id(value) in mixed_lists and leaf is not bool else leaf)
             elif cls is ndarray_class():
                 key.append(value.dtype)
                 key.append(value.ndim)
@@ -244,8 +253,8 @@ class Binder:
             else:
                 raise Assumption.ARRAY_CLASS.failure(cls=cls.__name__)
             key.append(identities.setdefault(id(value), len(identities)))
-            arrays.append(value)
-        return Binding(tuple(key), functions, tuple(scalars), tuple(arrays), on_device)
+        mixed = frozenset(k for k, value in enumerate(arrays) if id(value) in mixed_lists)
+        return Binding(tuple(key), functions, tuple(scalars), tuple(arrays), on_device, mixed)
 
     def describe(self, binding: Binding):
         """Slow path, once per signature: canonical functions, scalar and array types."""
@@ -262,7 +271,7 @@ class Binder:
                 raise Unsupported(f"{ir.describe_name(path)} is not the built-in {self.assumed[path]}")
             functions[path] = canonical
         scalars = {path: scalar_type(path, value) for path, value in zip(self.scalar_paths, binding.scalars)}
-        arrays = {use.name: array_element(use.name, value, use.rank)
-                  for use, value in zip(self.array_uses, binding.arrays)}
+        arrays = {use.name: array_element(use.name, value, use.rank, k in binding.mixed)
+                  for k, (use, value) in enumerate(zip(self.array_uses, binding.arrays))}
         return functions, scalars, arrays
 

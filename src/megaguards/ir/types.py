@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import itertools
 import math
 import operator
 import sys
@@ -57,9 +58,16 @@ class Scalar(enum.Enum):
     NP_FLOAT64 = ("float64", "double", "d")
     # Python complex: a pair of doubles (prelude's mg_complex), with CPython's formulas.
     PY_COMPLEX = (complex, "mg_complex", None)
+    # A value that is a Python int or a Python float, known only at run time (lists typed in by
+    # hand, ``s = 0`` then ``s += x``): prelude's mg_num, the value as a double (an int is exact:
+    # |v| <= 2**53, else the kernel flags) and its class (0.0 int, 1.0 float), so every
+    # operation keeps the class CPython's would have.
+    PY_INT_OR_FLOAT = ("int or float", "mg_num", None)
 
     @property
     def pyclass(self) -> type:
+        if self is Scalar.PY_INT_OR_FLOAT:
+            raise TypeError("an int-or-float value has no single class: its kernel reports the class")
         cls = self.value[0]
         return cls if type(cls) is type else getattr(numpy_module(), cls)
 
@@ -80,8 +88,12 @@ class Scalar(enum.Enum):
         return self is Scalar.PY_COMPLEX
 
     @property
+    def is_int_or_float(self) -> bool:
+        return self is Scalar.PY_INT_OR_FLOAT
+
+    @property
     def is_int(self) -> bool:
-        return not self.is_bool and not self.is_float and not self.is_complex
+        return not self.is_bool and not self.is_float and not self.is_complex and not self.is_int_or_float
 
     @property
     def is_numpy(self) -> bool:
@@ -89,18 +101,20 @@ class Scalar(enum.Enum):
 
     @property
     def bits(self) -> int:
-        return {"int": 1, "int32_t": 32, "int64_t": 64, "float": 32, "double": 64, "mg_complex": 128}[self.ctype]
+        return {"int": 1, "int32_t": 32, "int64_t": 64, "float": 32, "double": 64, "mg_complex": 128, "mg_num": 128}[self.ctype]
 
     def __repr__(self) -> str:
         return self.name.lower()
 
 
-_BY_CLASS = {member.pyclass: member for member in Scalar if not member.is_numpy}   # NumPy's once imported
+_BY_CLASS = {member.pyclass: member for member in Scalar
+             if not member.is_numpy and not member.is_int_or_float}   # NumPy's once imported
 
 
 def describe_types(types, joiner: str = " or ") -> str:
     """Types as messages name them, sorted: ``float or numpy.float64``."""
-    return joiner.join(sorted(("numpy." if t.is_numpy else "") + t.pyclass.__name__ for t in types))
+    return joiner.join(sorted(t.value[0] if t.is_int_or_float else ("numpy." if t.is_numpy else "") + t.pyclass.__name__
+                              for t in types))
 
 
 def scalar_of_class(cls: type) -> Scalar | None:
@@ -113,7 +127,8 @@ def scalar_of_class(cls: type) -> Scalar | None:
 
 
 # Array element storage: (dtype char of the buffer, element Scalar) per kind of array.
-LIST_ELEMENT_DTYPE = {Scalar.PY_BOOL: "u1", Scalar.PY_INT: "i8", Scalar.PY_FLOAT: "f8"}
+LIST_ELEMENT_DTYPE = {Scalar.PY_BOOL: "u1", Scalar.PY_INT: "i8", Scalar.PY_FLOAT: "f8",
+                      Scalar.PY_INT_OR_FLOAT: "c16"}   # (value, class): 16 bytes, as prelude's mg_num
 _DTYPE_SCALAR = {("b", 1): Scalar.NP_BOOL, ("i", 4): Scalar.NP_INT32, ("i", 8): Scalar.NP_INT64,
                  ("f", 4): Scalar.NP_FLOAT32, ("f", 8): Scalar.NP_FLOAT64}
 
@@ -175,20 +190,53 @@ def _probe(function, argument_types: tuple[Scalar, ...]) -> Scalar | None:
     return None
 
 
+# Python's two number classes a kernel may hold in one int-or-float value.
+MIXABLE = frozenset({Scalar.PY_INT, Scalar.PY_FLOAT, Scalar.PY_INT_OR_FLOAT})
+
+
+def joined(types) -> Scalar | None:
+    """The one type that holds a value of any of ``types`` when they are ints and floats
+    (int-or-float), else None.  Bools stay out: True prints as True, not as 1."""
+    types = frozenset(types)
+    return Scalar.PY_INT_OR_FLOAT if len(types) > 1 and types <= MIXABLE else None
+
+
+def _of_either(probe, argument_types: tuple[Scalar, ...]) -> Scalar | None:
+    """``probe``'s result type where an argument is int-or-float: the same type whichever
+    class it has, or int-or-float where that is an int or a float; None where a class gives
+    none, or NumPy's rules join in (they depend on the class)."""
+    if any(t.is_numpy for t in argument_types):
+        return None
+    results = set()
+    for combination in itertools.product(*((Scalar.PY_INT, Scalar.PY_FLOAT) if t.is_int_or_float else (t,)
+                                           for t in argument_types)):
+        result = probe(combination)
+        if result is None:
+            return None
+        results.add(result)
+    return results.pop() if len(results) == 1 else joined(results)
+
+
 @functools.lru_cache(maxsize=None)
 def binary_result(op: str, left: Scalar, right: Scalar) -> Scalar | None:
     """Python's result type of ``left op right``; None if unsupported."""
+    if left.is_int_or_float or right.is_int_or_float:
+        return _of_either(lambda types: binary_result(op, *types), (left, right))
     return _probe(BINARY_OPERATORS[op], (left, right))
 
 
 @functools.lru_cache(maxsize=None)
 def unary_result(op: str, operand: Scalar) -> Scalar | None:
+    if operand.is_int_or_float:
+        return _of_either(lambda types: unary_result(op, *types), (operand,))
     return _probe(UNARY_OPERATORS[op], (operand,))
 
 
 @functools.lru_cache(maxsize=None)
 def call_result(function, argument_types: tuple[Scalar, ...]) -> Scalar | None:
     """Result type of a pure built-in or math function on these argument types."""
+    if any(t.is_int_or_float for t in argument_types):
+        return _of_either(lambda types: call_result(function, types), argument_types)
     return _probe(function, argument_types)
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ..analysis.floatstatus import watched_categories
 from ..analysis.parallel import FOLD_FORMS
-from ..codegen.layout import BOX_TAGS, LIST_KIND
+from ..codegen.layout import BOX_TAGS, list_kind
 from ..guards.assumptions import Assumption, marshal_failure
 from ..ir.types import LIST_ELEMENT_DTYPE, Scalar, numpy_module
 from .executable import UNSET   # defined there, with nothing heavy: the sites install it as a built-in
@@ -55,9 +55,17 @@ BOX_BY_TAG = BoxesByTag()
 
 # -- live-outs ----------------------------------------------------------------------------
 
+def int_or_float(value: float, class_: float):
+    """An int-or-float value from its two float slots (prelude's mg_num): an int is exact."""
+    return float(value) if class_ else int(value)
+
+
 def boxer(typed, name: str):
     """The class a live-out is boxed as, when the loop assigns it one class only (else
     its kernel reports the class of the last value, by tag)."""
+    scalar = typed.variables.get(name)
+    if scalar is not None and scalar.is_int_or_float:
+        return int_or_float
     types = typed.assigned_types.get(name, ())
     return BOX[next(iter(types))] if len(types) == 1 else None
 
@@ -88,8 +96,8 @@ def box_outputs(outputs: tuple, ints, floats, arrays: tuple = ()) -> list:
         bank, slot = value_slot
         if tag_slot is not None:
             box = BOX_BY_TAG[ints[tag_slot]]
-        if box is complex:  # two float slots
-            values.append(complex(floats[slot], floats[slot + 1]))
+        if box is complex or box is int_or_float:  # two float slots
+            values.append(box(floats[slot], floats[slot + 1]))
             continue
         values.append(box((floats if bank == "floats" else ints)[slot]))
     return values
@@ -214,7 +222,7 @@ class DeviceCopies:
                 back = device.get()
             self.count_out(back.nbytes)
             with self.clock.book("writeback"):
-                boxed = self.codec.mg_box_from(value, info.rank, LIST_KIND[info.element.pyclass], back)
+                boxed = self.codec.mg_box_from(value, info.rank, list_kind(info.element), back)
             if boxed:
                 raise MemoryError("boxing GPU results back into a list")
         return commit
@@ -225,7 +233,7 @@ class DeviceCopies:
         if type(value) is list:
             with self.clock.book("unbox"):
                 host = numpy.empty(list_shape(value, info.rank), dtype=list_dtype(info))
-                unboxed = self.codec.mg_unbox_into(value, info.rank, LIST_KIND[info.element.pyclass], host)
+                unboxed = self.codec.mg_unbox_into(value, info.rank, list_kind(info.element), host)
             if unboxed:
                 raise marshal_failure(unboxed)
             with self.clock.book("transfer"):

@@ -96,12 +96,17 @@ class LoopSite(Site):
         kind = self.expression.kind
         if kind in ("list", "map"):
             position = next(k for k, use in enumerate(self.binder.array_uses) if use.name == OUTPUT)
-            return output_element(binding.arrays[position]) is element
+            return _holds(element, output_element(binding.arrays[position]))
         if kind == "sum":
             position = self.binder.scalar_paths.index(ACCUMULATOR)
             wanted = accumulator_type(self.start, element)
-            return wanted is not None and scalar_of_class(type(binding.scalars[position])) is wanted
+            return wanted is not None and _holds(wanted, scalar_of_class(type(binding.scalars[position])))
         return True  # reduce: the accumulator's stability is the type inference's
+
+
+def _holds(wanted: Scalar, given: Scalar | None) -> bool:
+    """Does a value of type ``given`` start what ``wanted`` holds (an int-or-float: an int or a float)?"""
+    return given is wanted or (wanted.is_int_or_float and given in (Scalar.PY_INT, Scalar.PY_FLOAT))
 
 
 def output_element(output) -> Scalar | None:
@@ -115,7 +120,7 @@ def output_element(output) -> Scalar | None:
 def allocate(element: Scalar, shape: tuple[int, ...]):
     if element.is_numpy:
         return numpy_module().empty(shape, dtype=element.pyclass)
-    zero = element.pyclass(0)
+    zero = 0 if element.is_int_or_float else element.pyclass(0)   # int-or-float: each store gives the class
 
     def rows(depth: int):
         if depth == len(shape) - 1:
@@ -287,7 +292,7 @@ def sum_start(start, start_type: Scalar, element: Scalar):
     wanted = accumulator_type(start_type, element)
     if wanted is None:
         raise NotHere(f"sum() of {element!r} elements from a {start_type!r} changes type")
-    if wanted is start_type:
+    if wanted is start_type or wanted.is_int_or_float:   # an int-or-float starts from either class
         return start
     if type(start) is not int or start != 0:
         raise NotHere(f"sum() of {element!r} elements from the {start_type!r} {start!r}")

@@ -78,6 +78,12 @@ class ExpressionSite(Reporting):
             if speed is not None and speed.wants_cpython():
                 self.stats.entries += 1
                 self.stats.fallback_runs += 1
+                if speed.countdown and all(other.slower for other in self.speeds.values()):
+                    # Every size seen is slower compiled: the rest of this back-off is the
+                    # rewritten code's skip (one test per entry), not a size class per entry.
+                    self.skip_class = None
+                    self.skipping = self.booked = speed.countdown
+                    speed.countdown = 0
                 started = clock()
             else:
                 started = clock()

@@ -23,14 +23,14 @@
 /* The ABI's codes are defined once, in codegen/layout.py, and passed as -D flags. */
 #if !defined(MG_KIND_NDARRAY) || !defined(MG_BANK_COMPLEX) || !defined(MG_ARRAY_FIELDS) || !defined(MG_GUARD) \
     || !defined(MG_PLAN_HEADER) \
-    || !defined(MG_GUARD_NDARRAY) || !defined(MG_GUARD_SCALAR)
+    || !defined(MG_GUARD_NDARRAY) || !defined(MG_GUARD_SCALAR) || !defined(MG_GUARD_MIXED)
 #error "compile marshal.c with codegen/layout.py's abi_defines()"
 #endif
 enum { KIND_NDARRAY = MG_KIND_NDARRAY, KIND_BOOL = MG_KIND_LIST_BOOL, KIND_INT = MG_KIND_LIST_INT,
-       KIND_FLOAT = MG_KIND_LIST_FLOAT, KIND_SHADOW = MG_KIND_SHADOW };
+       KIND_FLOAT = MG_KIND_LIST_FLOAT, KIND_SHADOW = MG_KIND_SHADOW, KIND_INT_OR_FLOAT = MG_KIND_LIST_INT_OR_FLOAT };
 enum { BANK_INTS = MG_BANK_INTS, BANK_FLOATS = MG_BANK_FLOATS, BANK_TRUTH = MG_BANK_TRUTH,
-       BANK_COMPLEX = MG_BANK_COMPLEX };
-#define MAX_ARRAYS 64
+       BANK_COMPLEX = MG_BANK_COMPLEX, BANK_INT_OR_FLOAT = MG_BANK_INT_OR_FLOAT };
+#define MAX_ARRAYS MG_MAX_ARRAYS
 #define MAX_RANK 8
 
 /* The public field layout of numpy's PyArrayObject (stable across NumPy 1.x and 2.x). */
@@ -70,110 +70,9 @@ int mg_watch_interrupts(void) {
     return sigaction(SIGINT, &ours, NULL) != 0;
 }
 
-static int element_size(int kind) { return kind == KIND_BOOL ? 1 : 8; }
-
-/* The part of a nested list that is unboxed or boxed back: ``count[d]`` elements of each
- * dimension from ``low[d]`` (the whole list: 0 and its shape), of which the last dimension's
- * every ``gap``-th only (the others keep whatever the buffer holds: the kernel never reads
- * them); each list visited has exactly ``shape[d]`` elements. */
-typedef struct { const int64_t *shape, *low, *count; int rank, kind; int64_t gap; } mg_box;
-
-static int unbox_level(PyObject *obj, int depth, const mg_box *box, char *out, int64_t *position) {
-    if (!PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != box->shape[depth]) return 1;
-    Py_ssize_t n = box->count[depth];
-    PyObject **items = ((PyListObject *)obj)->ob_item + box->low[depth];
-    if (depth + 1 < box->rank) {
-        for (Py_ssize_t i = 0; i < n; i++)
-            if (unbox_level(items[i], depth + 1, box, out, position)) return 1;
-        return 0;
-    }
-    int64_t p = *position, gap = box->gap;
-    if (box->kind == KIND_FLOAT) {
-        double *dst = (double *)out + p;
-        for (Py_ssize_t i = 0; i < n; i += gap) {
-            if (Py_TYPE(items[i]) != &PyFloat_Type) return 1;
-            dst[i] = PyFloat_AS_DOUBLE(items[i]);
-        }
-    } else if (box->kind == KIND_INT) {
-        int64_t *dst = (int64_t *)out + p;
-        for (Py_ssize_t i = 0; i < n; i += gap) {
-            int overflow = 0;
-            if (Py_TYPE(items[i]) != &PyLong_Type) return 1;
-            long long value = PyLong_AsLongLongAndOverflow(items[i], &overflow);
-            if (overflow) return 1;
-            dst[i] = value;
-        }
-    } else {
-        uint8_t *dst = (uint8_t *)out + p;
-        for (Py_ssize_t i = 0; i < n; i += gap) {
-            if (items[i] == Py_True) dst[i] = 1;
-            else if (items[i] == Py_False) dst[i] = 0;
-            else return 1;
-        }
-    }
-    *position = p + n;
-    return 0;
-}
-
-static int box_level(PyObject *obj, int depth, const mg_box *box, const char *buffer, int64_t *position) {
-    if (!PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != box->shape[depth]) return -1;
-    Py_ssize_t n = box->count[depth];
-    PyObject **items = ((PyListObject *)obj)->ob_item + box->low[depth];
-    if (depth + 1 < box->rank) {
-        for (Py_ssize_t i = 0; i < n; i++)
-            if (box_level(items[i], depth + 1, box, buffer, position)) return -1;
-        return 0;
-    }
-    int64_t p = *position, gap = box->gap;
-    int kind = box->kind;
-    for (Py_ssize_t i = 0; i < n; i += gap) {
-        PyObject *old = items[i], *fresh;
-        if (kind == KIND_FLOAT) {
-            double value = ((const double *)buffer)[p + i];
-            if (PyFloat_CheckExact(old)) {
-                double previous = PyFloat_AS_DOUBLE(old);
-                if (memcmp(&value, &previous, sizeof value) == 0) continue;
-#ifndef Py_GIL_DISABLED
-                /* A float only this list refers to cannot be observed by anyone else: give it
-                 * the new value in place instead of allocating a new object (the boxing of a
-                 * list written again and again, e.g. each time step, then costs no allocation). */
-                if (Py_REFCNT(old) == 1) {
-                    ((PyFloatObject *)old)->ob_fval = value;
-                    continue;
-                }
-#endif
-            }
-            fresh = PyFloat_FromDouble(value);
-        } else if (kind == KIND_INT) {
-            int64_t value = ((const int64_t *)buffer)[p + i];
-            if (PyLong_CheckExact(old)) {
-                int overflow = 0;
-                if (PyLong_AsLongLongAndOverflow(old, &overflow) == value && !overflow) continue;
-            }
-            fresh = PyLong_FromLongLong(value);
-        } else {
-            fresh = ((const uint8_t *)buffer)[p + i] ? Py_True : Py_False;
-            if (fresh == old) continue;
-            Py_INCREF(fresh);
-        }
-        if (fresh == NULL) return -1;
-        items[i] = fresh;
-        Py_DECREF(old);
-    }
-    *position = p + n;
-    return 0;
-}
-
-/* Shape of a nested list along its first elements; 0 on success, 1 if not a list of that rank. */
-static int list_shape(PyObject *obj, int rank, int64_t *shape) {
-    for (int d = 0; d < rank; d++) {
-        if (!PyList_CheckExact(obj)) return 1;
-        shape[d] = PyList_GET_SIZE(obj);
-        if (shape[d] == 0) { for (int e = d + 1; e < rank; e++) shape[e] = 0; return 0; }
-        obj = PyList_GET_ITEM(obj, 0);
-    }
-    return 0;
-}
+/* Lists element by element: unbox_level, box_level, list_shape.  marshal.py puts the file
+ * in here before compiling, so that the cache key covers it. */
+#include "marshal_lists.c"
 
 static int store_scalar(PyObject *value, int bank, int64_t slot, int64_t *ints, double *floats) {
     if (bank == BANK_COMPLEX) {  /* two float slots */
@@ -181,6 +80,18 @@ static int store_scalar(PyObject *value, int bank, int64_t slot, int64_t *ints, 
         if (c.real == -1.0 && PyErr_Occurred()) return MG_PYERROR;
         floats[slot] = c.real;
         floats[slot + 1] = c.imag;
+    } else if (bank == BANK_INT_OR_FLOAT) {  /* value and class (prelude's mg_num) */
+        if (PyFloat_CheckExact(value)) {
+            floats[slot] = PyFloat_AS_DOUBLE(value);
+            floats[slot + 1] = 1.0;
+            return 0;
+        }
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+        if (v == -1 && PyErr_Occurred()) return MG_PYERROR;
+        if (overflow || v >= (1LL << 53) || v <= -(1LL << 53)) return MG_GUARD_SCALAR;  /* not exact as a double */
+        floats[slot] = (double)v;
+        floats[slot + 1] = 0.0;
     } else if (bank == BANK_FLOATS) {
         double d = PyFloat_AsDouble(value);
         if (d == -1.0 && PyErr_Occurred()) return MG_PYERROR;
@@ -492,7 +403,8 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
             buffer = owned[k] = malloc((size_t)size * element_size(kind));
             if (buffer == NULL) { PyErr_NoMemory(); result = MG_PYERROR; goto done; }
             int64_t position = 0;
-            if (unbox_level(obj, 0, &box, buffer, &position)) { result = MG_GUARD; goto done; }
+            int unboxed = unbox_level(obj, 0, &box, buffer, &position);
+            if (unboxed) { result = unboxed == MIXED_CLASSES ? MG_GUARD_MIXED - (int)k : MG_GUARD; goto done; }
             if (snapshot != NULL && remember(snapshot, obj, &box, buffer, visited[k])) owned[k] = NULL;
         }
         /* The kernel indexes the whole list's coordinates: its base sits before the box. */

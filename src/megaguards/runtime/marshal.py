@@ -23,7 +23,10 @@ from .compiler import build_shared_object, load, python_include_flags
 
 @functools.lru_cache(maxsize=None)
 def helper(cache_dir: Path, compiler: tuple[str, str]) -> ctypes.PyDLL:
-    source = (Path(__file__).resolve().parent / "marshal.c").read_text()
+    folder = Path(__file__).resolve().parent
+    # One translation unit, its text whole here, so that the helper's cache key covers both files.
+    lists = (folder / "marshal_lists.c").read_text()
+    source = (folder / "marshal.c").read_text().replace('#include "marshal_lists.c"\n', lists)
     # The ABI's codes come from codegen/layout.py as -D flags: one definition, read by both.
     flags = ("-O2", "-fPIC", "-shared", "-w", *abi_defines())
     try:

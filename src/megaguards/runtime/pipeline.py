@@ -114,7 +114,7 @@ def analyse(loop: ir.Loop, live_outs: tuple, signature: Signature, options) -> A
         if use.tuple_indexed and signature.arrays[use.name].is_list:
             return Rejected(f"'{use.name}[i, j]' on a list (Python raises TypeError)", stage="signature")
     try:
-        typed = infer_types(loop.body, signature.scalars, signature.arrays, signature.functions)
+        typed = infer_types(loop.body, signature.scalars, signature.arrays, signature.functions, signature.groups)
     except Unsupported as unsupported:
         return Rejected.of(unsupported, "types")
     lap("type inference")

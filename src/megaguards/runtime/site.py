@@ -186,6 +186,11 @@ class Site(Reporting):
         try:
             outcome = specialization.run(binding)
         except GuardFailure as failure:
+            if failure.array_position is not None and failure.array_position not in self.binder.mixed:
+                # A list mixes ints and floats: typed int-or-float, the entry is tried again at once.
+                self.binder.mixed.add(failure.array_position)
+                self.note(f"guard: {failure}")
+                return self.enter(values)
             self.failed(binding.key, "guard", f"guard: {failure}")
             return self.cannot_compile(f"guard: {failure}")
         device = specialization.last_device

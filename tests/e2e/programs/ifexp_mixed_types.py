@@ -6,7 +6,7 @@ import numpy as np
 
 def compare(xs):
     r = False
-    for i in range(len(xs)):  # mg: fallback
+    for i in range(len(xs)):  # mg: compiled
         r = (0.5 if xs[i] else 0) > 0
     return r
 
@@ -25,7 +25,7 @@ def truth(xs):
 
 
 def negate(xs, out):
-    for i in range(len(xs)):  # mg: fallback
+    for i in range(len(xs)):  # mg: compiled
         out[i] = -(0.0 if xs[i] else 5) * 1.0
 
 

@@ -1,5 +1,6 @@
-# expect: fallback
-"""A variable that changes type inside the loop (int to float) runs in CPython."""
+# expect: compiled
+"""A variable that changes type inside the loop (int to float) compiles as int-or-float: its
+kernel value carries its class, so each result is an int or a float as in CPython."""
 
 
 def mean(a):
@@ -25,7 +26,7 @@ print(repr(halve(100)), repr(halve(7.0)))
 
 def toggles(n):
     v = 0
-    for i in range(n):  # mg: fallback
+    for i in range(n):  # mg: compiled
         if i % 2:
             v = i * 0.5
         else:

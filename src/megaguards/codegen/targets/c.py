@@ -82,6 +82,8 @@ def write_cpu_kernel(renderer) -> RenderedKernel:
         if name in layout.assigned_flags:
             if typed.variables[name].is_complex:
                 emit(1, f"mg_floats[{slot}] = {c_name(name)}.re; mg_floats[{slot + 1}] = {c_name(name)}.im;")
+            elif typed.variables[name].is_int_or_float:
+                emit(1, f"mg_floats[{slot}] = {c_name(name)}.v; mg_floats[{slot + 1}] = {c_name(name)}.f;")
             elif name in typed.compensations:   # a compensated sum ends: f + c, as sum() returns it
                 f, c = c_name(name), c_name(compensation_of(name))
                 emit(1, f"mg_{bank}[{slot}] = ({c} != 0.0 && {c} - {c} == 0.0) ? {f} + {c} : {f};")
@@ -104,7 +106,8 @@ def _declare_scalars(renderer) -> None:
     for name, scalar in typed.variables.items():
         if name in typed.live_ins:
             bank, slot = layout.scalars[name]
-            value = (f"mg_cmake(mg_floats[{slot}], mg_floats[{slot + 1}])" if scalar.is_complex
+            pair = {"mg_complex": "mg_cmake", "mg_num": "mg_num_make"}.get(scalar.ctype)
+            value = (f"{pair}(mg_floats[{slot}], mg_floats[{slot + 1}])" if pair
                      else f"({scalar.ctype})mg_{bank}[{slot}]")
             renderer.emit(1, f"{scalar.ctype} {c_name(name)} = {value};")
         else:

@@ -1,0 +1,157 @@
+/* Lists element by element, for marshal.c (which includes this file; marshal.py puts it in
+ * before compiling): unbox a nested list into a buffer of its element kind, box changed
+ * elements back, read its shape.
+ *
+ * Element kinds: bool (one byte), int (int64), float (double), and int-or-float (prelude's
+ * mg_num: the value as a double, then its class, 0.0 an int, 1.0 a float; an int only while
+ * |v| < 2**53, where a double holds it exactly). */
+
+static int element_size(int kind) { return kind == KIND_BOOL ? 1 : kind == KIND_INT_OR_FLOAT ? 16 : 8; }
+
+/* unbox_level's answer where a list of ints holds a float, or a list of floats an int: the
+ * site then types that list int-or-float (guards/signature.Binder.mixed). */
+#define MIXED_CLASSES 2
+
+/* The part of a nested list that is unboxed or boxed back: ``count[d]`` elements of each
+ * dimension from ``low[d]`` (the whole list: 0 and its shape), of which the last dimension's
+ * every ``gap``-th only (the others keep whatever the buffer holds: the kernel never reads
+ * them); each list visited has exactly ``shape[d]`` elements. */
+typedef struct { const int64_t *shape, *low, *count; int rank, kind; int64_t gap; } mg_box;
+
+/* An exact int below 2**53 in magnitude as a double; 0 if the object is not one. */
+static int exact_int(PyObject *item, double *out) {
+    int overflow = 0;
+    long long value = PyLong_AsLongLongAndOverflow(item, &overflow);
+    if (overflow || value >= (1LL << 53) || value <= -(1LL << 53)) return 0;
+    *out = (double)value;
+    return 1;
+}
+
+static int unbox_level(PyObject *obj, int depth, const mg_box *box, char *out, int64_t *position) {
+    if (!PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != box->shape[depth]) return 1;
+    Py_ssize_t n = box->count[depth];
+    PyObject **items = ((PyListObject *)obj)->ob_item + box->low[depth];
+    if (depth + 1 < box->rank) {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int failed = unbox_level(items[i], depth + 1, box, out, position);
+            if (failed) return failed;
+        }
+        return 0;
+    }
+    int64_t p = *position, gap = box->gap;
+    if (box->kind == KIND_FLOAT) {
+        double *dst = (double *)out + p;
+        for (Py_ssize_t i = 0; i < n; i += gap) {
+            if (Py_TYPE(items[i]) != &PyFloat_Type) return Py_TYPE(items[i]) == &PyLong_Type ? MIXED_CLASSES : 1;
+            dst[i] = PyFloat_AS_DOUBLE(items[i]);
+        }
+    } else if (box->kind == KIND_INT) {
+        int64_t *dst = (int64_t *)out + p;
+        for (Py_ssize_t i = 0; i < n; i += gap) {
+            int overflow = 0;
+            if (Py_TYPE(items[i]) != &PyLong_Type) return Py_TYPE(items[i]) == &PyFloat_Type ? MIXED_CLASSES : 1;
+            long long value = PyLong_AsLongLongAndOverflow(items[i], &overflow);
+            if (overflow) return 1;
+            dst[i] = value;
+        }
+    } else if (box->kind == KIND_INT_OR_FLOAT) {
+        double *dst = (double *)out + 2 * p;
+        for (Py_ssize_t i = 0; i < n; i += gap) {
+            PyObject *item = items[i];
+            if (Py_TYPE(item) == &PyFloat_Type) {
+                dst[2 * i] = PyFloat_AS_DOUBLE(item);
+                dst[2 * i + 1] = 1.0;
+            } else if (Py_TYPE(item) == &PyLong_Type && exact_int(item, &dst[2 * i])) {
+                dst[2 * i + 1] = 0.0;
+            } else {
+                return 1;
+            }
+        }
+    } else {
+        uint8_t *dst = (uint8_t *)out + p;
+        for (Py_ssize_t i = 0; i < n; i += gap) {
+            if (items[i] == Py_True) dst[i] = 1;
+            else if (items[i] == Py_False) dst[i] = 0;
+            else return 1;
+        }
+    }
+    *position = p + n;
+    return 0;
+}
+
+/* Can the float ``old`` stay where the kernel wrote ``value``?  It can when it holds that
+ * value, or when only this list refers to it: nobody else can observe it, so it takes the new
+ * value in place instead of a new object being allocated (a list written again and again,
+ * each time step, then costs no allocation). */
+static int float_stays(PyObject *old, double value) {
+    if (!PyFloat_CheckExact(old)) return 0;
+    double previous = PyFloat_AS_DOUBLE(old);
+    if (memcmp(&value, &previous, sizeof value) == 0) return 1;
+#ifndef Py_GIL_DISABLED
+    if (Py_REFCNT(old) == 1) {
+        ((PyFloatObject *)old)->ob_fval = value;
+        return 1;
+    }
+#endif
+    return 0;
+}
+
+static int int_stays(PyObject *old, int64_t value) {
+    int overflow = 0;
+    return PyLong_CheckExact(old) && PyLong_AsLongLongAndOverflow(old, &overflow) == value && !overflow;
+}
+
+static int box_level(PyObject *obj, int depth, const mg_box *box, const char *buffer, int64_t *position) {
+    if (!PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != box->shape[depth]) return -1;
+    Py_ssize_t n = box->count[depth];
+    PyObject **items = ((PyListObject *)obj)->ob_item + box->low[depth];
+    if (depth + 1 < box->rank) {
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (box_level(items[i], depth + 1, box, buffer, position)) return -1;
+        return 0;
+    }
+    int64_t p = *position, gap = box->gap;
+    int kind = box->kind;
+    for (Py_ssize_t i = 0; i < n; i += gap) {
+        PyObject *old = items[i], *fresh;
+        if (kind == KIND_FLOAT) {
+            double value = ((const double *)buffer)[p + i];
+            if (float_stays(old, value)) continue;
+            fresh = PyFloat_FromDouble(value);
+        } else if (kind == KIND_INT) {
+            int64_t value = ((const int64_t *)buffer)[p + i];
+            if (int_stays(old, value)) continue;
+            fresh = PyLong_FromLongLong(value);
+        } else if (kind == KIND_INT_OR_FLOAT) {   /* each element keeps the class the kernel gave it */
+            const double *pair = (const double *)buffer + 2 * (p + i);
+            if (pair[1] != 0.0) {
+                if (float_stays(old, pair[0])) continue;
+                fresh = PyFloat_FromDouble(pair[0]);
+            } else {
+                if (int_stays(old, (int64_t)pair[0])) continue;
+                fresh = PyLong_FromLongLong((int64_t)pair[0]);
+            }
+        } else {
+            fresh = ((const uint8_t *)buffer)[p + i] ? Py_True : Py_False;
+            if (fresh == old) continue;
+            Py_INCREF(fresh);
+        }
+        if (fresh == NULL) return -1;
+        items[i] = fresh;
+        Py_DECREF(old);
+    }
+    *position = p + n;
+    return 0;
+}
+
+/* Shape of a nested list along its first elements; 0 on success, 1 if not a list of that rank. */
+static int list_shape(PyObject *obj, int rank, int64_t *shape) {
+    for (int d = 0; d < rank; d++) {
+        if (!PyList_CheckExact(obj)) return 1;
+        shape[d] = PyList_GET_SIZE(obj);
+        if (shape[d] == 0) { for (int e = d + 1; e < rank; e++) shape[e] = 0; return 0; }
+        obj = PyList_GET_ITEM(obj, 0);
+    }
+    return 0;
+}
+
