@@ -27,7 +27,7 @@ def test_lowering_collects_arrays_ranks_and_writes():
 
 @pytest.mark.parametrize("body, reason", [
     ("print(i)", "call to 'print'"),
-    ("a.append(i)", "call to 'a.append'"),
+    ("a.extend(i)", "call to 'a.extend'"),
     ("row = A[i]\n    row[0] = 1", "partial indexing"),
     ("x = [i]", "list display"),
     ("try:\n        pass\n    except E:\n        pass", "'try'"),

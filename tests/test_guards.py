@@ -322,6 +322,19 @@ def test_a_list_of_ints_and_floats_is_typed_again_and_compiles():
     assert assumptions.marshal_failure(abi.MIXED_GUARD - 3).array_position == 3
 
 
+def test_append_needs_a_list_of_its_own():
+    def collect(a, n, out):
+        for i in range(n):
+            out.append(a[i] + 1)
+        return out
+
+    class Sink(list):   # a subclass may override append
+        pass
+    assert_same_as_cpython(collect, [1, 2], 2, Sink(), compiled=guard(Assumption.APPENDED_LIST, cls="Sink"))
+    shared = [1, 2]
+    assert_same_as_cpython(collect, shared, 2, shared, compiled=guard(Assumption.APPENDED_DISTINCT))
+
+
 def test_lists_unbox_in_marshal_c():
     ragged = guard(Assumption.LISTS_UNBOX)
     assert_same_as_cpython(add_one, [1, True, 2], 3, compiled=ragged)                 # homogeneous

@@ -210,3 +210,21 @@ def test_min_max_clamps_in_subscripts_are_hoisted():
     assert_same_as_cpython(clamped, values, [0.0] * 12, 1)
     assert_same_as_cpython(clamped, values, [0.0] * 3, 3)
     assert_same_as_cpython(clamped, values[:2], [0.0] * 5, 5, compiled=None)   # min(..., 9) past the end: IndexError
+
+
+def test_borders_left_out_by_inequalities_are_hoisted():
+    """'j != 0 and j != n - 1' (or 'not (j == 0 or j == n - 1)') leaves out the ends of j's
+    range: the neighbours' subscripts j - 1 and j + 1 are then proven in range."""
+    def interior(a, out, n):
+        for j in range(n):
+            if j == 0 or j == n - 1:
+                out[j] = a[j]
+            else:
+                out[j] = a[j - 1] + a[j + 1]
+            if j != 0 and j != n - 1:
+                out[j] += a[j + 1] - a[j - 1]
+        return out
+    values = [float(k * k) for k in range(10)]
+    no_failed_check(assert_same_as_cpython(interior, values, [0.0] * 10, 10))
+    assert_same_as_cpython(interior, values, [0.0] * 1, 1)
+    assert_same_as_cpython(interior, values[:3], [0.0] * 5, 5, compiled=None)   # a[j + 1] past the end

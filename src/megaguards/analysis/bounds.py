@@ -49,13 +49,13 @@ class Refinement:
     key: int               # negative: distinct from loop ids in scopes (-1 - k)
     var: str
     parent: int            # the loop id or refinement key the variable had outside the branch
-    op: str                # "<" "<=" ">" ">=" "==": what holds for the variable in the branch
+    op: str                # "<" "<=" ">" ">=" "==" "!=": what holds for the variable in the branch
     bound: ir.Expr         # hoistable
     scope: tuple           # (variable, loop id or key) pairs usable in the bound
     after: int             # how many of HoistFacts.loops come before it (the prologue's order)
 
 
-NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": None, "!=": "=="}
+NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 MIRRORED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!=", None: None}
 
 
@@ -189,7 +189,7 @@ class _Hoister:
                 inner_loop = node.nid
             self.statements(node.body, inner_scope, inner_loop)
             return
-        if isinstance(node, ir.Assign):
+        if isinstance(node, (ir.Assign, ir.Append)):
             self.expressions((node.value,), scope, loop)
         elif isinstance(node, ir.Store):
             self.access(node, scope, loop)
@@ -265,7 +265,7 @@ class _Hoister:
         side = self.isolated(left, scope)
         if side is None:
             side, right, op = self.isolated(right, scope), left, MIRRORED.get(op)
-        if side is None or op not in ("<", "<=", ">", ">=", "==") or not self.hoistable(right, scope):
+        if side is None or op not in ("<", "<=", ">", ">=", "==", "!=") or not self.hoistable(right, scope):
             return scope, loop
         var, moved = side
         if moved is not None:   # ``i + k OP e`` is ``i OP e - k``

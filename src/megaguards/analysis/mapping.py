@@ -115,8 +115,8 @@ def choose_band(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: dic
     outer = typed.body
     if facts is None or outer.nid not in plan.loops:
         return "the outermost loop is not parallel"
-    if _int_or_float_names(typed):
-        return _int_or_float_names(typed)
+    if _cpu_only(typed):
+        return _cpu_only(typed)
     return _band(typed, outer, plan.loops[outer.nid], (), facts, groups, reassociate)
 
 
@@ -127,8 +127,8 @@ def choose_region(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: d
     outer = typed.body
     if facts is None or not any(h.loop == outer.nid for h in facts.loops):
         return "the outermost loop's range is not computable before it"
-    if _int_or_float_names(typed):
-        return _int_or_float_names(typed)
+    if _cpu_only(typed):
+        return _cpu_only(typed)
     loops = [s for s in outer.body if not isinstance(s, ir.Rebind) and not _row_check(s, outer, facts, live_outs)]
     if not loops or not all(isinstance(s, ir.For) and s.nid in plan.loops for s in loops):
         return "the outermost loop is sequential and its body is not only parallel loops (and swaps of arrays)"
@@ -151,8 +151,11 @@ def choose_region(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: d
     return GpuRegion(outer, tuple(bands), tuple(swaps), tuple(varying))
 
 
-def _int_or_float_names(typed) -> str:
-    """Why a kernel with int-or-float variables or lists stays on the CPU ("": it has none)."""
+def _cpu_only(typed) -> str:
+    """Why a kernel with int-or-float variables or lists, or appending to lists, stays on the
+    CPU ("": it has none)."""
+    if typed.appended:
+        return f"appending to {', '.join(repr(name) for name in sorted(typed.appended))} runs on the CPU only"
     names = sorted([name for name, scalar in typed.variables.items() if scalar.is_int_or_float]
                    + [name for name, info in typed.arrays.items() if info.element.is_int_or_float])
     if not names:

@@ -70,6 +70,8 @@ def exposed_reads(statements, defined: frozenset = frozenset()) -> set[str]:
             for index in node.indices:
                 reads(index)
             reads(node.value)
+        elif isinstance(node, ir.Append):
+            reads(node.value)
         elif isinstance(node, ir.If):
             reads(node.test)
             before = set(defined_now[0])
@@ -192,6 +194,9 @@ class _Planner:
             return "'break' leaves it early"
         if ir.rebound_names(loop):
             return "it swaps arrays (a, b = b, a): each iteration works on what the one before left"
+        appended = sorted(ir.appends_in(loop))
+        if appended:
+            return f"it appends to {', '.join(repr(name) for name in appended)}, in iteration order"
         accesses = list(_accesses(loop.body, (), self.groups))
         for first in accesses:
             if not first.write:

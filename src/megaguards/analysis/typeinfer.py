@@ -43,6 +43,8 @@ class TypedLoop:
     functions: dict          # call path as written -> canonical function name
     live_ins: frozenset      # scalar variables whose value comes from before the loop
     compensations: tuple = ()  # accumulators of compensated float sums (analysis/compensation.py)
+    appended: dict = dataclasses.field(default_factory=dict)  # list appended to -> the Scalar its kernel
+                                                              # collects (int-or-float: either class)
 
 
 def representative(types: TypeSet) -> Scalar:
@@ -57,6 +59,9 @@ def one_representation(types: TypeSet) -> TypeSet:
     return TypeSet({mixed}) if mixed is not None else types
 
 
+# What a list appended to in a kernel collects (each value boxed with its class at the end).
+APPENDABLE = frozenset({Scalar.PY_BOOL, Scalar.PY_INT, Scalar.PY_FLOAT, Scalar.PY_INT_OR_FLOAT})
+
 # Calls whose result is int-or-float (the class of an argument): the others give one class.
 KEEPS_CLASS = frozenset({"abs", "min", "max"})
 
@@ -68,12 +73,13 @@ class _Inference:
         self.arrays = arrays
         self.functions = functions
         self.assigned: dict[str, TypeSet] = {}
+        self.appends: dict[str, TypeSet] = {}   # list -> the types of the values appended to it
         self.sets = dict(self.entry)
 
     # pass over the loop, collecting assignment types ---------------------------
     def run(self, loop: ir.For) -> TypedLoop:
         for _ in range(8):
-            self.assigned = {}
+            self.assigned, self.appends = {}, {}
             self.statement(loop)
             sets = dict(self.entry)
             for name, types in self.assigned.items():
@@ -98,7 +104,18 @@ class _Inference:
         typed = self.rebuild(loop)
         variables = {name: representative(types) for name, types in self.sets.items()}
         return TypedLoop(typed, variables, dict(self.assigned), self.arrays, self.functions,
-                         frozenset(self.entry))
+                         frozenset(self.entry), appended=self.appended_types())
+
+    def appended_types(self) -> dict:
+        """Per list appended to, the one type its collected values have (ints and floats: int-or-float)."""
+        found = {}
+        for name, types in self.appends.items():
+            kept = one_representation(types)
+            if len(kept) > 1 or not kept <= APPENDABLE:
+                raise Unsupported(f"values appended to '{name}' are {describe_types(types)}: a compiled loop "
+                                  "collects bools, or ints and floats (each keeps its class)")
+            found[name] = next(iter(kept))
+        return found
 
     def statement(self, node: ir.Stmt) -> None:
         if isinstance(node, ir.EmptyReduction):
@@ -111,6 +128,8 @@ class _Inference:
             self.assign(node.target, next(iter(result)), node)
         elif isinstance(node, ir.Store):
             self.store(node)
+        elif isinstance(node, ir.Append):
+            self.appends[node.array] = self.appends.get(node.array, TypeSet()) | self.expression(node.value)
         elif isinstance(node, ir.Rebind):
             kinds = {self.arrays[name] for name in node.targets}
             if len(kinds) > 1:   # one name would hold arrays of two element types, ranks or layouts

@@ -31,6 +31,8 @@ class ArrayKind(enum.IntEnum):
     LIST_FLOAT = 3
     SHADOW = 4       # a NumPy copy of a written array, or None (NULL: no shadow)
     LIST_INT_OR_FLOAT = 5  # a list of ints and floats: (value, class) pairs (prelude's mg_num)
+    GROWING = 6      # a list the loop appends to: the kernel fills a growing buffer (prelude's mg_growing)
+                     # of the element kind in the plan's itemsize field, appended after a clean run
 
 
 class ScalarBank(enum.IntEnum):
@@ -94,6 +96,7 @@ class Layout:
     float_status_slot: int  # ints slot: in, the IEEE flags NumPy would act on (analysis/floatstatus.py's bits)
     rebound: dict = field(default_factory=dict)  # array a swap exchanges -> ints slot: out, the position (in
                                                  # ``arrays``) of the array it names at the end
+    growing: dict = field(default_factory=dict)  # list appended to -> its mg_arrays index (after the shadows)
 
 
 def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[str, ...],
@@ -137,8 +140,9 @@ def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[st
     for name in sorted(ir.rebound_names(typed.body)):
         rebound[name] = next_int
         next_int += 1
+    growing = {name: len(arrays) + len(shadows) + k for k, name in enumerate(typed.appended)}
     return Layout(arrays, dims, scalars, flags, tags, precondition, shadows, in_place, mode, intervals,
-                  next_int, next_float, interrupt, boxes, float_status, rebound)
+                  next_int, next_float, interrupt, boxes, float_status, rebound, growing)
 
 
 BOX_TAGS = {scalar: tag for tag, scalar in enumerate(Scalar)}
@@ -150,7 +154,8 @@ def marshalling_plan(layout: Layout, typed: TypedLoop, written: tuple, is_list: 
     [n_arrays, mode slot or -1, then ARRAY_FIELDS per array, n_scalars, then (bank, slot)
     per scalar]."""
     boxes = layout.boxes or {}
-    plan = [len(layout.arrays) + len(layout.shadows), layout.mode_slot if boxes else -1, layout.interrupt_slot]
+    plan = [len(layout.arrays) + len(layout.shadows) + len(layout.growing), layout.mode_slot if boxes else -1,
+            layout.interrupt_slot]
     for name, writes, listed in zip(layout.arrays, written, is_list):
         info = typed.arrays[name]
         kind = list_kind(info.element) if listed else ArrayKind.NDARRAY
@@ -160,6 +165,8 @@ def marshalling_plan(layout: Layout, typed: TypedLoop, written: tuple, is_list: 
         info = typed.arrays[name]
         plan += [ArrayKind.SHADOW, info.rank, numpy_itemsize(info.element), 0,
                  layout.dims[f"{name}#shadow"], -1]
+    for name in layout.growing:
+        plan += [ArrayKind.GROWING, 0, list_kind(typed.appended[name]), 0, 0, -1]
     plan.append(len(scalar_paths))
     for path in scalar_paths:
         bank, slot = layout.scalars[path]

@@ -517,4 +517,18 @@ static int mg_fold_grow(double **log, int64_t *capacity) {
     if (!grown) return 0;
     *log = grown; *capacity = wanted; return 1;
 }
+/* A list the loop appends to (ir.Append): the values, in order, in a buffer that doubles when
+ * full; marshal.c appends them to the list after a clean run and frees the buffer.  The address
+ * of the next value's slot, or NULL (memory ran out: the loop then runs in CPython). */
+typedef struct { char *data; int64_t length, capacity; } mg_growing;
+static void *mg_grow(mg_growing *g, int64_t size, int *err) {
+    if (g->length == g->capacity) {
+        int64_t capacity = g->capacity ? 2 * g->capacity : 256;
+        char *data = (char *)realloc(g->data, (size_t)(capacity * size));
+        if (data == NULL) { *err = MG_ERR_MEMORY; return NULL; }
+        g->data = data;
+        g->capacity = capacity;
+    }
+    return g->data + size * g->length++;
+}
 #endif

@@ -47,6 +47,9 @@ class PrologueWriter:
             self.emit(depth + 1, f"if ({raise_low} > {stem}_lo) {stem}_lo = {raise_low};")
         if lower_high:
             self.emit(depth + 1, f"if ({lower_high} < {stem}_hi) {stem}_hi = {lower_high};")
+        if refinement.op == "!=":   # one value left out: an interval loses it only at an end
+            self.emit(depth + 1, f"if ({low} == {high}) {{ if ({low} == {stem}_lo) {stem}_lo += 1; "
+                                 f"if ({high} == {stem}_hi) {stem}_hi -= 1; }}")
         self.emit(depth + 1, f"{stem}_empty = {stem}_lo > {stem}_hi;")
         self.emit(depth, "}")
 

@@ -20,7 +20,7 @@ from ..ir import nodes as ir
 from ..ir.types import Scalar, buffer_ctype
 from .calls import render_call
 from .layout import BOX_TAGS, Layout
-from .spelling import ERR, array_name, c_name
+from .spelling import ERR, array_name, c_name, growing_name
 from .targets.base import Target
 from .targets.cuda import CUDA, CudaKernel
 
@@ -79,6 +79,8 @@ class Renderer:
                     self.emit(1, f"const int64_t {array_name(name)}_s{d} = 1;")
                 else:
                     self.emit(1, f"{qualifier}int64_t {array_name(name)}_s{d} = mg_ints[{base + info.rank + d}];")
+        for name, index in self.layout.growing.items():
+            self.emit(1, f"mg_growing *{growing_name(name)} = (mg_growing *)mg_arrays[{index}];")
 
     # -- statements ----------------------------------------------------------------
     def block(self, statements, depth: int) -> None:
@@ -130,6 +132,9 @@ class Renderer:
             address = self.element_address(node)
             value = self.store_value(node.value, element, self.typed.arrays[node.array].is_list)
             self.emit(depth, f"{address} = {value};")
+            self.guarded(depth, before)
+        elif isinstance(node, ir.Append):
+            self.append(node, depth)
             self.guarded(depth, before)
         elif isinstance(node, ir.Rebind):
             self.rebind(node, depth)
@@ -241,6 +246,18 @@ class Renderer:
                 self.emit(depth + 1, f"{array_name(target)}{suffix} = mg_swap{k}{suffix};")
             self.emit(depth + 1, f"mg_ints[{self.layout.rebound[target]}] = mg_swap{k}_which;")
         self.emit(depth, "}")
+
+    def append(self, node: ir.Append, depth: int) -> None:
+        """The value joins the list's buffer (marshal.c appends the buffer to the list after a
+        clean run); NULL: memory ran out, the flag is set."""
+        element = self.typed.appended[node.array]
+        ctype = buffer_ctype(element)
+        value = self.truth(node.value) if element.is_bool else self.convert(node.value, element)
+        item, slot = self.fresh("item"), self.fresh("slot")
+        self.checks += 1
+        self.emit(depth, f"{ctype} {item} = {value};")
+        self.emit(depth, f"{ctype} *{slot} = ({ctype} *)mg_grow({growing_name(node.array)}, sizeof({ctype}), {ERR});")
+        self.emit(depth, f"if ({slot}) *{slot} = {item};")
 
     def poll(self, depth: int, every_time: bool = True) -> None:
         """Leave with MG_ERR_INTERRUPT once SIGINT set the flag (Ctrl-C): at each chunk of a

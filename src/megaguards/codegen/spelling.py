@@ -27,6 +27,11 @@ def array_name(name: str) -> str:
     return "a_" + mangle(name)
 
 
+def growing_name(name: str) -> str:
+    """The kernel's buffer of the values appended to list ``name`` (prelude's mg_growing)."""
+    return "g_" + mangle(name)
+
+
 def zero_of(scalar: Scalar) -> str:
     """The initial value of a variable not bound before the loop."""
     if scalar.is_int_or_float:

@@ -40,6 +40,7 @@ class _Lowerer(CallLowering):
         self.assumed: dict[str, str] = {}    # path -> the built-in a desugared form relies on
         self.temporaries = itertools.count()
         self.rebound_groups: list[frozenset] = []   # names some ``a, b = b, a`` exchanges
+        self.appended: dict[str, None] = {}   # lists the loop appends to (``values.append(v)``)
 
     # statements -------------------------------------------------------------
     def block(self, statements: list[ast.stmt]) -> tuple[ir.Stmt, ...]:
@@ -103,12 +104,28 @@ class _Lowerer(CallLowering):
             if isinstance(node.value, ast.Constant):  # a docstring or a bare literal
                 return []
             if isinstance(node.value, ast.Call):
+                appended = self.append(node.value)
+                if appended is not None:
+                    return [appended]
                 if self.call(node.value, value_used=False) is NO_RETURN_VALUE:
                     return []  # an inlined function: its body is pending
                 name = dotted_path(node.value.func) or "a computed function"
                 raise _unsupported(node, f"call to '{name}' as a statement (side effects)")
             raise _unsupported(node, "expression statement")
         raise _unsupported(node)
+
+    def append(self, node: ast.Call) -> ir.Append | None:
+        """``values.append(v)`` on a list named by a variable (or attribute path) of the loop's
+        own code: an ``Append`` (the guard checks it is a list); None for other calls."""
+        function = node.func
+        if not (isinstance(function, ast.Attribute) and function.attr == "append"):
+            return None
+        path = dotted_path(function.value)
+        if path is None or self.callees or len(node.args) != 1 or node.keywords \
+                or isinstance(node.args[0], ast.Starred):
+            return None   # a call as any other: inlined, or the reason it cannot be
+        self.appended.setdefault(path, None)
+        return ir.Append(path, self.expression(node.args[0]), **_where(node))
 
     def range_loop(self, node: ast.For) -> ir.For:
         node = desugar.for_loop(node, self.temporary)
@@ -381,5 +398,12 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
         if shared is not None and shared in assigned:
             raise Unsupported(f"{ir.describe_name(path)} may be the variable '{shared}' this loop assigns "
                               "(an inlined function would read its value at entry only)")
+    if lowerer.appended and any(isinstance(node, ir.Length) and node.prefix for node in ir.walk(body)):
+        raise Unsupported("the loop appends to a list and reads the len() of a row (the row may be that list, "
+                          "growing)")
+    for path in lowerer.appended:
+        head = path.split(".")[0]
+        if path in array_names or path in scalars or head in lowerer.assigned:
+            raise Unsupported(f"list '{path}' is appended to and also used otherwise in the loop")
     return ir.Loop(body, scalars, arrays, assigned, tuple(lowerer.functions), tuple(lowerer.inlined.items()),
-                   tuple(lowerer.assumed.items()))
+                   tuple(lowerer.assumed.items()), tuple(lowerer.appended))

@@ -71,6 +71,9 @@ class Assumption(enum.Enum):
     # kept, so that reports do not change; a NumPy field view (rec['x']) meets it.
     NDARRAY_LAYOUT = ("a list that is not rectangular or not homogeneous, or an int beyond int64",
                       "marshal.c (ndarray_dims: the rank, strides of whole elements)")
+    APPENDED_LIST = ("'append' is called on a {cls}, not a list", "Binder.bind")
+    APPENDED_DISTINCT = ("a list the loop appends to is also an array it reads, or appended to under two names",
+                         "Binder.bind (rows of arrays: marshal.c unbox_level)")
     LIST_ONE_CLASS = ("a list holds ints and floats: the loop is typed again, the list int-or-float",
                       "marshal.c (unbox_level): the site's Binder.mixed")
     UNBOXING_SUCCEEDS = ("unboxing raised (out of memory, or a value that does not convert)",

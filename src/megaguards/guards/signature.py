@@ -180,6 +180,7 @@ class Binding:
     arrays: tuple     # array live-in objects (loop.arrays order)
     on_device: bool = False  # some array is a CuPy array (the CPU cannot run it)
     mixed: frozenset = frozenset()  # positions of the lists typed int-or-float (Binder.mixed)
+    appended: tuple = ()    # the lists the loop appends to (loop.appended order)
 
 
 def _getter(path: str, index: dict):
@@ -204,7 +205,7 @@ class Binder:
 
     def __init__(self, loop: ir.Loop, live_ins: tuple[str, ...]) -> None:
         index = {name: k for k, name in enumerate(live_ins)}
-        for path in (*loop.functions, *(a.name for a in loop.arrays)):
+        for path in (*loop.functions, *(a.name for a in loop.arrays), *loop.appended):
             if path.split(".")[0] not in index:
                 raise Unsupported(f"{ir.describe_name(path)} is bound inside the loop")
         self.function_paths = loop.functions
@@ -216,6 +217,7 @@ class Binder:
         self.function_getters = tuple(_getter(p, index) for p in self.function_paths)
         self.scalar_getters = tuple(_getter(p, index) for p in self.scalar_paths)
         self.array_getters = tuple((_getter(a.name, index), a.rank) for a in loop.arrays)
+        self.appended_getters = tuple(_getter(path, index) for path in loop.appended)
         # Positions of array live-ins seen holding ints and floats in one list (marshal.c's
         # LIST_ONE_CLASS answer): from then on the lists there are typed int-or-float, and so
         # is every name bound to the same list (names of one list share one buffer).
@@ -254,7 +256,14 @@ class Binder:
                 raise Assumption.ARRAY_CLASS.failure(cls=cls.__name__)
             key.append(identities.setdefault(id(value), len(identities)))
         mixed = frozenset(k for k, value in enumerate(arrays) if id(value) in mixed_lists)
-        return Binding(tuple(key), functions, tuple(scalars), tuple(arrays), on_device, mixed)
+        appended = tuple(get(values) for get in self.appended_getters)
+        for value in appended:
+            if type(value) is not list:
+                raise Assumption.APPENDED_LIST.failure(cls=type(value).__name__)
+            if id(value) in identities:   # an array the loop reads, or another list appended to
+                raise Assumption.APPENDED_DISTINCT.failure()
+            identities[id(value)] = len(identities)
+        return Binding(tuple(key), functions, tuple(scalars), tuple(arrays), on_device, mixed, appended)
 
     def describe(self, binding: Binding):
         """Slow path, once per signature: canonical functions, scalar and array types."""

@@ -42,7 +42,7 @@ class _Continue(Exception):
 
 
 def interpret(loop: ir.Loop, scalars: dict, arrays: dict, functions: dict) -> dict:
-    """Run ``loop`` on live-in scalars (by path), arrays (by name, written in place) and
+    """Run ``loop`` on live-in scalars (by path), arrays and lists appended to (by name, written in place) and
     the objects called names are bound to (by path).  Returns the final value of every
     scalar the loop assigned (those it never assigned are absent).  Raises what Python
     raises, or ``Declined``."""
@@ -81,6 +81,8 @@ class _Machine:
         elif isinstance(node, ir.Store):
             container, index = self.element(node.array, node.indices)
             container[index] = self.expression(node.value)
+        elif isinstance(node, ir.Append):   # the list itself, by name among the arrays
+            self.arrays[node.array].append(self.expression(node.value))
         elif isinstance(node, ir.Rebind):
             named = [self.arrays[source] for source in node.sources]
             self.arrays.update(zip(node.targets, named))

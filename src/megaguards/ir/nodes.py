@@ -123,6 +123,16 @@ class Store(Stmt):
 
 
 @dataclass(frozen=True)
+class Append(Stmt):
+    """``values.append(value)`` on a list bound before the loop that the loop only appends to
+    (``Loop.appended``): the kernel collects the values in order, and they join the list when
+    the compiled run ends without a flag.  The loops around it never run in parallel."""
+
+    array: str
+    value: Expr
+
+
+@dataclass(frozen=True)
 class Rebind(Stmt):
     """``a, b = b, a``: array names exchange the arrays they name (a double buffer).  Each
     of ``targets`` names, after it, the array its ``sources`` entry named before it; the two
@@ -204,6 +214,7 @@ class Loop:
     functions: tuple[str, ...]    # global names of called functions (abs, math, ...)
     inlined: tuple = ()           # (path, code object) of each user function inlined
     assumed: tuple = ()           # (path, canonical name) of built-ins desugared forms rely on (sum, zip)
+    appended: tuple[str, ...] = ()  # lists the loop only appends to (``Append``), in order of first append
 
 
 def is_call_result(name: str) -> bool:
@@ -264,6 +275,11 @@ def walk(node):
             elif isinstance(value, Node):
                 children.append(value)
         stack.extend(reversed(children))
+
+
+def appends_in(node) -> frozenset:
+    """The lists some ``Append`` below ``node`` appends to."""
+    return frozenset(found.array for found in walk(node) if isinstance(found, Append))
 
 
 def rebound_names(node) -> frozenset:

@@ -118,9 +118,9 @@ class Specialization:
         # No NumPy array written: every shadow is None.
         if self.numpy_written:
             shadows = shadow_copies(arrays, self.numpy_positions, self.numpy_written)
-            kernel_arrays = arrays + tuple(shadow for _, shadow in shadows)
+            kernel_arrays = arrays + tuple(shadow for _, shadow in shadows) + binding.appended
         else:
-            shadows, kernel_arrays = (), arrays + self.no_shadow_objects
+            shadows, kernel_arrays = (), arrays + self.no_shadow_objects + binding.appended
         ints, floats = self.ints_type(), self.floats_type()
         ints[self.precondition_slot] = -1
         if self.float_status:
@@ -149,7 +149,8 @@ class Specialization:
         ints, floats = self.ints_type(), self.floats_type()
         ints[layout.mode_slot] = 1
         if self.enter_prologue is not None and not binding.on_device:   # the C helper cannot read CuPy arrays
-            flag = self.enter_prologue(binding.arrays + self.no_shadow_objects, binding.scalars, self.plan_address,
+            flag = self.enter_prologue(binding.arrays + self.no_shadow_objects + binding.appended, binding.scalars,
+                                       self.plan_address,
                                        self.kernel_address, ints, floats)
             if flag < 0:
                 raise guard.Assumption.PROLOGUE_READABLE.failure()

@@ -27,7 +27,8 @@
 #error "compile marshal.c with codegen/layout.py's abi_defines()"
 #endif
 enum { KIND_NDARRAY = MG_KIND_NDARRAY, KIND_BOOL = MG_KIND_LIST_BOOL, KIND_INT = MG_KIND_LIST_INT,
-       KIND_FLOAT = MG_KIND_LIST_FLOAT, KIND_SHADOW = MG_KIND_SHADOW, KIND_INT_OR_FLOAT = MG_KIND_LIST_INT_OR_FLOAT };
+       KIND_FLOAT = MG_KIND_LIST_FLOAT, KIND_SHADOW = MG_KIND_SHADOW, KIND_INT_OR_FLOAT = MG_KIND_LIST_INT_OR_FLOAT,
+       KIND_GROWING = MG_KIND_GROWING };
 enum { BANK_INTS = MG_BANK_INTS, BANK_FLOATS = MG_BANK_FLOATS, BANK_TRUTH = MG_BANK_TRUTH,
        BANK_COMPLEX = MG_BANK_COMPLEX, BANK_INT_OR_FLOAT = MG_BANK_INT_OR_FLOAT };
 #define MAX_ARRAYS MG_MAX_ARRAYS
@@ -170,7 +171,7 @@ int mg_prologue(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *
     for (int64_t k = 0; k < n_arrays; k++, entry += MG_ARRAY_FIELDS) {
         PyObject *obj = PyTuple_GET_ITEM(arrays, k);
         int kind = (int)entry[0], rank = (int)entry[1];
-        if (kind == KIND_SHADOW) continue;   /* copies of written arrays: the prologue reads none */
+        if (kind == KIND_SHADOW || kind == KIND_GROWING) continue;   /* the prologue reads neither */
         if (kind == KIND_NDARRAY) result = ndarray_dims((mg_ndarray *)obj, rank, 0, shape, ints + entry[4]);
         else if (list_shape(obj, rank, shape)) result = MG_GUARD;
         else list_dims(shape, rank, ints + entry[4]);
@@ -327,7 +328,14 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
     int64_t shapes[MAX_ARRAYS][MAX_RANK], lows[MAX_ARRAYS][MAX_RANK], counts[MAX_ARRAYS][MAX_RANK];
     int64_t gaps[MAX_ARRAYS], visited[MAX_ARRAYS];
     int shared[MAX_ARRAYS] = {0};    /* a list some later name also binds */
+    /* The values the kernel appends, per list appended to.  Such a list may be a row of a list
+     * the kernel reads: CPython would see it grow, but reads the same elements below its length
+     * at entry (beyond it the kernel's index check sends the loop back to CPython), and the
+     * lowering refuses a loop that appends and reads a row's len(). */
+    mg_growing grown[MAX_ARRAYS];
+    int growing = 0;
     int result = 0;
+    memset(grown, 0, sizeof grown);
     if (n_arrays > MAX_ARRAYS) return MG_GUARD;
     /* Dims first: the prologue reads them (and the scalars) to write the boxes. */
     for (int64_t k = 0; k < n_arrays; k++, entry += MG_ARRAY_FIELDS) {
@@ -335,6 +343,11 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
         int kind = (int)entry[0], rank = (int)entry[1];
         alias[k] = -1;
         if (kind == KIND_SHADOW && obj == Py_None) continue;
+        if (kind == KIND_GROWING) {
+            pointers[k] = (char *)&grown[k];
+            growing++;
+            continue;
+        }
         if (kind == KIND_NDARRAY || kind == KIND_SHADOW) {
             mg_ndarray *array = (mg_ndarray *)obj;
             result = ndarray_dims(array, rank, entry[2], shapes[k], ints + entry[4]);
@@ -360,7 +373,7 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
     entry = plan + MG_PLAN_HEADER;
     for (int64_t k = 0; k < n_arrays; k++, entry += MG_ARRAY_FIELDS) {
         int kind = (int)entry[0], rank = (int)entry[1];
-        if (kind == KIND_NDARRAY || kind == KIND_SHADOW) continue;
+        if (kind == KIND_NDARRAY || kind == KIND_SHADOW || kind == KIND_GROWING) continue;
         visited[k] = choose_box(shapes[k], rank, entry[5], ints, lows[k], counts[k], &gaps[k]);
         if (alias[k] >= 0) {   /* each element of either box, one gap apart */
             int first = alias[k];
@@ -374,7 +387,7 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
     entry = plan + MG_PLAN_HEADER;
     for (int64_t k = 0; k < n_arrays; k++, entry += MG_ARRAY_FIELDS) {
         int kind = (int)entry[0], rank = (int)entry[1];
-        if (kind == KIND_NDARRAY || kind == KIND_SHADOW) continue;
+        if (kind == KIND_NDARRAY || kind == KIND_SHADOW || kind == KIND_GROWING) continue;
         int first = alias[k] >= 0 ? alias[k] : (int)k;
         int64_t *strides = ints + entry[4] + rank, stride = 1, offset = 0, size = 1, held = 1;
         for (int d = rank - 1; d >= 0; d--) {   /* row-major over the box */
@@ -425,9 +438,18 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
         mg_box box = {shapes[k], lows[k], counts[k], (int)entry[1], (int)entry[0], gaps[k]};
         if (box_level(PyTuple_GET_ITEM(arrays, k), 0, &box, owned[k], &position)) { result = MG_PYERROR; goto done; }
     }
+    entry = plan + MG_PLAN_HEADER;
+    for (int64_t k = 0; growing && k < n_arrays; k++, entry += MG_ARRAY_FIELDS)
+        if (entry[0] == KIND_GROWING && append_collected(PyTuple_GET_ITEM(arrays, k), &grown[k], (int)entry[2])) {
+            result = MG_PYERROR;
+            goto done;
+        }
     seconds[2] += now() - started;
 done:
-    for (int64_t k = 0; k < n_arrays; k++) free(owned[k]);
+    for (int64_t k = 0; k < n_arrays; k++) {
+        free(owned[k]);
+        free(grown[k].data);
+    }
     if (result == MG_PYERROR) PyErr_Clear();
     return result;
 }

@@ -144,6 +144,32 @@ static int box_level(PyObject *obj, int depth, const mg_box *box, const char *bu
     return 0;
 }
 
+/* A list the loop appends to (prelude's mg_growing, filled by the kernel): its values join the
+ * list after a clean run, each boxed with its kind's class (int-or-float: its own class). */
+typedef struct { char *data; int64_t length, capacity; } mg_growing;
+
+static int append_collected(PyObject *list, const mg_growing *grown, int kind) {
+    for (int64_t i = 0; i < grown->length; i++) {
+        PyObject *item;
+        if (kind == KIND_FLOAT) {
+            item = PyFloat_FromDouble(((const double *)grown->data)[i]);
+        } else if (kind == KIND_INT) {
+            item = PyLong_FromLongLong(((const int64_t *)grown->data)[i]);
+        } else if (kind == KIND_INT_OR_FLOAT) {
+            const double *pair = (const double *)grown->data + 2 * i;
+            item = pair[1] != 0.0 ? PyFloat_FromDouble(pair[0]) : PyLong_FromLongLong((int64_t)pair[0]);
+        } else {
+            item = ((const uint8_t *)grown->data)[i] ? Py_True : Py_False;
+            Py_INCREF(item);
+        }
+        if (item == NULL) return -1;
+        int failed = PyList_Append(list, item);
+        Py_DECREF(item);
+        if (failed) return -1;
+    }
+    return 0;
+}
+
 /* Shape of a nested list along its first elements; 0 on success, 1 if not a list of that rank. */
 static int list_shape(PyObject *obj, int rank, int64_t *shape) {
     for (int d = 0; d < rank; d++) {

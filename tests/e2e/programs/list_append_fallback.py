@@ -1,10 +1,11 @@
 # expect: fallback
-"""Loops that append to lists fall back; their inner loops may still compile."""
+"""Loops that append to a list bound before them compile; loops that build lists of rows
+(a list display inside the loop) or extend lists fall back, their inner loops compiling."""
 
 
 def squares(n):
     out = []
-    for i in range(n):  # mg: fallback
+    for i in range(n):  # mg: compiled
         out.append(i * i)
     return out
 

@@ -1,0 +1,117 @@
+"""Lists that a loop appends to (ir.Append): the kernel collects the values, in order, and
+they join the list when the compiled run ends without a flag, each with its own class.
+Differential: each function runs plainly and through megaguards.jit."""
+import pytest
+
+from conftest import assert_same_as_cpython, site_for
+
+
+def picks(a, n, out, flags):
+    for i in range(n):
+        if a[i] % 2 == 0:
+            out.append(a[i] * 0.5)       # a float
+        elif a[i] % 3 == 0:
+            out.append(a[i])             # an int
+        else:
+            flags.append(a[i] > 10)      # a bool
+    return out, flags
+
+
+def test_appended_values_keep_their_classes_and_order():
+    fast = assert_same_as_cpython(picks, list(range(40)), 40, [], [])
+    reasons = " ".join(r for site in site_for(fast) for r in site["reasons"])
+    assert "it appends to 'flags', 'out', in iteration order" in reasons   # kept sequential
+
+
+def test_values_join_what_the_list_held():
+    assert_same_as_cpython(picks, list(range(10)), 10, ["kept", 2.5], [None])
+
+
+def test_no_iteration_appends_nothing():
+    assert_same_as_cpython(picks, [1], 0, [7], [], compiled=None)
+
+
+def test_a_flag_mid_loop_gives_cpythons_partial_appends_and_error():
+    """The compiled run is discarded (nothing appended); CPython's run appends up to the error."""
+    assert_same_as_cpython(picks, [2, 4, 6], 5, [], [], compiled=False)
+
+
+def test_one_list_under_two_names_runs_in_cpython():
+    """CPython interleaves the two names' appends on the one list."""
+    shared = []
+    assert_same_as_cpython(picks, list(range(10)), 10, shared, shared, compiled=False)
+
+
+def test_bools_and_numbers_in_one_list_stay_in_cpython():
+    def mixed(a, n, out):
+        for i in range(n):
+            if i % 2:
+                out.append(a[i])
+            else:
+                out.append(a[i] > 1)
+        return out
+    assert_same_as_cpython(mixed, [1, 2, 3], 3, [], compiled="collects bools, or ints and floats")
+
+
+class Collector:
+    def __init__(self):
+        self.seen = []
+
+    def append(self, value):
+        self.seen.append(value * 2)
+
+    def __eq__(self, other):
+        return type(other) is Collector and self.seen == other.seen
+
+    __hash__ = None
+
+
+def test_an_append_method_of_another_class_runs_in_cpython():
+    def collect(a, n, out):
+        for i in range(n):
+            out.append(a[i])
+        return out.seen
+    assert_same_as_cpython(collect, [1, 2, 3], 3, Collector(), compiled=False)
+
+
+def test_appending_to_the_list_the_loop_reads_runs_in_cpython():
+    def double(a, n, out):
+        for i in range(n):
+            out.append(a[i] * 2)
+        return out
+    shared = [1, 2, 3]
+    assert_same_as_cpython(double, shared, 3, shared, compiled=False)
+
+
+def test_a_row_of_a_list_read_may_grow_while_the_loop_reads_below_its_length():
+    def extend_row(grid, n, row):
+        for i in range(n):
+            row.append(grid[0][i] + grid[1][i])
+        return grid
+    grid = [[1, 2, 3], [4, 5, 6]]
+    assert_same_as_cpython(extend_row, grid, 3, grid[0])
+
+
+def test_a_loop_reading_row_lengths_and_appending_runs_in_cpython():
+    def lengths(grid, n, out):
+        for i in range(n):
+            out.append(len(grid[i]))
+        return out
+    assert_same_as_cpython(lengths, [[1], [2, 3]], 2, [], compiled="reads the len() of a row")
+
+
+def smooth(values, n):
+    out = []
+    for j in range(n):
+        if j == 0 or j == n - 1:
+            out.append(values[j])
+        else:   # the borders left out: values[j - 1] and values[j + 1] proven in range
+            out.append((values[j - 1] + values[j] + values[j + 1]) / 3)
+    return out
+
+
+@pytest.mark.parametrize("n", [9, 2, 1])
+def test_a_smoothing_building_its_result_with_append_compiles(n):
+    values = [float((k * 37) % 11) for k in range(n)]
+    fast = assert_same_as_cpython(smooth, values, n)
+    assert not any("hoisted check failed" in r for site in site_for(fast) for r in site["reasons"])
