@@ -5,6 +5,7 @@ measures them."""
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import os
 import sys
@@ -53,8 +54,17 @@ def imported(result) -> list[str]:
     return ast.literal_eval(result.stdout.strip().splitlines()[-1])
 
 
+@functools.lru_cache(maxsize=None)
+def python_own_modules() -> frozenset:
+    """What plain ``python`` imports before any code of ours on this machine (a site hook of
+    some images imports ``inspect``): not megaguards' cost."""
+    return frozenset(imported(run_python_code(PRINT_MODULES)))
+
+
 def heavy_among(modules, prefixes) -> list[str]:
-    return [name for name in modules if any(name == p or name.startswith(p + ".") for p in prefixes)]
+    own = python_own_modules()
+    return [name for name in modules
+            if name not in own and any(name == p or name.startswith(p + ".") for p in prefixes)]
 
 
 @pytest.mark.parametrize("device", ["auto", "off", "seq"])
