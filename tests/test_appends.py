@@ -83,21 +83,30 @@ def test_appending_to_the_list_the_loop_reads_runs_in_cpython():
     assert_same_as_cpython(double, shared, 3, shared, compiled=False)
 
 
-def test_a_row_of_a_list_read_may_grow_while_the_loop_reads_below_its_length():
+def test_a_row_of_a_list_read_that_grows_runs_in_cpython():
     def extend_row(grid, n, row):
         for i in range(n):
             row.append(grid[0][i] + grid[1][i])
         return grid
     grid = [[1, 2, 3], [4, 5, 6]]
-    assert_same_as_cpython(extend_row, grid, 3, grid[0])
+    assert_same_as_cpython(extend_row, grid, 3, grid[0], compiled="or a row of one")
+    assert_same_as_cpython(extend_row, grid, 3, [])
 
 
-def test_a_loop_reading_row_lengths_and_appending_runs_in_cpython():
-    def lengths(grid, n, out):
-        for i in range(n):
-            out.append(len(grid[i]))
-        return out
-    assert_same_as_cpython(lengths, [[1], [2, 3]], 2, [], compiled="reads the len() of a row")
+def lengths(grid, n, out):
+    for i in range(n):
+        out.append(len(grid[i]) + grid[i][0])
+    return out
+
+
+def test_a_loop_reading_row_lengths_and_appending_compiles():
+    assert_same_as_cpython(lengths, [[1, 4], [2, 3]], 2, [])
+
+
+def test_appending_to_a_row_whose_len_the_loop_reads_runs_in_cpython():
+    """CPython sees that row's len() grow with each append: the guard finds the row."""
+    grid = [[1, 4], [2, 3]]
+    assert_same_as_cpython(lengths, grid, 2, grid[1], compiled="or a row of one")
 
 
 def smooth(values, n):
@@ -115,3 +124,13 @@ def test_a_smoothing_building_its_result_with_append_compiles(n):
     values = [float((k * 37) % 11) for k in range(n)]
     fast = assert_same_as_cpython(smooth, values, n)
     assert not any("hoisted check failed" in r for site in site_for(fast) for r in site["reasons"])
+
+
+def test_extending_by_a_list_display_appends_each_value():
+    def spread(a, n, out):
+        for i in range(n):
+            out += [a[i], a[i] * 0.5]
+            out.extend([i])
+        return out
+    assert_same_as_cpython(spread, [3, 4, 5], 3, [1.5])
+    assert_same_as_cpython(spread, [3, 4, 5], 3, (1.5,), compiled=False)   # a tuple: Python's TypeError

@@ -61,6 +61,7 @@ GUARD_FAILED = -1    # a list not rectangular or homogeneous, an int beyond int6
 PYTHON_ERROR = -2    # unboxing or boxing raised (memory)
 NDARRAY_GUARD = -3   # a NumPy array of another rank, or strides that are not whole elements
 SCALAR_GUARD = -4    # a scalar int beyond int64
+APPENDED_GUARD = -5  # a list the loop appends to is a row of a list it reads
 MAX_ARRAYS = 64      # arrays one kernel takes (marshal.c's MAX_ARRAYS)
 MIXED_GUARD = -16    # minus the array's position: a list of ints holds a float, or of floats an int
 
@@ -71,7 +72,7 @@ def abi_defines() -> tuple[str, ...]:
     codes |= {f"MG_BANK_{bank.name}": int(bank) for bank in ScalarBank}
     codes |= {"MG_ARRAY_FIELDS": ARRAY_FIELDS, "MG_PLAN_HEADER": PLAN_HEADER, "MG_GUARD": GUARD_FAILED, "MG_PYERROR": PYTHON_ERROR,
               "MG_GUARD_NDARRAY": NDARRAY_GUARD, "MG_GUARD_SCALAR": SCALAR_GUARD,
-              "MG_GUARD_MIXED": MIXED_GUARD,
+              "MG_GUARD_MIXED": MIXED_GUARD, "MG_GUARD_APPENDED": APPENDED_GUARD,
               "MG_MAX_ARRAYS": MAX_ARRAYS}
     return tuple(f"-D{name}={value}" for name, value in sorted(codes.items()))
 

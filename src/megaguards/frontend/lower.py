@@ -74,6 +74,10 @@ class _Lowerer(CallLowering):
                 return []
             return self.assign([node.target], node.value, node)
         if isinstance(node, ast.AugAssign):
+            if isinstance(node.op, ast.Add) and isinstance(node.value, ast.List):   # out += [e, ...]
+                appended = self.appends(node.target, node.value.elts, node)
+                if appended is not None:
+                    return appended
             op = BINARY[type(node.op)]
             if isinstance(node.target, ast.Name):
                 value = ir.BinOp(op, self.expression(node.target), self.expression(node.value), **where)
@@ -106,7 +110,7 @@ class _Lowerer(CallLowering):
             if isinstance(node.value, ast.Call):
                 appended = self.append(node.value)
                 if appended is not None:
-                    return [appended]
+                    return appended
                 if self.call(node.value, value_used=False) is NO_RETURN_VALUE:
                     return []  # an inlined function: its body is pending
                 name = dotted_path(node.value.func) or "a computed function"
@@ -114,18 +118,27 @@ class _Lowerer(CallLowering):
             raise _unsupported(node, "expression statement")
         raise _unsupported(node)
 
-    def append(self, node: ast.Call) -> ir.Append | None:
-        """``values.append(v)`` on a list named by a variable (or attribute path) of the loop's
-        own code: an ``Append`` (the guard checks it is a list); None for other calls."""
+    def append(self, node: ast.Call) -> list[ir.Append] | None:
+        """``values.append(v)`` or ``values.extend([v, w])`` on a list named by a variable (or
+        attribute path) of the loop's own code: ``Append``s (the guard checks it is a list);
+        None for other calls."""
         function = node.func
-        if not (isinstance(function, ast.Attribute) and function.attr == "append"):
+        if not (isinstance(function, ast.Attribute) and len(node.args) == 1 and not node.keywords):
             return None
-        path = dotted_path(function.value)
-        if path is None or self.callees or len(node.args) != 1 or node.keywords \
-                or isinstance(node.args[0], ast.Starred):
-            return None   # a call as any other: inlined, or the reason it cannot be
+        if function.attr == "append":
+            return self.appends(function.value, node.args, node)
+        if function.attr == "extend" and isinstance(node.args[0], ast.List):
+            return self.appends(function.value, node.args[0].elts, node)
+        return None
+
+    def appends(self, target: ast.expr, values: list[ast.expr], node: ast.AST) -> list[ir.Append] | None:
+        """The values joining list ``target`` in order; None where this is not such a list
+        (a call or an augmented assignment as any other: inlined, or the reason it cannot be)."""
+        path = dotted_path(target)
+        if path is None or self.callees or any(isinstance(value, ast.Starred) for value in values):
+            return None
         self.appended.setdefault(path, None)
-        return ir.Append(path, self.expression(node.args[0]), **_where(node))
+        return [ir.Append(path, self.expression(value), **_where(node)) for value in values]
 
     def range_loop(self, node: ast.For) -> ir.For:
         node = desugar.for_loop(node, self.temporary)
@@ -398,9 +411,6 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
         if shared is not None and shared in assigned:
             raise Unsupported(f"{ir.describe_name(path)} may be the variable '{shared}' this loop assigns "
                               "(an inlined function would read its value at entry only)")
-    if lowerer.appended and any(isinstance(node, ir.Length) and node.prefix for node in ir.walk(body)):
-        raise Unsupported("the loop appends to a list and reads the len() of a row (the row may be that list, "
-                          "growing)")
     for path in lowerer.appended:
         head = path.split(".")[0]
         if path in array_names or path in scalars or head in lowerer.assigned:

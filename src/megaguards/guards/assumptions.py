@@ -25,7 +25,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from ..codegen.layout import (GUARD_FAILED, MAX_ARRAYS, MIXED_GUARD, NDARRAY_GUARD, PYTHON_ERROR, SCALAR_GUARD, ArrayKind,
+from ..codegen.layout import (APPENDED_GUARD, GUARD_FAILED, MAX_ARRAYS, MIXED_GUARD, NDARRAY_GUARD, PYTHON_ERROR, SCALAR_GUARD, ArrayKind,
                               list_kind)
 from ..errors import GuardFailure
 from ..ir.types import ndarray_class, numpy_module
@@ -72,8 +72,8 @@ class Assumption(enum.Enum):
     NDARRAY_LAYOUT = ("a list that is not rectangular or not homogeneous, or an int beyond int64",
                       "marshal.c (ndarray_dims: the rank, strides of whole elements)")
     APPENDED_LIST = ("'append' is called on a {cls}, not a list", "Binder.bind")
-    APPENDED_DISTINCT = ("a list the loop appends to is also an array it reads, or appended to under two names",
-                         "Binder.bind (rows of arrays: marshal.c unbox_level)")
+    APPENDED_DISTINCT = ("a list the loop appends to is also an array it reads (or a row of one), or appended "
+                         "to under two names", "Binder.bind; rows: marshal.c (mg_enter)")
     LIST_ONE_CLASS = ("a list holds ints and floats: the loop is typed again, the list int-or-float",
                       "marshal.c (unbox_level): the site's Binder.mixed")
     UNBOXING_SUCCEEDS = ("unboxing raised (out of memory, or a value that does not convert)",
@@ -96,7 +96,7 @@ class Assumption(enum.Enum):
 # marshal.c's answers besides the kernel's flags (codegen/layout.py defines the codes).
 MARSHAL_CODES = {GUARD_FAILED: Assumption.LISTS_UNBOX, NDARRAY_GUARD: Assumption.NDARRAY_LAYOUT,
                  SCALAR_GUARD: Assumption.SCALAR_INT64, PYTHON_ERROR: Assumption.UNBOXING_SUCCEEDS,
-                 MIXED_GUARD: Assumption.LIST_ONE_CLASS}   # MIXED_GUARD - k: the list at position k
+                 MIXED_GUARD: Assumption.LIST_ONE_CLASS, APPENDED_GUARD: Assumption.APPENDED_DISTINCT}   # MIXED_GUARD - k: the list at position k
 
 
 def marshal_failure(code: int) -> GuardFailure:

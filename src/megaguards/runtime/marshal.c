@@ -23,7 +23,8 @@
 /* The ABI's codes are defined once, in codegen/layout.py, and passed as -D flags. */
 #if !defined(MG_KIND_NDARRAY) || !defined(MG_BANK_COMPLEX) || !defined(MG_ARRAY_FIELDS) || !defined(MG_GUARD) \
     || !defined(MG_PLAN_HEADER) \
-    || !defined(MG_GUARD_NDARRAY) || !defined(MG_GUARD_SCALAR) || !defined(MG_GUARD_MIXED)
+    || !defined(MG_GUARD_NDARRAY) || !defined(MG_GUARD_SCALAR) || !defined(MG_GUARD_MIXED) \
+    || !defined(MG_GUARD_APPENDED)
 #error "compile marshal.c with codegen/layout.py's abi_defines()"
 #endif
 enum { KIND_NDARRAY = MG_KIND_NDARRAY, KIND_BOOL = MG_KIND_LIST_BOOL, KIND_INT = MG_KIND_LIST_INT,
@@ -328,11 +329,8 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
     int64_t shapes[MAX_ARRAYS][MAX_RANK], lows[MAX_ARRAYS][MAX_RANK], counts[MAX_ARRAYS][MAX_RANK];
     int64_t gaps[MAX_ARRAYS], visited[MAX_ARRAYS];
     int shared[MAX_ARRAYS] = {0};    /* a list some later name also binds */
-    /* The values the kernel appends, per list appended to.  Such a list may be a row of a list
-     * the kernel reads: CPython would see it grow, but reads the same elements below its length
-     * at entry (beyond it the kernel's index check sends the loop back to CPython), and the
-     * lowering refuses a loop that appends and reads a row's len(). */
-    mg_growing grown[MAX_ARRAYS];
+    mg_growing grown[MAX_ARRAYS];    /* the values the kernel appends, per list appended to */
+    PyObject *appended[MAX_ARRAYS];  /* those lists */
     int growing = 0;
     int result = 0;
     memset(grown, 0, sizeof grown);
@@ -345,7 +343,7 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
         if (kind == KIND_SHADOW && obj == Py_None) continue;
         if (kind == KIND_GROWING) {
             pointers[k] = (char *)&grown[k];
-            growing++;
+            appended[growing++] = obj;
             continue;
         }
         if (kind == KIND_NDARRAY || kind == KIND_SHADOW) {
@@ -361,6 +359,16 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
         list_dims(shapes[k], rank, ints + entry[4]);
         for (int64_t j = 0; j < k; j++)
             if (PyTuple_GET_ITEM(arrays, j) == obj) { alias[k] = (int)j; break; }
+    }
+    /* A list appended to may not be a row of a list the kernel reads (guards/signature.py has
+     * checked the lists themselves): CPython would see its len() grow. */
+    const int64_t *fields = plan + MG_PLAN_HEADER;
+    for (int64_t k = 0; growing && k < n_arrays; k++, fields += MG_ARRAY_FIELDS) {
+        if (fields[1] < 2 || fields[0] == KIND_NDARRAY || fields[0] == KIND_SHADOW || fields[0] == KIND_GROWING) continue;
+        if (holds_any(PyTuple_GET_ITEM(arrays, k), (int)fields[1] - 1, appended, growing)) {
+            result = MG_GUARD_APPENDED;
+            goto done;
+        }
     }
     result = store_scalars(scalars, entry, ints, floats);
     if (result) goto done;

@@ -148,6 +148,18 @@ static int box_level(PyObject *obj, int depth, const mg_box *box, const char *bu
  * list after a clean run, each boxed with its kind's class (int-or-float: its own class). */
 typedef struct { char *data; int64_t length, capacity; } mg_growing;
 
+/* Is one of ``targets`` a row of ``list`` (``levels`` deep)?  CPython would see that row grow
+ * while the loop reads its len() or its elements. */
+static int holds_any(PyObject *list, int levels, PyObject *const *targets, int n) {
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
+        PyObject *row = PyList_GET_ITEM(list, i);
+        for (int t = 0; t < n; t++)
+            if (row == targets[t]) return 1;
+        if (levels > 1 && PyList_CheckExact(row) && holds_any(row, levels - 1, targets, n)) return 1;
+    }
+    return 0;
+}
+
 static int append_collected(PyObject *list, const mg_growing *grown, int kind) {
     for (int64_t i = 0; i < grown->length; i++) {
         PyObject *item;

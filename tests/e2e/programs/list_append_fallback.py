@@ -27,5 +27,5 @@ for i in range(12):  # mg: fallback
     if i % 2 == 0:
         evens.append(i)
     else:
-        evens.extend([-i])
+        evens.extend((-i,))
 print(repr(evens), repr(i))
