@@ -279,7 +279,42 @@ def statement(node: ast.stmt, fresh: Callable[[], str] = _default_fresh) -> list
     divided = _divmod(node, fresh)
     if divided is not None:
         return divided
+    if isinstance(node, (ast.For, ast.While)) and node.orelse:
+        return _loop_else(node, fresh)
     return _hoist_reductions(node, fresh)
+
+
+def _loop_else(node: ast.For | ast.While, fresh) -> list[ast.stmt]:
+    """``for ... else`` (a loop inside a loop site): a flag its own ``break``s set, and the
+    ``else`` block run when it is not set, as Python runs it after a loop that did not break."""
+    flag = fresh()
+    loop = copy.copy(node)
+    loop.body = _BreakSetsFlag(flag).block(node.body)
+    loop.orelse = []
+    otherwise = ast.If(test=ast.UnaryOp(op=ast.Not(), operand=_name(flag)), body=node.orelse, orelse=[])
+    return _located([_assign(flag, ast.Constant(False)), loop, otherwise], node)
+
+
+class _BreakSetsFlag:
+    """The statements with each ``break`` of the loop itself preceded by ``flag = True``: not
+    those of nested loops, but those of a nested loop's ``else`` (they leave this loop)."""
+
+    def __init__(self, flag: str) -> None:
+        self.flag = flag
+
+    def block(self, statements: list[ast.stmt]) -> list[ast.stmt]:
+        result = []
+        for statement in statements:
+            if isinstance(statement, ast.Break):
+                result += _located([_assign(self.flag, ast.Constant(True))], statement) + [statement]
+                continue
+            statement = copy.copy(statement)
+            if isinstance(statement, ast.If):
+                statement.body, statement.orelse = self.block(statement.body), self.block(statement.orelse)
+            elif isinstance(statement, (ast.For, ast.While)):
+                statement.orelse = self.block(statement.orelse)
+            result.append(statement)
+        return result
 
 
 def _divmod(node: ast.stmt, fresh) -> list[ast.stmt] | None:

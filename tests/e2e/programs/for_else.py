@@ -1,5 +1,6 @@
 # expect: fallback
-"""for ... else: the else block runs only without break (loop stays in CPython)."""
+"""for ... else: the else block runs only without break.  As the site's own loop it stays in
+CPython; inside a compiled loop it compiles (a flag the loop's breaks set)."""
 
 
 def find(a, x):
@@ -16,7 +17,7 @@ print(repr(find([1, 2, 3], 2)), repr(find([1, 2, 3], 7)), repr(find([5], 5)))
 
 def primes(n):
     out = []
-    for p in range(2, n):  # mg: fallback
+    for p in range(2, n):  # mg: compiled
         for d in range(2, p):
             if p % d == 0:
                 break
