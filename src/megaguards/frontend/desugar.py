@@ -233,6 +233,8 @@ def for_loop(node: ast.For, fresh: Callable[[], str] = _default_fresh) -> ast.Fo
     else:
         bounds = [copy.deepcopy(source.start), _binary(copy.deepcopy(source.start), ast.Add(), _count(source))]
     binds = _unpack(node.target, source.element(_name(index)), node)
+    for bind in binds:   # the lowering may make a row's name an alias of that row (``for row in table``)
+        bind.element_bind = True
     loop = ast.For(target=_name(index, store=True), iter=_call("range", *bounds), body=[*binds, *node.body],
                    orelse=node.orelse)
     return _assume(_located([loop], node)[0], *source.builtins)
@@ -293,6 +295,18 @@ def _loop_else(node: ast.For | ast.While, fresh) -> list[ast.stmt]:
     loop.orelse = []
     otherwise = ast.If(test=ast.UnaryOp(op=ast.Not(), operand=_name(flag)), body=node.orelse, orelse=[])
     return _located([_assign(flag, ast.Constant(False)), loop, otherwise], node)
+
+
+def breaks_own_loop(statements) -> bool:
+    """Does a ``break`` in these statements leave the loop that holds them (not a nested one's)?"""
+    for statement in statements:
+        if isinstance(statement, ast.Break):
+            return True
+        if isinstance(statement, ast.If) and (breaks_own_loop(statement.body) or breaks_own_loop(statement.orelse)):
+            return True
+        if isinstance(statement, (ast.For, ast.While)) and breaks_own_loop(statement.orelse):
+            return True
+    return False
 
 
 class _BreakSetsFlag:

@@ -10,8 +10,8 @@ import itertools
 
 from ..errors import Unsupported
 from ..ir import nodes as ir
-from . import desugar
-from .lower_calls import NO_RETURN_VALUE, CallLowering, Resolver, _Callee
+from . import desugar, inline
+from .lower_calls import NO_RETURN_VALUE, CallLowering, Resolver, _Callee, _Row
 from .syntax import _unsupported, _where, dotted_path, int_literal
 
 BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
@@ -41,6 +41,12 @@ class _Lowerer(CallLowering):
         self.temporaries = itertools.count()
         self.rebound_groups: list[frozenset] = []   # names some ``a, b = b, a`` exchanges
         self.appended: dict[str, None] = {}   # lists the loop appends to (``values.append(v)``)
+        # ``for row in table`` at the site's own level: the name of each row used as an array (a
+        # ``_Row`` of ``table``, its elements read in place), inside its loop's body only.
+        self.site_rows: dict[str, _Row] = {}
+        self.row_names: set[str] = set()   # names that may become such aliases (``row_candidates``)
+        self.row_aliases: dict[str, None] = {}
+        self.site_rows_made: dict[str, str] = {}   # row alias -> the array it is a row of
 
     # statements -------------------------------------------------------------
     def block(self, statements: list[ast.stmt]) -> tuple[ir.Stmt, ...]:
@@ -141,6 +147,13 @@ class _Lowerer(CallLowering):
         return [ir.Append(path, self.expression(value), **_where(node)) for value in values]
 
     def range_loop(self, node: ast.For) -> ir.For:
+        rows_before = dict(self.site_rows)
+        try:
+            return self.plain_range_loop(node)
+        finally:
+            self.site_rows = rows_before   # a row alias holds inside its loop's body only
+
+    def plain_range_loop(self, node: ast.For) -> ir.For:
         node = desugar.for_loop(node, self.temporary)
         self.assume([node])
         if not (isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name)
@@ -164,6 +177,13 @@ class _Lowerer(CallLowering):
 
     def assign(self, targets: list[ast.expr], value_node: ast.expr, node: ast.stmt) -> list[ir.Stmt]:
         where = _where(node)
+        if (getattr(node, "element_bind", False) and not self.callees and isinstance(targets[0], ast.Name)
+                and targets[0].id in self.row_names and isinstance(value_node, ast.Subscript)):
+            setup: list[ir.Stmt] = []
+            row = self.site_rows[targets[0].id] = self.row_argument(value_node, setup)
+            self.row_aliases.setdefault(targets[0].id, None)
+            self.site_rows_made[targets[0].id] = row.array
+            return setup
         rebind = self.rebind(targets, value_node, node)
         if rebind is not None:
             return [rebind]
@@ -271,6 +291,9 @@ class _Lowerer(CallLowering):
             return ir.Const(node.value, **where)
         if isinstance(node, ast.Name) and self.constant_alias(node.id):
             return ir.Const(self.constant_alias(node.id).value, **where)
+        if isinstance(node, ast.Name) and not self.callees and node.id in self.site_rows:
+            raise _unsupported(node, f"'{node.id}', a row of '{self.site_rows[node.id].array}', used as a value "
+                                     "(only its elements can be)")
         if isinstance(node, (ast.Name, ast.Attribute)):
             path = self.rename(dotted_path(node))
             if path is None:
@@ -401,6 +424,7 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
     """Lower one site's loop; raises ``Unsupported`` (with the location) if it cannot.
     ``resolve`` finds the user-defined functions the loop calls (they are inlined)."""
     lowerer = _Lowerer(resolve)
+    lowerer.row_names = row_candidates(loop, resolve)
     body = lowerer.range_loop(loop)
     arrays = lowerer.array_uses()
     array_names = {a.name for a in arrays}
@@ -415,5 +439,51 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
         head = path.split(".")[0]
         if path in array_names or path in scalars or head in lowerer.assigned:
             raise Unsupported(f"list '{path}' is appended to and also used otherwise in the loop")
+    aliases = tuple((name, lowerer.site_rows_made[name]) for name in lowerer.row_aliases)
     return ir.Loop(body, scalars, arrays, assigned, tuple(lowerer.functions), tuple(lowerer.inlined.items()),
-                   tuple(lowerer.assumed.items()), tuple(lowerer.appended))
+                   tuple(lowerer.assumed.items()), tuple(lowerer.appended), aliases)
+
+
+def row_candidates(loop: ast.For, resolve: Resolver | None) -> set[str]:
+    """The target of the site's own loop over a named array (``for row in table``) when the
+    loop binds it nowhere else, has no ``break`` of its own and uses it as an array
+    (subscripted, ``len()``, passed to an array parameter of a function it inlines): the
+    lowering then reads that row in place, and after the run the site gives the name the
+    last row, as CPython's loop leaves it (``LoopSite.last_rows``)."""
+    if not (isinstance(loop.target, ast.Name) and dotted_path(loop.iter) is not None and not loop.orelse):
+        return set()
+    if any(isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id == loop.target.id
+           for statement in loop.body for node in ast.walk(statement)):
+        return set()
+    if desugar.breaks_own_loop(loop.body):
+        return set()
+    targets = {loop.target.id}
+    used = set()
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            used.add(node.value.id)
+        elif isinstance(node, ast.Call) and resolve is not None:
+            used |= array_arguments(node, resolve)
+            if isinstance(node.func, ast.Name) and node.func.id == "len" and node.args \
+                    and isinstance(node.args[0], ast.Name):
+                used.add(node.args[0].id)
+    return targets & used
+
+
+def array_arguments(node: ast.Call, resolve: Resolver) -> set[str]:
+    """Names passed to a user function's array parameters in this call (none where it does not
+    resolve, or cannot be inlined: the lowering then says why)."""
+    path = dotted_path(node.func)
+    callee = resolve(path) if path else None
+    if callee is None:
+        return set()
+    function, receiver = callee
+    try:
+        definition = inline.check_callable(function, path)
+        arguments = ([None] if receiver else []) + list(node.args)
+        bound = inline.bind_arguments(definition, path, arguments, {k.arg: k.value for k in node.keywords})
+    except (Unsupported, TypeError):
+        return set()
+    rows = inline.array_parameters(definition)
+    return {argument.id for parameter, argument in bound.items()
+            if parameter in rows and isinstance(argument, ast.Name)}

@@ -198,9 +198,9 @@ class CallLowering:
         return _Constant(value)
 
     def row_alias(self, path: str | None) -> _Row | None:
-        if path is None or not self.callees:
+        if path is None:
             return None
-        row = self.callees[-1].names.get(path)
+        row = self.callees[-1].names.get(path) if self.callees else self.site_rows.get(path)
         return row if isinstance(row, _Row) else None
 
     def row_argument(self, argument: ast.expr, setup: list) -> _Row | None:

@@ -215,6 +215,7 @@ class Loop:
     inlined: tuple = ()           # (path, code object) of each user function inlined
     assumed: tuple = ()           # (path, canonical name) of built-ins desugared forms rely on (sum, zip)
     appended: tuple[str, ...] = ()  # lists the loop only appends to (``Append``), in order of first append
+    row_aliases: tuple = ()  # (name, array) of the site's ``for row in table``: the row read in place
 
 
 def is_call_result(name: str) -> bool:

@@ -203,12 +203,24 @@ class Site(Reporting):
             self.stats.compiled_runs += 1
             if self.failures:
                 self.succeeded()
-            return outcome.values
+            return self.last_rows(outcome.values, binding) if self.loop.row_aliases else outcome.values
         if type(outcome) is Raised:
             if outcome.flag != INTERRUPTED:   # Ctrl-C: Python raises its KeyboardInterrupt at once
                 self.failed(binding.key, "flag", f"runtime flag: {outcome.reason}")
             return self.fallback(f"runtime flag: {outcome.reason}")
         return self.fallback(f"declined: {outcome.why}")
+
+    def last_rows(self, values: tuple, binding) -> tuple:
+        """The live-outs with each row the kernel read in place (``for row in table``, no
+        ``break``) given CPython's value after the loop: the last row, if there was one."""
+        values = list(values)
+        positions = {use.name: k for k, use in enumerate(self.loop.arrays)}
+        for name, array in self.loop.row_aliases:
+            if name in self.info.live_outs and array in positions:
+                rows = binding.arrays[positions[array]]
+                if len(rows):
+                    values[self.info.live_outs.index(name)] = rows[-1]
+        return tuple(values)
 
     def failing_class(self, failure: GuardFailure, values: tuple) -> tuple | None:
         """(position, class) of the array live-in whose class failed binding (a dict where a
