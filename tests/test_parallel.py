@@ -106,8 +106,21 @@ def grid(n):
     return [[float((i * 7 + j * 3) % 11) for j in range(n)] for i in range(n)]
 
 
+def reverse_elementwise(a, b):
+    for i in range(len(a) - 1, -1, -1):   # a negative step: the range is known at entry
+        b[i] = a[i] * 2.0 + 1.0
+    return b
+
+
+def reverse_shift(a):
+    for i in range(len(a) - 1, 0, -1):   # reads what the next iteration writes: sequential
+        a[i] = a[i - 1] + a[i]
+    return a
+
+
 @pytest.mark.parametrize("function, arguments", [
     (elementwise, ([1.0, 4.0, 9.0, 2.0], [0.0] * 4)),
+    (reverse_elementwise, ([1.0, 4.0, 9.0, 2.0], [0.0] * 4)),
     (matmul, (grid(5), grid(5), grid(5), 5)),
     (stencil, (grid(6), grid(6), 6)),
     (int_sum_and_max, ([3, -1, 7, 7, 2],)),
@@ -197,6 +210,7 @@ def add_then_double(a):
 
 @pytest.mark.parametrize("function, arguments, expected", [
     (prefix_sum, ([1, 2, 3, 4, 5],), "dependence on 'a'"),
+    (reverse_shift, ([1, 2, 3, 4, 5, 6],), "dependence on 'a'"),
     (gauss_seidel, (grid(6), 6), "dependence on 'A'"),
     (recurrence, ([1.0, 2.0, 3.0],), "scalar 's' carries a value"),
     (shift_left, ([1, 2, 3, 4, 5, 6],), "carries a flow/anti dependence on 'a'"),

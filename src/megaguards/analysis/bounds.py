@@ -174,7 +174,8 @@ class _Hoister:
             inner_scope = {k: v for k, v in scope.items() if k != node.var}
             inner_loop = loop
             step = node.step
-            constant = isinstance(step, ir.Const) and step.value != 0
+            constant_step = ir.int_constant(step)   # -1 is the literal 1 negated
+            constant = constant_step is not None and constant_step != 0
             # A step held by a live-in the loop never assigns (``range(p * p, n, p)``): its
             # sign, read at entry, orders the range's bounds.
             invariant = (isinstance(step, ir.Name) and step.id in self.invariant and step.type in HOISTABLE_TYPES)
@@ -183,7 +184,7 @@ class _Hoister:
                       and node.var not in self.reassigned
                       and _for_bindings_in(node.body).get(node.var, 0) == 0)
             if usable:
-                self.loops.append(LoopRange(node.nid, node.var, node.start, node.stop, step.value if constant else 0,
+                self.loops.append(LoopRange(node.nid, node.var, node.start, node.stop, constant_step if constant else 0,
                                             loop, tuple(scope.items()), step))
                 inner_scope[node.var] = node.nid
                 inner_loop = node.nid
