@@ -72,3 +72,13 @@ def test_a_loop_that_breaks_keeps_its_rows_in_cpython():
     fast = assert_same_as_cpython(first_negative, [[1.0, 2.0], [-1.0, 5.0]], compiled=False)
     reasons = " ".join(r for site in site_for(fast) for r in site["reasons"])
     assert "partial indexing" in reasons
+
+
+def test_enumerated_rows_are_read_in_place_too():
+    def weighted_rows(table):
+        total = 0.0
+        for i, row in enumerate(table, 1):
+            total += i * row[len(row) - 1]
+        return total, i, row
+    fast = assert_same_as_cpython(weighted_rows, TABLE)
+    assert fast(TABLE)[2] is TABLE[-1]

@@ -445,19 +445,24 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
 
 
 def row_candidates(loop: ast.For, resolve: Resolver | None) -> set[str]:
-    """The target of the site's own loop over a named array (``for row in table``) when the
+    """The target of the site's own loop over a named array (``for row in table``, ``for i,
+    row in enumerate(table)``) when the
     loop binds it nowhere else, has no ``break`` of its own and uses it as an array
     (subscripted, ``len()``, passed to an array parameter of a function it inlines): the
     lowering then reads that row in place, and after the run the site gives the name the
     last row, as CPython's loop leaves it (``LoopSite.last_rows``)."""
-    if not (isinstance(loop.target, ast.Name) and dotted_path(loop.iter) is not None and not loop.orelse):
+    source, target = loop.iter, loop.target
+    if (isinstance(source, ast.Call) and dotted_path(source.func) == "enumerate" and source.args
+            and isinstance(target, ast.Tuple) and len(target.elts) == 2):   # for i, row in enumerate(table)
+        source, target = source.args[0], target.elts[1]
+    if not (isinstance(target, ast.Name) and dotted_path(source) is not None and not loop.orelse):
         return set()
-    if any(isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id == loop.target.id
+    if any(isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id == target.id
            for statement in loop.body for node in ast.walk(statement)):
         return set()
     if desugar.breaks_own_loop(loop.body):
         return set()
-    targets = {loop.target.id}
+    targets = {target.id}
     used = set()
     for node in ast.walk(loop):
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
