@@ -134,3 +134,26 @@ def test_extending_by_a_list_display_appends_each_value():
         return out
     assert_same_as_cpython(spread, [3, 4, 5], 3, [1.5])
     assert_same_as_cpython(spread, [3, 4, 5], 3, (1.5,), compiled=False)   # a tuple: Python's TypeError
+
+
+def add_scaled(points, value):
+    points.append(value * 2)
+
+
+LOG = []
+
+
+def note(value):
+    LOG.append(value)
+
+
+def test_appends_inside_an_inlined_function_join_the_callers_list():
+    def collect(a, n, out):
+        LOG.clear()
+        for i in range(n):
+            if a[i] > 0:
+                add_scaled(out, a[i])
+            note(i)
+        return out, list(LOG)
+    assert_same_as_cpython(collect, [3, -1, 2.5, 4], 4, [])
+    assert_same_as_cpython(collect, [1], 1, [])

@@ -140,9 +140,9 @@ class _Lowerer(CallLowering):
     def appends(self, target: ast.expr, values: list[ast.expr], node: ast.AST) -> list[ir.Append] | None:
         """The values joining list ``target`` in order; None where this is not such a list
         (a call or an augmented assignment as any other: inlined, or the reason it cannot be)."""
-        path = dotted_path(target)
-        if path is None or self.callees or any(isinstance(value, ast.Starred) for value in values):
-            return None
+        path = self.rename(dotted_path(target))   # in an inlined function: the caller's list
+        if path is None or path.startswith("mg_tmp") or any(isinstance(value, ast.Starred) for value in values):
+            return None   # (a list local to the inlined function is not bound before the loop)
         self.appended.setdefault(path, None)
         return [ir.Append(path, self.expression(value), **_where(node)) for value in values]
 
