@@ -18,6 +18,7 @@ from ..analysis.parallel import ParallelPlan
 from ..analysis.typeinfer import TypedLoop
 from ..ir import nodes as ir
 from ..ir.types import Scalar, buffer_ctype
+from .array_statements import render_append, render_rebind
 from .calls import render_call
 from .layout import BOX_TAGS, Layout
 from .spelling import ERR, array_name, c_name, growing_name
@@ -134,10 +135,10 @@ class Renderer:
             self.emit(depth, f"{address} = {value};")
             self.guarded(depth, before)
         elif isinstance(node, ir.Append):
-            self.append(node, depth)
+            render_append(self, node, depth)
             self.guarded(depth, before)
         elif isinstance(node, ir.Rebind):
-            self.rebind(node, depth)
+            render_rebind(self, node, depth)
         elif isinstance(node, ir.If):
             test = self.truth(node.test)
             if self.checks != before:
@@ -229,35 +230,6 @@ class Renderer:
             self.emit(depth + 1, "}")
             self.emit(depth + 1, f"{label}_break: ;")
         self.emit(depth, "}")
-
-    def rebind(self, node: ir.Rebind, depth: int) -> None:
-        """``a, b = b, a``: the names exchange their buffers, dims, strides and which array
-        they name (no element moves)."""
-        info = self.typed.arrays[node.targets[0]]
-        parts = [("", f"{buffer_ctype(info.element)} *")] + [(f"_n{d}", "int64_t ") for d in range(info.rank)]
-        parts += [(f"_s{d}", "int64_t ") for d in range(info.rank) if not (d == info.rank - 1 and info.unit_stride)]
-        self.emit(depth, "{")
-        for k, source in enumerate(node.sources):
-            for suffix, ctype in parts:
-                self.emit(depth + 1, f"{ctype}mg_swap{k}{suffix} = {array_name(source)}{suffix};")
-            self.emit(depth + 1, f"const int64_t mg_swap{k}_which = mg_ints[{self.layout.rebound[source]}];")
-        for k, target in enumerate(node.targets):
-            for suffix, _ in parts:
-                self.emit(depth + 1, f"{array_name(target)}{suffix} = mg_swap{k}{suffix};")
-            self.emit(depth + 1, f"mg_ints[{self.layout.rebound[target]}] = mg_swap{k}_which;")
-        self.emit(depth, "}")
-
-    def append(self, node: ir.Append, depth: int) -> None:
-        """The value joins the list's buffer (marshal.c appends the buffer to the list after a
-        clean run); NULL: memory ran out, the flag is set."""
-        element = self.typed.appended[node.array]
-        ctype = buffer_ctype(element)
-        value = self.truth(node.value) if element.is_bool else self.convert(node.value, element)
-        item, slot = self.fresh("item"), self.fresh("slot")
-        self.checks += 1
-        self.emit(depth, f"{ctype} {item} = {value};")
-        self.emit(depth, f"{ctype} *{slot} = ({ctype} *)mg_grow({growing_name(node.array)}, sizeof({ctype}), {ERR});")
-        self.emit(depth, f"if ({slot}) *{slot} = {item};")
 
     def poll(self, depth: int, every_time: bool = True) -> None:
         """Leave with MG_ERR_INTERRUPT once SIGINT set the flag (Ctrl-C): at each chunk of a

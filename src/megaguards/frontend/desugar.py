@@ -26,8 +26,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import Unsupported
+from . import early_exits
 from .syntax import dotted_path as _path
 from .syntax import int_literal
+from .syntax import located as _located
 
 HIDDEN_PREFIX = "mg_tmp"
 # Names the rewritten forms call: live-ins of any site whose loop uses an idiom.
@@ -87,14 +89,6 @@ def sum_step(node: ast.BinOp) -> ast.BinOp:
 
 def _binary(left: ast.expr, op: ast.operator, right: ast.expr) -> ast.BinOp:
     return ast.BinOp(left=left, op=op, right=right)
-
-
-def _located(nodes, where: ast.AST):
-    for node in nodes:
-        for child in ast.walk(node):
-            if isinstance(child, (ast.stmt, ast.expr)) and getattr(child, "lineno", None) is None:
-                ast.copy_location(child, where)
-    return nodes
 
 
 def _assigned(statements) -> set[str]:
@@ -282,53 +276,8 @@ def statement(node: ast.stmt, fresh: Callable[[], str] = _default_fresh) -> list
     if divided is not None:
         return divided
     if isinstance(node, (ast.For, ast.While)) and node.orelse:
-        return _loop_else(node, fresh)
+        return early_exits.loop_else(node, fresh)
     return _hoist_reductions(node, fresh)
-
-
-def _loop_else(node: ast.For | ast.While, fresh) -> list[ast.stmt]:
-    """``for ... else`` (a loop inside a loop site): a flag its own ``break``s set, and the
-    ``else`` block run when it is not set, as Python runs it after a loop that did not break."""
-    flag = fresh()
-    loop = copy.copy(node)
-    loop.body = _BreakSetsFlag(flag).block(node.body)
-    loop.orelse = []
-    otherwise = ast.If(test=ast.UnaryOp(op=ast.Not(), operand=_name(flag)), body=node.orelse, orelse=[])
-    return _located([_assign(flag, ast.Constant(False)), loop, otherwise], node)
-
-
-def breaks_own_loop(statements) -> bool:
-    """Does a ``break`` in these statements leave the loop that holds them (not a nested one's)?"""
-    for statement in statements:
-        if isinstance(statement, ast.Break):
-            return True
-        if isinstance(statement, ast.If) and (breaks_own_loop(statement.body) or breaks_own_loop(statement.orelse)):
-            return True
-        if isinstance(statement, (ast.For, ast.While)) and breaks_own_loop(statement.orelse):
-            return True
-    return False
-
-
-class _BreakSetsFlag:
-    """The statements with each ``break`` of the loop itself preceded by ``flag = True``: not
-    those of nested loops, but those of a nested loop's ``else`` (they leave this loop)."""
-
-    def __init__(self, flag: str) -> None:
-        self.flag = flag
-
-    def block(self, statements: list[ast.stmt]) -> list[ast.stmt]:
-        result = []
-        for statement in statements:
-            if isinstance(statement, ast.Break):
-                result += _located([_assign(self.flag, ast.Constant(True))], statement) + [statement]
-                continue
-            statement = copy.copy(statement)
-            if isinstance(statement, ast.If):
-                statement.body, statement.orelse = self.block(statement.body), self.block(statement.orelse)
-            elif isinstance(statement, (ast.For, ast.While)):
-                statement.orelse = self.block(statement.orelse)
-            result.append(statement)
-        return result
 
 
 def _divmod(node: ast.stmt, fresh) -> list[ast.stmt] | None:

@@ -10,7 +10,7 @@ import itertools
 
 from ..errors import Unsupported
 from ..ir import nodes as ir
-from . import desugar, inline
+from . import desugar, early_exits, inline
 from .lower_calls import NO_RETURN_VALUE, CallLowering, Resolver, _Callee, _Row
 from .syntax import _unsupported, _where, dotted_path, int_literal
 
@@ -460,7 +460,7 @@ def row_candidates(loop: ast.For, resolve: Resolver | None) -> set[str]:
     if any(isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id == target.id
            for statement in loop.body for node in ast.walk(statement)):
         return set()
-    if desugar.breaks_own_loop(loop.body):
+    if early_exits.breaks_own_loop(loop.body):
         return set()
     targets = {target.id}
     used = set()

@@ -49,3 +49,12 @@ def int_literal(node: ast.expr) -> int | None:
     if isinstance(inner, ast.Constant) and type(inner.value) is int:
         return -inner.value if negative else inner.value
     return None
+
+
+def located(nodes, where: ast.AST):
+    """``nodes`` with every node made without a location given ``where``'s (its line in reports)."""
+    for node in nodes:
+        for child in ast.walk(node):
+            if isinstance(child, (ast.stmt, ast.expr)) and getattr(child, "lineno", None) is None:
+                ast.copy_location(child, where)
+    return nodes

@@ -1,0 +1,39 @@
+"""Statements that change which arrays names hold or what a list holds (part of the renderer,
+split for size, as calls.py): ``a, b = b, a`` exchanging buffers, and ``out.append(v)``
+filling a list's growing buffer.  Each function receives the renderer (duck-typed: the
+renderer imports this module)."""
+from __future__ import annotations
+
+from ..ir import nodes as ir
+from ..ir.types import buffer_ctype
+from .spelling import ERR, array_name, growing_name
+
+
+def render_rebind(renderer, node: ir.Rebind, depth: int) -> None:
+    """``a, b = b, a``: the names exchange their buffers, dims, strides and which array
+    they name (no element moves)."""
+    info = renderer.typed.arrays[node.targets[0]]
+    parts = [("", f"{buffer_ctype(info.element)} *")] + [(f"_n{d}", "int64_t ") for d in range(info.rank)]
+    parts += [(f"_s{d}", "int64_t ") for d in range(info.rank) if not (d == info.rank - 1 and info.unit_stride)]
+    renderer.emit(depth, "{")
+    for k, source in enumerate(node.sources):
+        for suffix, ctype in parts:
+            renderer.emit(depth + 1, f"{ctype}mg_swap{k}{suffix} = {array_name(source)}{suffix};")
+        renderer.emit(depth + 1, f"const int64_t mg_swap{k}_which = mg_ints[{renderer.layout.rebound[source]}];")
+    for k, target in enumerate(node.targets):
+        for suffix, _ in parts:
+            renderer.emit(depth + 1, f"{array_name(target)}{suffix} = mg_swap{k}{suffix};")
+        renderer.emit(depth + 1, f"mg_ints[{renderer.layout.rebound[target]}] = mg_swap{k}_which;")
+    renderer.emit(depth, "}")
+
+def render_append(renderer, node: ir.Append, depth: int) -> None:
+    """The value joins the list's buffer (marshal.c appends the buffer to the list after a
+    clean run); NULL: memory ran out, the flag is set."""
+    element = renderer.typed.appended[node.array]
+    ctype = buffer_ctype(element)
+    value = renderer.truth(node.value) if element.is_bool else renderer.convert(node.value, element)
+    item, slot = renderer.fresh("item"), renderer.fresh("slot")
+    renderer.checks += 1
+    renderer.emit(depth, f"{ctype} {item} = {value};")
+    renderer.emit(depth, f"{ctype} *{slot} = ({ctype} *)mg_grow({growing_name(node.array)}, sizeof({ctype}), {ERR});")
+    renderer.emit(depth, f"if ({slot}) *{slot} = {item};")
