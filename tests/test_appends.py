@@ -157,3 +157,19 @@ def test_appends_inside_an_inlined_function_join_the_callers_list():
         return out, list(LOG)
     assert_same_as_cpython(collect, [3, -1, 2.5, 4], 4, [])
     assert_same_as_cpython(collect, [1], 1, [])
+
+
+def tenfold_logged(x):
+    LOG.append(x * 10)
+    return x + 1
+
+
+def test_two_lists_get_their_own_values_whatever_order_they_are_met_in():
+    """The helper's append runs before the caller's, whose value it computes: each list still
+    receives its own values (the kernel's buffers and the guard's lists agree on one order)."""
+    def run(a, n, out):
+        LOG.clear()
+        for i in range(n):
+            out.append(tenfold_logged(a[i]))
+        return out, list(LOG)
+    assert_same_as_cpython(run, [1, 2, 3], 3, [])

@@ -107,9 +107,10 @@ class _Inference:
                          frozenset(self.entry), appended=self.appended_types())
 
     def appended_types(self) -> dict:
-        """Per list appended to, the one type its collected values have (ints and floats: int-or-float)."""
+        """Per list appended to, the one type its collected values have (ints and floats: int-or-float);
+        sorted by name, as ``Loop.appended`` is: the buffers' order in the layout and the guard's."""
         found = {}
-        for name, types in self.appends.items():
+        for name, types in sorted(self.appends.items()):
             kept = one_representation(types)
             if len(kept) > 1 or not kept <= APPENDABLE:
                 raise Unsupported(f"values appended to '{name}' are {describe_types(types)}: a compiled loop "

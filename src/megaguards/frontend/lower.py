@@ -441,7 +441,7 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
             raise Unsupported(f"list '{path}' is appended to and also used otherwise in the loop")
     aliases = tuple((name, lowerer.site_rows_made[name]) for name in lowerer.row_aliases)
     return ir.Loop(body, scalars, arrays, assigned, tuple(lowerer.functions), tuple(lowerer.inlined.items()),
-                   tuple(lowerer.assumed.items()), tuple(lowerer.appended), aliases)
+                   tuple(lowerer.assumed.items()), tuple(sorted(lowerer.appended)), aliases)
 
 
 def row_candidates(loop: ast.For, resolve: Resolver | None) -> set[str]:

@@ -214,7 +214,8 @@ class Loop:
     functions: tuple[str, ...]    # global names of called functions (abs, math, ...)
     inlined: tuple = ()           # (path, code object) of each user function inlined
     assumed: tuple = ()           # (path, canonical name) of built-ins desugared forms rely on (sum, zip)
-    appended: tuple[str, ...] = ()  # lists the loop only appends to (``Append``), in order of first append
+    appended: tuple[str, ...] = ()  # lists the loop only appends to (``Append``), sorted: the order of the
+                                    # kernel's buffers (TypedLoop.appended, codegen/layout.py) and of the guard's
     row_aliases: tuple = ()  # (name, array) of the site's ``for row in table``: the row read in place
 
 
