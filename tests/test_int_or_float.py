@@ -169,3 +169,18 @@ def test_a_sum_of_either_class_is_refused_where_python_compensates():
     def total(a, n):
         return sum(a[i] if i % 2 else 1 for i in range(n))
     assert_same_as_cpython(total, [0.1] * 9, 9, compiled="compensates")
+
+
+def equals_complex(a, n, z):
+    s = 0
+    hits = 0
+    for i in range(n):
+        s = s + a[i]
+        if s == z:
+            hits += 1
+    return s, hits
+
+
+@pytest.mark.parametrize("a, z", [([1.0, 1, 2.0], 2 + 0j), ([1, 1, 2], 4 + 0j)])
+def test_comparing_either_class_with_a_complex(a, z):
+    assert_same_as_cpython(equals_complex, a, 3, z)

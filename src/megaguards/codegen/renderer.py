@@ -347,8 +347,7 @@ class Renderer:
         if target.ctype == "float":
             if source.ctype == "double":
                 return f"(float){text}"
-            self.checks += 1
-            return f"(float)mg_exact_int({text}, {EXACT_LIMIT['float']}, {ERR})"
+            return self.exact(text, source, "float")
         if target.ctype == "int32_t":
             self.checks += 1
             return f"mg_to_i32({text}, {ERR})"
@@ -468,13 +467,18 @@ class Renderer:
             text = f"mg_to_i32({text}, {ERR})"
         return text
 
+    def exact(self, text: str, source: Scalar, ctype: str = "double") -> str:
+        """A number where CPython compares or combines it with a float exactly: an int converts
+        to ``ctype`` exactly (else the flag), an int-or-float is its value (an int in it is exact)."""
+        if source.is_int_or_float:
+            return f"({text}).v"
+        self.checks += 1
+        return f"({ctype})mg_exact_int({text}, {EXACT_LIMIT[ctype]}, {ERR})"
+
     def float_side(self, node: ir.Expr, result: Scalar) -> str:
         """An operand beside an int-or-float one in a float operation: an int converts exactly
         or sets the flag."""
-        if node.type.is_int:
-            self.checks += 1
-            return f"(double)mg_exact_int({self.expr(node)}, {EXACT_LIMIT['double']}, {ERR})"
-        return self.convert(node, result)
+        return self.exact(self.expr(node), node.type) if node.type.is_int else self.convert(node, result)
 
     def complex_binary(self, node: ir.BinOp) -> str:
         """Complex + - * / **: a real operand enters as (x, +0.0), as in CPython."""
@@ -527,8 +531,7 @@ class Renderer:
                     sides.append(text)
                     continue
                 if not side.type.is_float:  # CPython compares an int with the real part exactly
-                    self.checks += 1
-                    text = f"(double)mg_exact_int({text}, {EXACT_LIMIT['double']}, {ERR})"
+                    text = self.exact(text, side.type)
                 sides.append(f"mg_cmake((double){text}, 0.0)")
             return f"({'' if op == '==' else '!'}mg_ceq({sides[0]}, {sides[1]}))"
         if not any(t.is_float or t.is_int_or_float for t in types):
@@ -540,11 +543,8 @@ class Renderer:
         sides = []
         for side in (left, right):
             text = self.expr(side)
-            if side.type.is_int_or_float:   # its value, an int exact (CPython compares exactly)
-                text = f"({text}).v"
-            elif not side.type.is_float:
-                self.checks += 1
-                text = f"({target.ctype})mg_exact_int({text}, {EXACT_LIMIT[target.ctype]}, {ERR})"
+            if not side.type.is_float:   # CPython compares an int with a float exactly
+                text = self.exact(text, side.type, target.ctype)
             elif side.type.ctype != target.ctype:
                 if target.ctype == "float":
                     self.checks += 1
