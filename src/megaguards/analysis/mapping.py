@@ -115,8 +115,9 @@ def choose_band(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: dic
     outer = typed.body
     if facts is None or outer.nid not in plan.loops:
         return "the outermost loop is not parallel"
-    if _cpu_only(typed):
-        return _cpu_only(typed)
+    cpu_only = _cpu_only(typed)
+    if cpu_only:
+        return cpu_only
     return _band(typed, outer, plan.loops[outer.nid], (), facts, groups, reassociate)
 
 
@@ -127,8 +128,9 @@ def choose_region(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: d
     outer = typed.body
     if facts is None or not any(h.loop == outer.nid for h in facts.loops):
         return "the outermost loop's range is not computable before it"
-    if _cpu_only(typed):
-        return _cpu_only(typed)
+    cpu_only = _cpu_only(typed)
+    if cpu_only:
+        return cpu_only
     loops = [s for s in outer.body if not isinstance(s, ir.Rebind) and not _row_check(s, outer, facts, live_outs)]
     if not loops or not all(isinstance(s, ir.For) and s.nid in plan.loops for s in loops):
         return "the outermost loop is sequential and its body is not only parallel loops (and swaps of arrays)"

@@ -45,8 +45,7 @@ class _Lowerer(CallLowering):
         # ``_Row`` of ``table``, its elements read in place), inside its loop's body only.
         self.site_rows: dict[str, _Row] = {}
         self.row_names: set[str] = set()   # names that may become such aliases (``row_candidates``)
-        self.row_aliases: dict[str, None] = {}
-        self.site_rows_made: dict[str, str] = {}   # row alias -> the array it is a row of
+        self.row_aliases: dict[str, str] = {}   # each alias made -> the array it is a row of
 
     # statements -------------------------------------------------------------
     def block(self, statements: list[ast.stmt]) -> tuple[ir.Stmt, ...]:
@@ -181,8 +180,7 @@ class _Lowerer(CallLowering):
                 and targets[0].id in self.row_names and isinstance(value_node, ast.Subscript)):
             setup: list[ir.Stmt] = []
             row = self.site_rows[targets[0].id] = self.row_argument(value_node, setup)
-            self.row_aliases.setdefault(targets[0].id, None)
-            self.site_rows_made[targets[0].id] = row.array
+            self.row_aliases[targets[0].id] = row.array
             return setup
         rebind = self.rebind(targets, value_node, node)
         if rebind is not None:
@@ -439,9 +437,9 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
         head = path.split(".")[0]
         if path in array_names or path in scalars or head in lowerer.assigned:
             raise Unsupported(f"list '{path}' is appended to and also used otherwise in the loop")
-    aliases = tuple((name, lowerer.site_rows_made[name]) for name in lowerer.row_aliases)
     return ir.Loop(body, scalars, arrays, assigned, tuple(lowerer.functions), tuple(lowerer.inlined.items()),
-                   tuple(lowerer.assumed.items()), tuple(sorted(lowerer.appended)), aliases)
+                   tuple(lowerer.assumed.items()), tuple(sorted(lowerer.appended)),
+                   tuple(lowerer.row_aliases.items()))
 
 
 def row_candidates(loop: ast.For, resolve: Resolver | None) -> set[str]:

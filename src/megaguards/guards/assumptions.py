@@ -25,8 +25,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from ..codegen.layout import (APPENDED_GUARD, GUARD_FAILED, MAX_ARRAYS, MIXED_GUARD, NDARRAY_GUARD, PYTHON_ERROR, SCALAR_GUARD, ArrayKind,
-                              list_kind)
+from ..codegen.layout import (APPENDED_GUARD, GUARD_FAILED, MAX_ARRAYS, MIXED_GUARD, NDARRAY_GUARD, PYTHON_ERROR,
+                              SCALAR_GUARD, ArrayKind, list_kind)
 from ..errors import GuardFailure
 from ..ir.types import ndarray_class, numpy_module
 
@@ -96,7 +96,8 @@ class Assumption(enum.Enum):
 # marshal.c's answers besides the kernel's flags (codegen/layout.py defines the codes).
 MARSHAL_CODES = {GUARD_FAILED: Assumption.LISTS_UNBOX, NDARRAY_GUARD: Assumption.NDARRAY_LAYOUT,
                  SCALAR_GUARD: Assumption.SCALAR_INT64, PYTHON_ERROR: Assumption.UNBOXING_SUCCEEDS,
-                 MIXED_GUARD: Assumption.LIST_ONE_CLASS, APPENDED_GUARD: Assumption.APPENDED_DISTINCT}   # MIXED_GUARD - k: the list at position k
+                 APPENDED_GUARD: Assumption.APPENDED_DISTINCT,
+                 MIXED_GUARD: Assumption.LIST_ONE_CLASS}   # and MIXED_GUARD - k: the list at position k
 
 
 def marshal_failure(code: int) -> GuardFailure:

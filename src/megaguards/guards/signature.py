@@ -18,11 +18,10 @@ from ..codegen.layout import LIST_KIND
 from ..errors import GuardFailure, Unsupported
 from ..ir import nodes as ir
 from ..ir.types import INT64_MAX, INT64_MIN, Scalar, ndarray_class, numpy_dtype_scalar, scalar_of_class
-
-INT_OR_FLOAT_LIST = "list of ints and floats"   # a list's entry in the key where the site saw one mix them
 from .assumptions import Assumption
 
 _MISSING = object()
+INT_OR_FLOAT_LIST = "list of ints and floats"   # a list's entry in the key where the site saw one mix them
 
 
 def list_leaf_class(value: list, rank: int) -> type:

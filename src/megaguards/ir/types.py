@@ -60,7 +60,7 @@ class Scalar(enum.Enum):
     PY_COMPLEX = (complex, "mg_complex", None)
     # A value that is a Python int or a Python float, known only at run time (lists typed in by
     # hand, ``s = 0`` then ``s += x``): prelude's mg_num, the value as a double (an int is exact:
-    # |v| <= 2**53, else the kernel flags) and its class (0.0 int, 1.0 float), so every
+    # |v| < 2**53, else the kernel flags) and its class (0.0 int, 1.0 float), so every
     # operation keeps the class CPython's would have.
     PY_INT_OR_FLOAT = ("int or float", "mg_num", None)
 
