@@ -20,15 +20,16 @@ from megaguards.runtime.site import REGISTRY
 def kernel_cache(tmp_path_factory):
     """Compiled kernels go to a per-session folder, shared by tests and subprocesses.
 
-    Tests run parallel loops even when tiny (no work threshold), so the OpenMP code is
-    exercised, with the default exact float reductions (tests of MEGAGUARDS_REASSOCIATE
+    Tests compile every loop at its first entry and run parallel loops even when tiny (no
+    work thresholds: tests/test_tiering.py tests the default one), so the compiled and the
+    OpenMP code are exercised, with the default exact float reductions (tests of MEGAGUARDS_REASSOCIATE
     turn it on explicitly).  ``auto`` keeps the CPU's
     parallel kernel on all cores (no device prediction, no background calibration):
     tests of the device choice set ``select`` themselves (tests/test_selection.py)."""
     folder = tmp_path_factory.mktemp("kernel-cache")
     os.environ.update(MEGAGUARDS_CACHE_DIR=str(folder), MEGAGUARDS_PARALLEL_WORK="0",
-                      MEGAGUARDS_SELECT="cpu", MEGAGUARDS_AUTO_CALIBRATE="0")
-    config.configure(cache_dir=folder, parallel_work=0, select="cpu", auto_calibrate=False)
+                      MEGAGUARDS_SELECT="cpu", MEGAGUARDS_AUTO_CALIBRATE="0", MEGAGUARDS_COMPILE_AFTER="0")
+    config.configure(cache_dir=folder, parallel_work=0, select="cpu", auto_calibrate=False, compile_after=0)
     return folder
 
 

@@ -31,6 +31,7 @@ from .. import config
 from ..frontend.siteinfo import ExpressionInfo
 from .backoff import Speed
 from .site import OFF, REGISTRY, Reporting, SiteStats, first_loop_entry
+from .tiering import DECIDED, UNREAD, cold
 
 log = logging.getLogger("megaguards")
 NOT_COMPILED = object()
@@ -65,6 +66,7 @@ class ExpressionSite(Reporting):
         self.init_backoff()
         self.speeds: dict = {}      # size class -> backoff.Speed
         self.outermost: int | None = None   # the argument index of the outermost iterable, once entered
+        self.tiering = UNREAD       # until it pays to compile (runtime/tiering.py)
 
     def __call__(self, thunk, fallback, *arguments):
         if self.skipping:  # backing off: CPython evaluates the expression (booked later)
@@ -73,27 +75,32 @@ class ExpressionSite(Reporting):
         else:
             if self.booked:
                 self.settle()
-            size = self.size_class(arguments)
-            speed = self.speeds.get(size)
-            if speed is not None and speed.wants_cpython():
+            speed = None
+            if self.tiering is not DECIDED and cold(self, arguments, thunk):   # not worth compiling yet
                 self.stats.entries += 1
                 self.stats.fallback_runs += 1
-                if speed.countdown and all(other.slower for other in self.speeds.values()):
-                    # Every size seen is slower compiled: the rest of this back-off is the
-                    # rewritten code's skip (one test per entry), not a size class per entry.
-                    self.skip_class = None
-                    self.skipping = self.booked = speed.countdown
-                    speed.countdown = 0
-                started = clock()
             else:
-                started = clock()
-                result = self.compiled_result(thunk, arguments)
-                if result is not NOT_COMPILED:
-                    if speed is None:
-                        speed = self.speeds[size] = Speed()
-                    speed.compiled(clock() - started)
-                    return result
-                speed = None
+                size = self.size_class(arguments)
+                speed = self.speeds.get(size)
+                if speed is not None and speed.wants_cpython():
+                    self.stats.entries += 1
+                    self.stats.fallback_runs += 1
+                    if speed.countdown and all(other.slower for other in self.speeds.values()):
+                        # Every size seen is slower compiled: the rest of this back-off is the
+                        # rewritten code's skip (one test per entry), not a size class per entry.
+                        self.skip_class = None
+                        self.skipping = self.booked = speed.countdown
+                        speed.countdown = 0
+                    started = clock()
+                else:
+                    started = clock()
+                    result = self.compiled_result(thunk, arguments)
+                    if result is not NOT_COMPILED:
+                        if speed is None:
+                            speed = self.speeds[size] = Speed()
+                        speed.compiled(clock() - started)
+                        return result
+                    speed = None
         try:
             result = fallback(*arguments)
         except NameError as error:

@@ -26,6 +26,7 @@ from .backoff import NO_SKIPS, BackingOff
 from .executable import INTERRUPTED, UNSET, Raised, Ran, Rejected
 from .probe import LoopSpeeds, clock, inside_probe
 from .process import current as current_process
+from .tiering import DECIDED, UNREAD, cold
 
 log = logging.getLogger("megaguards")
 MAX_SPECIALIZATIONS = 16
@@ -84,6 +85,7 @@ class Site(Reporting):
         self.init_backoff()
         self.last_device: str | None = None  # of a DeviceChoice's last run, logged when it changes
         self.speeds: LoopSpeeds | None = None   # once it compiled: keep the faster (runtime/probe.py)
+        self.tiering = UNREAD       # until it pays to compile (runtime/tiering.py)
 
     def __call__(self, values):
         # An entry backing off never gets here: the rewritten code or dispatch() (below) skips it.
@@ -98,6 +100,9 @@ class Site(Reporting):
             return self.cannot_compile(self.disabled, self.disabled_at)
         if values is None:  # CPython raises the NameError: not ours to report
             return self.fallback("a name the loop reads is unbound before the loop")
+        if self.tiering is not DECIDED and cold(self, values):
+            self.stats.fallback_runs += 1
+            return None
         speeds = self.speeds
         size = speeds.size(values) if speeds is not None else None
         if speeds is not None and speeds.wants_cpython(size):

@@ -1,0 +1,129 @@
+"""Compile what pays (issue 25: the cost of megaguards follows the work a loop does).
+
+Compiling a loop costs milliseconds even when its kernel is cached (the process's first
+compile imports the back end: about 50 ms; each loop is then lowered, analysed and
+loaded: a few ms more); a loop that runs for microseconds never earns that back.  So a
+site is compiled once the CPython time its entries are estimated to take
+(``frontend/work.py``, read from the live-ins before anything else) pays for compiling
+it, as a JIT compiles code once it is hot:
+
+* an entry whose estimate alone reaches ``compile_after`` (``MEGAGUARDS_COMPILE_AFTER``
+  milliseconds, default 50) is compiled at once, as is one whose estimate cannot be told
+  (a ``while`` loop inside, an iterator);
+* entries under ``FLOOR`` each (a compiled entry costs microseconds of binding and
+  marshalling: these never gain) run in CPython and count for nothing; the rewritten
+  code skips the next 1, 2, 4 ... of them (at most ``MAX_GAP``) before estimating again;
+* the others add up: the site is compiled at the entry that brings its sum to
+  ``compile_after`` (a tenth of it once the back end is imported), running in CPython
+  until then; between estimates of entries under ``CHEAP`` the rewritten code skips
+  entries, each counted as the last estimate.
+
+Once a site decides to compile it never estimates again: keep-the-faster (``probe.py``)
+and the back-off take over.  ``compile_after`` 0 compiles every loop at its first entry
+(the tests do, as they test the compiled code); ``jit(strict=True)`` always does.
+"""
+from __future__ import annotations
+
+from .. import config
+from ..frontend.siteinfo import SiteInfo
+from .backoff import MAX_GAP
+from .process import current as current_process
+
+FLOOR = 10e-6         # seconds of CPython time an entry needs to gain from compiling at all (a compiled
+                      # entry costs 5-15 us of binding, marshalling and the device choice)
+CHEAP = 1e-3          # entries estimated below this are not estimated one by one (an estimate: ~5 us)
+MAX_CHEAP_GAP = 64    # entries skipped between two estimates of cheap entries, at most
+LATER_SHARE = 0.1     # the threshold once the back end is imported (only the loop's own cost left)
+LITTLE = ("little work: about {} us an entry in CPython, too little to gain from compiling "
+          "(MEGAGUARDS_COMPILE_AFTER=0 compiles it anyway)")
+COLD = ("not compiled yet: its CPython time so far (estimated) is below what compiling costs "
+        "(MEGAGUARDS_COMPILE_AFTER={} ms)")
+DECIDED = None        # a site's ``tiering`` once it compiles (or cannot be estimated)
+UNREAD = "unread"     # a site's ``tiering`` before its first entry
+
+
+class Tiering:
+    """The estimates of one site until it decides to compile."""
+
+    __slots__ = ("work", "spent", "gap")
+
+    def __init__(self, work: tuple) -> None:
+        self.work = work        # frontend.work's formula for one entry
+        self.spent = 0.0        # estimated CPython seconds of the entries counted so far
+        self.gap = 1            # entries the next skip covers
+
+    def wants_cpython(self, site, values: tuple) -> bool:
+        """Should this entry run in CPython?  False: compile (from now on, for good)."""
+        options = config.current()
+        limit = options.compile_after / 1e3
+        if limit <= 0 or not options.enabled:   # off: the site's own path says so, and backs off
+            return False
+        if current_process().back_end_loaded:
+            limit *= LATER_SHARE
+        from ..frontend.work import estimate
+
+        try:
+            seconds = estimate(self.work, values)
+        except Exception:   # an estimate never breaks a run: compile, as every loop was
+            seconds = None
+        if seconds is None or self.spent + seconds >= limit:
+            return False
+        if seconds < FLOOR:
+            site.note(LITTLE.format(max(1, round(seconds * 1e6))))
+            self.skip(site, self.gap - 1, MAX_GAP)
+            return True
+        self.spent += seconds
+        site.note(COLD.format(options.compile_after))
+        if seconds < CHEAP:
+            skipped = min(self.gap - 1, int((limit - self.spent) / seconds) - 1)
+            if skipped > 0:
+                self.spent += skipped * seconds
+                self.skip(site, skipped, MAX_CHEAP_GAP)
+            else:
+                self.gap = min(self.gap * 2, MAX_CHEAP_GAP)
+        return True
+
+    def skip(self, site, entries: int, most: int) -> None:
+        """The rewritten code runs the next ``entries`` entries in CPython (booked later)."""
+        if entries > 0:
+            site.skip_class = None
+            site.skipping = site.booked = entries
+        self.gap = min(self.gap * 2, most)
+
+
+def tiering_for(site, arguments: int = 0) -> Tiering | None:
+    """A site's tiering at its first entry (None: compile, as it always is under strict);
+    ``arguments``: an expression site's pre-evaluated arguments, before its live-ins."""
+    if site.strict or not site.backs_off or config.current().compile_after <= 0:
+        return DECIDED
+    from ..frontend import work
+
+    try:
+        if isinstance(site.info, SiteInfo):
+            formula = work.formula(site.info.loop, site.info.live_ins)
+        else:
+            formula = work.expression_formula(site.info, arguments)
+    except Exception:   # a shape the estimate does not read: compile, as every loop was
+        return DECIDED
+    return DECIDED if formula is None else Tiering(formula)
+
+
+def cold(site, values: tuple, live_ins=None) -> bool:
+    """Does this entry of ``site`` run in CPython, the site not having paid for compiling
+    yet?  (Called while ``site.tiering`` is not DECIDED.)  An expression site passes its
+    arguments as ``values`` and its thunk as ``live_ins``."""
+    tiering = site.tiering
+    if tiering is UNREAD:
+        tiering = site.tiering = tiering_for(site, len(values))
+        if tiering is DECIDED:
+            return False
+    if live_ins is not None:
+        try:
+            values = values + tuple(live_ins())
+        except NameError:   # the compiled path says why it falls back
+            site.tiering = DECIDED
+            return False
+    if tiering.wants_cpython(site, values):
+        return True
+    site.tiering = DECIDED
+    return False

@@ -1,0 +1,219 @@
+"""Compile what pays (runtime/tiering.py, frontend/work.py): with the default settings a
+loop is compiled once its CPython time (estimated from its trip counts before anything is
+compiled) pays for compiling it; a loop worth microseconds runs in CPython and a script
+made of such loops never imports the back end.  (The rest of the suite compiles every loop
+at its first entry: conftest sets MEGAGUARDS_COMPILE_AFTER=0.)"""
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import textwrap
+
+import pytest
+
+import megaguards
+from conftest import assert_same_as_cpython, run_python, sites_of
+from megaguards import config
+from megaguards.frontend.work import NODE_SECONDS, estimate, formula
+from test_startup import run_megaguards, write
+
+RANGE = ("range", range)
+
+
+def estimate_of(function, **values):
+    """The estimate of the first loop of ``function`` for these live-ins (and ``range``,
+    ``len``, ``enumerate``, ``zip`` as the built-ins)."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    loop = next(node for node in ast.walk(tree) if isinstance(node, ast.For))
+    values = {"range": range, "len": len, "enumerate": enumerate, "zip": zip, **values}
+    names = tuple(values)
+    work = formula(loop, names)
+    return None if work is None else estimate(work, tuple(values[name] for name in names))
+
+
+def dot(a, b, n):
+    s = 0.0
+    for i in range(n):
+        s += a[i] * b[i]
+    return s
+
+
+def triangle(A, n):
+    for i in range(n):
+        for j in range(i + 1, n):
+            A[i][j] = A[j][i]
+
+
+def square(A, n):
+    for i in range(n):
+        for j in range(n):
+            A[i][j] = A[j][i]
+
+
+def rows(table):
+    s = 0
+    for row in table:
+        for v in row:
+            s += v
+    return s
+
+
+def pairs(xs, ys, table):
+    s = 0
+    for x, y in zip(xs, ys):
+        s += x * y
+    for k, row in enumerate(table):
+        for j in range(len(row)):
+            s += row[j] * k
+    return s
+
+
+def marks(flags, p, n, step):
+    for m in range(p * p, n + 1, step):
+        flags[m] = False
+
+
+def counting(a, n):
+    for i in range(n):
+        k = 0
+        while k < i and a[k] >= 0:
+            k += 1
+
+
+def searching(a, n):
+    for i in range(n):
+        k = 0
+        while a[k] != i:
+            k += 1
+
+
+def walking(items):
+    for x in iter(items):
+        print(x)
+
+
+def test_the_estimate_follows_the_trip_counts():
+    small, large = estimate_of(dot, a=None, b=None, n=100), estimate_of(dot, a=None, b=None, n=10000)
+    assert small > 0 and large == pytest.approx(100 * small, rel=0.05)
+    assert estimate_of(dot, a=None, b=None, n=-5) == estimate_of(dot, a=None, b=None, n=0) < small
+    # An inner bound that depends on the outer variable counts at its largest: never under the square.
+    assert 0 < estimate_of(triangle, A=None, n=300) <= estimate_of(square, A=None, n=300)
+    assert estimate_of(square, A=None, n=300) == pytest.approx(4 * estimate_of(square, A=None, n=150), rel=0.05)
+    # Rows: as many trips as the first row has elements.
+    assert estimate_of(rows, table=[[1] * 50] * 40) == pytest.approx(estimate_of(rows, table=[[1] * 40] * 50),
+                                                                      rel=0.05)
+    assert estimate_of(rows, table=[]) < estimate_of(rows, table=[[1] * 50] * 40)
+    assert estimate_of(pairs, xs=[1] * 10, ys=[2] * 1000, table=[[1.0] * 3] * 3) < \
+        estimate_of(pairs, xs=[1] * 1000, ys=[2] * 1000, table=[[1.0] * 3] * 3)
+    # A step: the trips it makes; one that may be 0 is not told (CPython raises ValueError).
+    assert estimate_of(marks, flags=None, p=3, n=10 ** 6, step=3) > 100 * estimate_of(marks, flags=None, p=3,
+                                                                                      n=10 ** 6, step=1000)
+    assert estimate_of(marks, flags=None, p=3, n=100, step=0) is None
+    assert estimate_of(marks, flags=None, p=3, n=10 ** 6, step=-3) == estimate_of(marks, flags=None, p=3, n=0, step=1)
+    # A while loop that counts to a bound: as many trips as the range it counts through.
+    assert estimate_of(counting, a=None, n=200) == pytest.approx(estimate_of(triangle, A=None, n=200), rel=0.5)
+    # The scale: microseconds for a 100-trip loop, as CPython takes.
+    assert 100 * 5 * NODE_SECONDS < small < 100 * 30 * NODE_SECONDS
+
+
+def test_what_cannot_be_told_is_none_and_runs_no_user_code():
+    assert estimate_of(searching, a=None, n=10) is None          # a while loop that does not count
+    assert estimate_of(walking, items=[1, 2]) is None             # an iterator
+    assert estimate_of(dot, a=None, b=None, n=2.5) is None         # not an int
+    assert estimate_of(dot, a=None, b=None, n=10, range=lambda n: [0]) is None   # range rebound
+
+    class Sized:
+        def __len__(self):
+            raise AssertionError("a user __len__ must not run")
+    assert estimate_of(rows, table=Sized()) is None
+
+
+SCRIPT = """
+import sys
+
+def tiny(a):
+    s = 0.0
+    for i in range(len(a)):
+        s += a[i]
+    return s
+
+def energy(velocity):
+    return sum(v * v for v in velocity)
+
+for k in range(200):
+    t = tiny([0.5, 1.5, 2.5])
+    e = energy([1, 2.5, 3, 0.25])
+print(t, e, 'megaguards.runtime.backend' in sys.modules)
+
+def pairs(a):
+    s = 0.0
+    for i in range(len(a)):
+        for j in range(len(a)):
+            s += a[i] * a[j]
+    return s
+
+def row_total(row):
+    s = 0.0
+    for j in range(len(row)):
+        s += row[j]
+    return s
+
+print(pairs([0.25] * 2000))
+print(sum(row_total([0.5] * 1000) for _ in range(2000)))
+"""
+
+
+def test_default_settings_compile_only_what_pays(tmp_path):
+    """Tiny loops and a tiny ``sum(genexpr)`` run in CPython without importing the back
+    end; a loop worth a tenth of a second compiles at its first entry; a loop worth
+    microseconds entered thousands of times compiles once its entries add up."""
+    script = write(tmp_path, "main.py", SCRIPT)
+    report = tmp_path / "report.json"
+    result = run_megaguards("run", script, cwd=tmp_path, env={"MEGAGUARDS_COMPILE_AFTER": "",   # the default
+                                                              "MEGAGUARDS_CACHE_DIR": str(tmp_path / "cache"),
+                                                              "MEGAGUARDS_REPORT": str(report)})
+    assert result.returncode == 0, result.stderr
+    plain = run_python(script, cwd=tmp_path)
+    assert result.stdout == plain.stdout
+    assert result.stdout.splitlines()[0].endswith("False")   # the back end was not imported
+    loops = {record["line"]: record for record in json.loads(report.read_text())["loops"]}
+    lines = SCRIPT.splitlines()
+    first_loops = [number for number, line in enumerate(lines, 1)
+                   if "for i in range" in line or "sum(v" in line or "for j in range(len(row" in line]
+    tiny, energy, pairs, row_total = (loops[number] for number in first_loops)
+    for record in (tiny, energy):
+        assert record["compiled_runs"] == 0 and record["entries"] == 200
+        assert any(reason.startswith("little work") for reason in record["reasons"]), record["reasons"]
+    assert pairs["compiled_runs"] == 1 and pairs["fallback_runs"] == 0
+    assert row_total["compiled_runs"] > 0 and row_total["fallback_runs"] > 0
+    assert any(reason.startswith("not compiled yet") for reason in row_total["reasons"]), row_total["reasons"]
+
+
+@pytest.fixture
+def default_threshold():
+    saved = config.current().compile_after
+    config.configure(compile_after=50)
+    yield
+    config.configure(compile_after=saved)
+
+
+def total(a, n):
+    s = 0
+    for i in range(n):
+        s += a[i]
+    return s
+
+
+def test_jit_compiles_little_loops_only_when_strict(default_threshold):
+    assert_same_as_cpython(total, [1, 2, 3], 3, compiled="little work")
+    strict = megaguards.jit(strict=True)(total)
+    assert strict([1, 2, 3], 3) == 6
+    assert sites_of(strict)[0]["compiled_runs"] == 1
+
+
+def test_the_setting_is_read_and_checked():
+    assert config.from_environment({}).compile_after == 50
+    assert config.from_environment({"MEGAGUARDS_COMPILE_AFTER": "0"}).compile_after == 0
+    with pytest.raises(ValueError, match="MEGAGUARDS_COMPILE_AFTER must be a non-negative integer"):
+        config.from_environment({"MEGAGUARDS_COMPILE_AFTER": "soon"})
