@@ -146,6 +146,17 @@ for k in range(200):
     e = energy([1, 2.5, 3, 0.25])
 print(t, e, 'megaguards.runtime.backend' in sys.modules)
 
+def doubled(image):
+    result = []
+    for i in range(len(image)):
+        row = []
+        for j in range(len(image[i])):
+            row.append(image[i][j] * 2)
+        result.append(row)
+    return result
+
+print(sum(map(sum, doubled([[1] * 1000] * 1000))))
+
 def pairs(a):
     s = 0.0
     for i in range(len(a)):
@@ -166,8 +177,9 @@ print(sum(row_total([0.5] * 1000) for _ in range(2000)))
 
 def test_default_settings_compile_only_what_pays(tmp_path):
     """Tiny loops and a tiny ``sum(genexpr)`` run in CPython without importing the back
-    end; a loop worth a tenth of a second compiles at its first entry; a loop worth
-    microseconds entered thousands of times compiles once its entries add up."""
+    end; a loop worth a tenth of a second compiles at its first entry, as does a loop inside
+    a nest worth it that cannot compile as a whole; a loop worth microseconds entered
+    thousands of times compiles once its entries add up."""
     script = write(tmp_path, "main.py", SCRIPT)
     report = tmp_path / "report.json"
     result = run_megaguards("run", script, cwd=tmp_path, env={"MEGAGUARDS_COMPILE_AFTER": "",   # the default
@@ -181,7 +193,12 @@ def test_default_settings_compile_only_what_pays(tmp_path):
     lines = SCRIPT.splitlines()
     first_loops = [number for number, line in enumerate(lines, 1)
                    if "for i in range" in line or "sum(v" in line or "for j in range(len(row" in line]
-    tiny, energy, pairs, row_total = (loops[number] for number in first_loops)
+    tiny, energy, rows, pairs, row_total = (loops[number] for number in first_loops)
+    # A nest that cannot compile as a whole (its row is a list display) but is worth it: the
+    # loop inside it compiles at its first entry.
+    inner = loops[first_loops[2] + 2]
+    assert rows["compiled_runs"] == 0 and any("list display" in reason for reason in rows["reasons"])
+    assert inner["compiled_runs"] == 1000 and inner["fallback_runs"] == 0, inner
     for record in (tiny, energy):
         assert record["compiled_runs"] == 0 and record["entries"] == 200
         assert any(reason.startswith("little work") for reason in record["reasons"]), record["reasons"]
@@ -193,7 +210,7 @@ def test_default_settings_compile_only_what_pays(tmp_path):
 @pytest.fixture
 def default_threshold():
     saved = config.current().compile_after
-    config.configure(compile_after=50)
+    config.configure(compile_after=30)
     yield
     config.configure(compile_after=saved)
 
@@ -213,7 +230,7 @@ def test_jit_compiles_little_loops_only_when_strict(default_threshold):
 
 
 def test_the_setting_is_read_and_checked():
-    assert config.from_environment({}).compile_after == 50
+    assert config.from_environment({}).compile_after == 30
     assert config.from_environment({"MEGAGUARDS_COMPILE_AFTER": "0"}).compile_after == 0
     with pytest.raises(ValueError, match="MEGAGUARDS_COMPILE_AFTER must be a non-negative integer"):
         config.from_environment({"MEGAGUARDS_COMPILE_AFTER": "soon"})

@@ -10,7 +10,7 @@
 | MEGAGUARDS_HOIST       |                 | 0: keep every bounds/overflow check inside the loop   |
 | MEGAGUARDS_THREADS     |                 | threads of parallel loops (default: all cores)        |
 | MEGAGUARDS_PARALLEL_WORK |               | work estimate below which a parallel loop runs alone  |
-| MEGAGUARDS_COMPILE_AFTER |               | ms of CPython time (estimated) a loop runs before it is compiled (default 50; 0: at its first entry) |
+| MEGAGUARDS_COMPILE_AFTER |               | ms of CPython time (estimated) a loop runs before it is compiled (default 30; 0: at its first entry) |
 | MEGAGUARDS_LOG         |                 | debug/info/warning/...: the "megaguards" logger's level, on stderr |
 | MEGAGUARDS_SELECT      |                 | device choice under auto: tree (default), model, explore, or seq/cpu/cuda forced |
 | MEGAGUARDS_FEATURES_LOG |                | append each entry's features and time (JSON lines) to this file |
@@ -48,7 +48,7 @@ class Config(NamedTuple):
     hoist: bool = True
     threads: int = 0            # 0: OpenMP's default (all cores)
     parallel_work: int = 20000  # iterations x body weight needed to fork threads
-    compile_after: int = 50     # ms of a loop's CPython time (estimated) that pay for compiling it (runtime/tiering.py)
+    compile_after: int = 30     # ms of a loop's CPython time (estimated) that pay for compiling it (runtime/tiering.py)
     select: str = "tree"        # how auto chooses the device (runtime/select.py)
     features_log: str | None = None
     auto_calibrate: bool = True
@@ -83,7 +83,7 @@ def from_environment(environ=os.environ) -> Config:
         hoist=environ.get("MEGAGUARDS_HOIST", "1") not in ("0", "false", "no", "off"),
         threads=_integer(environ, "MEGAGUARDS_THREADS", 0),
         parallel_work=_integer(environ, "MEGAGUARDS_PARALLEL_WORK", 20000),
-        compile_after=_integer(environ, "MEGAGUARDS_COMPILE_AFTER", 50),
+        compile_after=_integer(environ, "MEGAGUARDS_COMPILE_AFTER", 30),
         select=_choice(environ, "MEGAGUARDS_SELECT", SELECT_METHODS),
         features_log=environ.get("MEGAGUARDS_FEATURES_LOG") or None,
         auto_calibrate=environ.get("MEGAGUARDS_AUTO_CALIBRATE", "1") not in ("0", "false", "no", "off"),

@@ -21,8 +21,10 @@ Encodings (tuples, so that evaluation is a few dictionary look-ups):
   sequence) or ``("item", sequence)`` (a subscript of one): its length is taken as that of
   the sequence's first element;
 * trips: ``("range", start, stop, step)``, ``("each", sequence)``, ``("zip", trips, ...)``;
-* a formula: ``(assumed, work)``, ``assumed`` the live-ins (position, name) that must be
-  the built-ins of their names (``range``, ``len``: a loop's live-ins include them);
+* a formula: ``(assumed, callees, work)``, ``assumed`` the live-ins (position, name) that
+  must be the built-ins of their names (``range``, ``len``: a loop's live-ins include
+  them), ``callees`` the live-ins (position, attribute) called: a function whose bytecode
+  loops makes the estimate unknown (its trips are not seen here);
 * work: ``(weight, ((trips, bindings, work), ...))``: the nodes run once per execution of
   the block, and the loops nested in it, each with what its target names are bound to
   (``(name, ("index", trips))``: the range's values; ``(name, ("element", sequence))``).
@@ -31,13 +33,16 @@ from __future__ import annotations
 
 import ast
 import builtins
+import types
 
 NODE_SECONDS = 2.5e-9    # CPython 3.11-3.12: one syntax node of a loop body in a function, about
 LOOP_WEIGHT = 3          # nodes an iteration costs beyond its body (the iterator, the target)
-CALL_WEIGHT = 20         # a call of a user function: its body is not seen here
+CALL_WEIGHT = 20         # a call of a user function (its body is not seen here; one with loops: not told)
+CHEAP_CALL_WEIGHT = 8    # a call of a built-in such as abs() or min(): about 20 ns
 UNKNOWN = None
 
 _OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%"}
+_FOLDS = frozenset({"sum", "min", "max", "sorted", "any", "all"})   # of one sequence: a loop over it
 _CHEAP_CALLS = frozenset({"abs", "min", "max", "len", "int", "float", "bool", "round", "divmod", "pow", "sqrt",
                           "exp", "log", "sin", "cos", "tan", "floor", "ceil", "fabs", "isnan", "isinf", "range",
                           "enumerate", "zip", "append", "extend"})
@@ -49,7 +54,7 @@ def formula(loop: ast.For, live_ins: tuple) -> tuple | None:
     positions = {name: position for position, name in enumerate(live_ins)}
     reader = _Reader(positions)
     work = reader.statements([loop])
-    return UNKNOWN if work is UNKNOWN else (tuple(sorted(reader.builtins)), work)
+    return UNKNOWN if work is UNKNOWN else (tuple(sorted(reader.builtins)), tuple(sorted(reader.callees)), work)
 
 
 def expression_formula(info, arguments: int) -> tuple | None:
@@ -75,10 +80,15 @@ def expression_formula(info, arguments: int) -> tuple | None:
         reader.loop_names |= {name for name, _ in bindings}
         levels.append((each[0] if len(each) == 1 else ("zip", *each), tuple(bindings),
                        sum(_nodes(condition) for condition in level.conditions)))
-    work = (_nodes(info.element) + 1 + (CALL_WEIGHT if info.callee is not None else 0), ())
+    if info.callee is not None:   # map(f, ...), reduce(f, ...): f's loops are not seen here
+        reader.callees.add((info.callee, None))
+    inner = reader.inner_loops(ast.Expr(info.element))
+    if inner is UNKNOWN:
+        return UNKNOWN
+    work = (_nodes(info.element) + 1 + (CALL_WEIGHT if info.callee is not None else 0), tuple(inner))
     for trips, bindings, conditions in reversed(levels):
         work = (0, ((trips, bindings, (work[0] + conditions, work[1])),))
-    return tuple(sorted(reader.builtins)), work
+    return tuple(sorted(reader.builtins)), tuple(sorted(reader.callees)), work
 
 
 class _Reader:
@@ -86,6 +96,8 @@ class _Reader:
         self.positions = positions
         self.loop_names: set = set()   # targets of the loops being read: bound per iteration
         self.builtins: set = set()     # (live-in position, name): the built-in the estimate assumes
+        self.callees: set = set()      # (live-in position, attribute or None): functions called, whose loops
+                                       # (if any) the estimate does not see
 
     def statements(self, body: list) -> tuple | None:
         weight, loops = 0, []
@@ -103,15 +115,16 @@ class _Reader:
                 return UNKNOWN   # bodies that are not simply run once
             elif isinstance(statement, ast.If):
                 inner = self.statements(statement.body + statement.orelse)   # both branches: an upper bound
-                if inner is UNKNOWN:
+                tested = self.inner_loops(ast.Expr(statement.test))
+                if UNKNOWN in (inner, tested):
                     return UNKNOWN
                 weight += _nodes(statement.test) + inner[0]
-                loops.extend(inner[1])
+                loops.extend(tested + list(inner[1]))
             else:
                 if any(isinstance(node, (ast.For, ast.While, ast.Lambda, ast.Await, ast.Yield, ast.YieldFrom))
                        for node in ast.walk(statement)):
                     return UNKNOWN   # loops inside a ``match``, a lambda: not told
-                inner = self.comprehensions(statement)
+                inner = self.inner_loops(statement)
                 if inner is UNKNOWN:
                     return UNKNOWN
                 loops.extend(inner)
@@ -146,9 +159,10 @@ class _Reader:
                 body = self.statements(statement.body)
             finally:
                 self.loop_names -= hidden
-            if body is UNKNOWN:
+            tested = self.inner_loops(ast.Expr(test))
+            if UNKNOWN in (body, tested):
                 return UNKNOWN
-            return trips, ((name, ("index", trips)),), (body[0] + _nodes(test), body[1])
+            return trips, ((name, ("index", trips)),), (body[0] + _nodes(test), body[1] + tuple(tested))
         return UNKNOWN
 
     def start(self, name: str, before: list) -> tuple | None:
@@ -162,8 +176,10 @@ class _Reader:
                 return UNKNOWN
         return ("in", self.positions[name]) if name in self.positions and name not in self.loop_names else UNKNOWN
 
-    def comprehensions(self, node: ast.AST) -> list | None:
-        """The loops of the comprehensions in ``node`` (not those nested in one of them)."""
+    def inner_loops(self, node: ast.AST) -> list | None:
+        """The loops inside the expressions of ``node``: comprehensions (not those nested in
+        one of them), ``sum``/``min``/``max``/``sorted``/``any``/``all`` of a sequence; and
+        the live-ins it calls, noted (a function that loops makes the estimate unknown)."""
         loops = []
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
@@ -171,12 +187,28 @@ class _Reader:
                 if loop is UNKNOWN:
                     return UNKNOWN
                 loops.append(loop)
-            else:
-                inner = self.comprehensions(child)
-                if inner is UNKNOWN:
-                    return UNKNOWN
-                loops.extend(inner)
+                continue
+            if isinstance(child, ast.Call):
+                loops.extend(self.call(child))
+            inner = self.inner_loops(child)
+            if inner is UNKNOWN:
+                return UNKNOWN
+            loops.extend(inner)
         return loops
+
+    def call(self, node: ast.Call) -> list:
+        callee = node.func
+        if isinstance(callee, ast.Name) and callee.id not in self.loop_names:
+            if callee.id in _FOLDS and len(node.args) == 1 and not self.shadowed(callee.id):
+                sequence = self.sequence(node.args[0])
+                if sequence is not UNKNOWN:
+                    return [(("each", sequence), (), (2, ()))]
+            if callee.id in self.positions:
+                self.callees.add((self.positions[callee.id], None))
+        elif isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name) \
+                and callee.value.id in self.positions and callee.value.id not in self.loop_names:
+            self.callees.add((self.positions[callee.value.id], callee.attr))   # module.function(...)
+        return []
 
     def comprehension(self, node: ast.expr, level: int) -> tuple | None:
         generator = node.generators[level]
@@ -197,7 +229,7 @@ class _Reader:
                 weight += sum(_nodes(element) for element in elements) + 1
                 loops = []
                 for element in elements:
-                    nested = UNKNOWN if loops is UNKNOWN else self.comprehensions(ast.Expr(element))
+                    nested = UNKNOWN if loops is UNKNOWN else self.inner_loops(ast.Expr(element))
                     loops = UNKNOWN if nested is UNKNOWN else loops + nested
         finally:
             self.loop_names -= hidden
@@ -312,8 +344,7 @@ def _nodes(node: ast.AST) -> int:
                 callee = child.func
                 name = callee.id if isinstance(callee, ast.Name) else \
                     callee.attr if isinstance(callee, ast.Attribute) else None
-                if name not in _CHEAP_CALLS:
-                    weight += CALL_WEIGHT
+                weight += CHEAP_CALL_WEIGHT if name in _CHEAP_CALLS else CALL_WEIGHT
     return weight
 
 
@@ -322,9 +353,12 @@ def _nodes(node: ast.AST) -> int:
 def estimate(formula: tuple, values: tuple) -> float | None:
     """Seconds CPython is estimated to take for one entry whose live-ins are ``values``;
     None where a trip count cannot be told from them."""
-    assumed, work = formula
+    assumed, callees, work = formula
     for position, name in assumed:
         if values[position] is not getattr(builtins, name):
+            return None
+    for position, attribute in callees:
+        if _loops_inside(values[position], attribute):
             return None
     weight = _Evaluator(values).work(work, {})
     return None if weight is None else weight * NODE_SECONDS
@@ -443,6 +477,40 @@ class _Evaluator:
             quotients = (a // c, a // d, b // c, b // d)
             return min(quotients), max(quotients)
         return (0, max(abs(c), abs(d)) - 1) if c > 0 else (-max(abs(c), abs(d)) + 1, 0)   # %
+
+
+_LOOP_OPCODES = None
+_LOOPING: dict = {}   # code object -> does it (or code nested in it) loop?
+
+
+def _loops_inside(value, attribute: str | None) -> bool:
+    """Does calling ``value`` (``value.<attribute>`` of a module) run a Python function
+    whose code loops?  Read from the bytecode, without running user code; a class is
+    judged by its own ``__init__``."""
+    if attribute is not None:
+        if type(value) is not types.ModuleType:
+            return False
+        value = value.__dict__.get(attribute)
+    if isinstance(value, type):
+        value = value.__dict__.get("__init__")
+    code = getattr(value, "__code__", None) if type(value) in (types.FunctionType, types.MethodType) else None
+    return code is not None and _code_loops(code)
+
+
+def _code_loops(code) -> bool:
+    global _LOOP_OPCODES
+    known = _LOOPING.get(code)
+    if known is None:
+        if _LOOP_OPCODES is None:
+            import opcode
+
+            _LOOP_OPCODES = {opcode.opmap[name] for name in ("FOR_ITER", "JUMP_BACKWARD", "JUMP_ABSOLUTE",
+                                                             "JUMP_BACKWARD_NO_INTERRUPT") if name in opcode.opmap}
+        raw = code.co_code
+        known = any(raw[k] in _LOOP_OPCODES for k in range(0, len(raw), 2)) or any(
+            type(constant) is types.CodeType and _code_loops(constant) for constant in code.co_consts)
+        _LOOPING[code] = known
+    return known
 
 
 def _first(sequence):

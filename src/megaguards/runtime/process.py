@@ -57,6 +57,9 @@ _FIELDS = {
     "loop_entered": False,
     "back_end_loaded": False,
 
+    # -- tiering.py: (file, first line, last line) of the loops estimated worth compiling
+    "hot_loops": list,
+
     # -- the rewrite cache (rewrites.py): modules loaded from it, rewritten, written; entries ignored
     "rewrites": lambda: {"hits": 0, "misses": 0, "stored": 0, "damaged": 0},
 

@@ -8,15 +8,20 @@ site is compiled once the CPython time its entries are estimated to take
 it, as a JIT compiles code once it is hot:
 
 * an entry whose estimate alone reaches ``compile_after`` (``MEGAGUARDS_COMPILE_AFTER``
-  milliseconds, default 50) is compiled at once, as is one whose estimate cannot be told
-  (a ``while`` loop inside, an iterator);
+  milliseconds, default 30: a compile that does not pay back then keeps the process
+  within 1.1x CPython's time + 30 ms) is compiled at once, as is one whose estimate cannot
+  be told (a ``while`` loop that does not count, an iterator, a call of a function that
+  loops);
 * entries under ``FLOOR`` each (a compiled entry costs microseconds of binding and
   marshalling: these never gain) run in CPython and count for nothing; the rewritten
   code skips the next 1, 2, 4 ... of them (at most ``MAX_GAP``) before estimating again;
 * the others add up: the site is compiled at the entry that brings its sum to
   ``compile_after`` (a tenth of it once the back end is imported), running in CPython
   until then; between estimates of entries under ``CHEAP`` the rewritten code skips
-  entries, each counted as the last estimate.
+  entries, each counted as the last estimate;
+* a loop site inside a loop that was estimated worth compiling (and runs in CPython, its
+  nest not compiling as a whole) is compiled at its first entry over ``FLOOR``: its entries
+  are that loop's work.
 
 Once a site decides to compile it never estimates again: keep-the-faster (``probe.py``)
 and the back-off take over.  ``compile_after`` 0 compiles every loop at its first entry
@@ -45,12 +50,13 @@ UNREAD = "unread"     # a site's ``tiering`` before its first entry
 class Tiering:
     """The estimates of one site until it decides to compile."""
 
-    __slots__ = ("work", "spent", "gap")
+    __slots__ = ("work", "spent", "gap", "inside_hot")
 
-    def __init__(self, work: tuple) -> None:
+    def __init__(self, work: tuple, inside_hot: bool = False) -> None:
         self.work = work        # frontend.work's formula for one entry
         self.spent = 0.0        # estimated CPython seconds of the entries counted so far
         self.gap = 1            # entries the next skip covers
+        self.inside_hot = inside_hot   # inside a loop estimated worth compiling (that did not compile)
 
     def wants_cpython(self, site, values: tuple) -> bool:
         """Should this entry run in CPython?  False: compile (from now on, for good)."""
@@ -66,12 +72,18 @@ class Tiering:
             seconds = estimate(self.work, values)
         except Exception:   # an estimate never breaks a run: compile, as every loop was
             seconds = None
-        if seconds is None or self.spent + seconds >= limit:
+        if seconds is None:
+            return False
+        if self.spent + seconds >= limit:
+            hot_loop(site)
             return False
         if seconds < FLOOR:
             site.note(LITTLE.format(max(1, round(seconds * 1e6))))
             self.skip(site, self.gap - 1, MAX_GAP)
             return True
+        if self.inside_hot:   # the work of the loop around it is this loop's entries
+            hot_loop(site)
+            return False
         self.spent += seconds
         site.note(COLD.format(options.compile_after))
         if seconds < CHEAP:
@@ -105,7 +117,26 @@ def tiering_for(site, arguments: int = 0) -> Tiering | None:
             formula = work.expression_formula(site.info, arguments)
     except Exception:   # a shape the estimate does not read: compile, as every loop was
         return DECIDED
-    return DECIDED if formula is None else Tiering(formula)
+    return DECIDED if formula is None else Tiering(formula, inside_hot(site))
+
+
+# A loop estimated worth compiling whose nest cannot compile as a whole (a list display, a
+# call in it) runs in CPython, entering the loop sites inside it: their entries are its work,
+# so they compile at their first entry worth more than FLOOR rather than after adding up.
+
+def hot_loop(site) -> None:
+    """``site`` decided to compile on its estimate: the loop sites inside it are credited."""
+    info = site.info
+    if isinstance(info, SiteInfo):
+        end = getattr(info.loop, "end_lineno", None)
+        if end is not None and end > info.line:
+            current_process().hot_loops.append((info.filename, info.line, end))
+
+
+def inside_hot(site) -> bool:
+    info = site.info
+    return isinstance(info, SiteInfo) and any(
+        filename == info.filename and first < info.line <= last for filename, first, last in current_process().hot_loops)
 
 
 def cold(site, values: tuple, live_ins=None) -> bool:
