@@ -15,8 +15,9 @@ import pytest
 import megaguards
 from conftest import assert_same_as_cpython, run_python, sites_of
 from megaguards import config
-from megaguards.frontend.work import NODE_SECONDS, estimate, formula
-from test_startup import run_megaguards, write
+from megaguards.frontend.work import formula
+from megaguards.runtime.estimate import NODE_SECONDS, estimate
+from test_startup import HEAVY, PRINT_MODULES, REWRITE, heavy_among, imported, run_megaguards, write
 
 RANGE = ("range", range)
 
@@ -117,6 +118,39 @@ def test_the_estimate_follows_the_trip_counts():
     assert 100 * 5 * NODE_SECONDS < small < 100 * 30 * NODE_SECONDS
 
 
+HELPERS = """
+def weighted(row, weights):
+    n = len(row)
+    total = 0.0
+    for j in range(n):
+        total += row[j] * weights[j]
+    return total
+
+def scores(table, weights, out):
+    for row in table:
+        out.append(weighted(row, weights))
+"""
+
+
+def test_a_call_of_a_module_function_is_read_through_its_body():
+    """``weighted`` (a loop over the row, through ``n = len(row)``) makes each of the
+    caller's iterations as long as a row; the function must still be that one at entry."""
+    from megaguards.frontend.work import module_functions
+
+    tree = ast.parse(HELPERS)
+    namespace: dict = {}
+    exec(compile(HELPERS, "<helpers>", "exec"), namespace)
+    loop = next(node for node in ast.walk(tree.body[1]) if isinstance(node, ast.For))
+    names = ("table", "out", "weighted", "weights")
+    work = formula(loop, names, module_functions(tree))
+
+    def seconds(table, function=namespace["weighted"]):
+        return estimate(work, (table, [], function, [1.0] * 1000))
+    assert seconds([[1.0] * 1000] * 40) == pytest.approx(10 * seconds([[1.0] * 100] * 40), rel=0.1)
+    assert seconds([[1.0] * 1000] * 40) > 40 * 1000 * 5 * NODE_SECONDS
+    assert seconds([[1.0] * 1000] * 40, function=lambda row, weights: 0.0) is None
+
+
 def test_what_cannot_be_told_is_none_and_runs_no_user_code():
     assert estimate_of(searching, a=None, n=10) is None          # a while loop that does not count
     assert estimate_of(walking, items=[1, 2]) is None             # an iterator
@@ -205,6 +239,20 @@ def test_default_settings_compile_only_what_pays(tmp_path):
     assert pairs["compiled_runs"] == 1 and pairs["fallback_runs"] == 0
     assert row_total["compiled_runs"] > 0 and row_total["fallback_runs"] > 0
     assert any(reason.startswith("not compiled yet") for reason in row_total["reasons"]), row_total["reasons"]
+
+
+def test_little_loops_import_nothing_heavy(tmp_path):
+    """With the rewrite cached, a script whose loops are worth microseconds estimates them
+    from the site records: no ``ast``, no ``pickle``, no lowering, no back end."""
+    script = write(tmp_path, "main.py", "def scale(a, k):\n    for i in range(len(a)):\n        a[i] *= k\n"
+                                        "    return sum(x * x for x in a)\n\n"
+                                        "for n in range(50):\n    total = scale([1.5, 2.0, 3.0], 2)\n"
+                                        "print(total)\n" + PRINT_MODULES)
+    environment = {"MEGAGUARDS_COMPILE_AFTER": "", "MEGAGUARDS_CACHE_DIR": str(tmp_path / "cache")}
+    first = run_megaguards("run", script, env=environment, cwd=tmp_path)
+    second = run_megaguards("run", script, env=environment, cwd=tmp_path)
+    assert first.stdout.splitlines()[0] == second.stdout.splitlines()[0] == run_python(script).stdout.splitlines()[0]
+    assert heavy_among(imported(second), HEAVY + REWRITE + ("ast", "megaguards.frontend.work")) == []
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import copy
 
+from . import work
 from .siteinfo import EXPRESSION_FUNCTION, NEXT_NAME, SKIPS_NAME, ExpressionInfo, Level, Source
 ARGUMENT = "__mg{}"          # fallback lambda parameters
 VALUE, OUTPUT, ACCUMULATOR = "mg_value", "mg_out", "mg_acc"
@@ -232,9 +233,11 @@ def make_info(node: ast.expr, filename: str, function: str | None):
     inner = node.args[0] if kind == "sum" else node
     if isinstance(inner, (ast.ListComp, ast.GeneratorExp)):  # the first 'for' line, where report marks go
         line = inner.generators[0].target.lineno
-    info = ExpressionInfo(filename, line, function, kind, node, tuple(live_ins), levels, element,
-                          callee=extras.get("callee"), reducer=reducer, start=extras.get("start"))
-    return info, arguments, fallback
+    fields = dict(filename=filename, line=line, function=function, kind=kind, expression=node,
+                  live_ins=tuple(live_ins), levels=levels, element=element, callee=extras.get("callee"),
+                  reducer=reducer, start=extras.get("start"))
+    formula = work.expression_formula(ExpressionInfo(**fields), len(arguments))
+    return ExpressionInfo(**fields, work=formula or False), arguments, fallback
 
 
 def skip_test(site_id) -> ast.expr:

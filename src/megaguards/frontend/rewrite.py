@@ -28,7 +28,7 @@ import os
 import time
 from typing import Callable
 
-from . import desugar
+from . import desugar, work
 from .scope import assigned_names, upward_exposed_reads
 from .comprehension import skip_test
 from .siteinfo import IN_NAME, OUT_NAME, PROBING_NAME, SITE_FUNCTION, TIMED_FUNCTION, UNSET_NAME, SiteInfo
@@ -80,6 +80,7 @@ class LoopRewriter(ast.NodeTransformer):
         self.scopes: list[str] = []
         self.count = 0
         self.blocks = 0   # blocks around the node visited, in its function (SITE_BLOCKS_LIMIT)
+        self.functions: dict = {}   # the module's functions that loop, as written (frontend/work.py)
 
     def _visit_function(self, node):
         self.scopes.append(node.name)
@@ -131,13 +132,15 @@ class LoopRewriter(ast.NodeTransformer):
         if not is_site_loop(node) or (not is_range_loop(node) and not self.every_loop and never_compiles(node)) \
                 or self.blocks >= SITE_BLOCKS_LIMIT:
             return self._visit_block(node)
+        live_ins = tuple(dict.fromkeys([*upward_exposed_reads(node), *desugar.introduced_names(node)]))
         info = SiteInfo(
             filename=self.filename,
             line=node.lineno,
             function=".".join(self.scopes) or None,
             loop=copy.deepcopy(node),
-            live_ins=tuple(dict.fromkeys([*upward_exposed_reads(node), *desugar.introduced_names(node)])),
+            live_ins=live_ins,
             live_outs=self.live_outs(node),
+            work=work.formula(node, live_ins, self.functions) or False,
         )
         site_id = self.register(info)
         self.count += 1
@@ -205,6 +208,7 @@ def rewrite_module(tree: ast.Module, filename: str, register: Callable[[SiteInfo
     (``jit(strict=True)`` reports them), not only those that may compile."""
     started = time.perf_counter()
     rewriter = LoopRewriter(filename, register, every_loop)
+    rewriter.functions = work.module_functions(tree)   # read before their loops become sites
     tree = rewriter.visit(tree)
     ast.fix_missing_locations(tree)
     logging.getLogger("megaguards").debug("rewrite %s: %d loop site(s) in %.1f ms", os.path.basename(filename),

@@ -76,13 +76,15 @@ class SiteInfo(Record):
     ``function`` (the enclosing scopes, dotted; None at module level), ``loop`` (the
     original ``ast.For``, untouched), ``live_ins`` and ``live_outs`` (names)."""
 
-    _fields = ("filename", "line", "function", "loop", "live_ins", "live_outs")
+    _fields = ("filename", "line", "function", "loop", "live_ins", "live_outs", "work")
+    _defaults = {"work": None}
     filename: str
     line: int
     function: str | None
     loop: ast.For
     live_ins: tuple[str, ...]
     live_outs: tuple[str, ...]
+    work: tuple | bool | None   # frontend/work.py's formula of an entry (False: not told; None: not read yet)
 
 
 class Source(Record):
@@ -109,8 +111,8 @@ class ExpressionInfo(Record):
     """Static facts about one expression site, fixed at rewrite time."""
 
     _fields = ("filename", "line", "function", "kind", "expression", "live_ins", "levels", "element",
-               "callee", "reducer", "start")
-    _defaults = {"callee": None, "reducer": (), "start": None}
+               "callee", "reducer", "start", "work")
+    _defaults = {"callee": None, "reducer": (), "start": None, "work": None}
     filename: str
     line: int
     function: str | None
@@ -122,20 +124,23 @@ class ExpressionInfo(Record):
     callee: int | None         # map/reduce: argument index of a named function
     reducer: tuple             # reduce with a lambda: ("op", "+") | ("call", "max") | ("lambda", a, b, body)
     start: int | None          # sum/reduce: argument index of the start value
+    work: tuple | bool | None  # as SiteInfo's, over the arguments then the live-ins
 
 
 # -- records: a site's info as the rewrite cache keeps it ------------------------------------
 
-_PLAIN = ("filename", "line", "function")   # read at registration and by every report
+_PLAIN = ("filename", "line", "function", "work")   # read at registration, by every report, at entry
 _KINDS = (SiteInfo, ExpressionInfo)         # a record's first item: the index of its class
 
 
 def site_record(info) -> tuple:
-    """``(kind, filename, line, function, pickled rest)``: plain values ``marshal`` holds."""
+    """``(kind, filename, line, function, work, pickled rest)``: plain values ``marshal``
+    holds (the work formula is tuples of ints and strings: a site's entries are estimated
+    without unpickling its ``ast``)."""
     import pickle
 
     rest = {name: getattr(info, name) for name in info._fields if name not in _PLAIN}
-    return (_KINDS.index(type(info)), info.filename, info.line, info.function,
+    return (_KINDS.index(type(info)), info.filename, info.line, info.function, info.work,
             pickle.dumps(rest, protocol=pickle.HIGHEST_PROTOCOL))
 
 
@@ -171,12 +176,12 @@ _RESTORED = (RestoredSiteInfo, RestoredExpressionInfo)
 def restored_info(record) -> SiteInfo | ExpressionInfo:
     """The info a ``site_record`` was made of (ValueError for a record that is not one)."""
     try:
-        kind, filename, line, function, rest = record
+        kind, filename, line, function, work, rest = record
         info = object.__new__(_RESTORED[kind])
     except (TypeError, ValueError, IndexError):
         raise ValueError("not a site record") from None
     if not (type(filename) is str and type(line) is int and (function is None or type(function) is str)
-            and type(rest) is bytes):
+            and (work is None or work is False or type(work) is tuple) and type(rest) is bytes):
         raise ValueError("not a site record")
-    info.__dict__.update(filename=filename, line=line, function=function, _pending=rest)
+    info.__dict__.update(filename=filename, line=line, function=function, work=work, _pending=rest)
     return info

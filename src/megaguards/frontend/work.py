@@ -2,15 +2,16 @@
 (issue 25: the cost of megaguards follows the work a loop does; ``runtime/tiering.py``
 decides with it).
 
-``formula(loop, live_ins)`` reads the loop's ``ast`` once and returns a frozen, plain
-record; ``estimate(formula, values)`` evaluates it against one entry's live-ins in a few
-microseconds, without running any user code: trip counts of ``range(...)`` over ints and
-``len(...)`` of built-in sequences, bounds that depend on an enclosing loop's variable
-taken at their largest (interval arithmetic: ``range(i + 1, n)`` counts ``n`` trips), each
-statement weighed by its syntax nodes.  Where a trip count cannot be told (a ``while``
-loop, an iterator, a comprehension) the answer is None: such a loop is compiled at once,
-as every loop was before.  The estimate is rough on purpose: it only has to tell a loop
-worth microseconds from one worth milliseconds.
+``formula(loop, live_ins)`` reads the loop's ``ast`` once, at rewrite time, and returns a
+plain record (tuples of ints and strings: the rewrite cache keeps it beside the site, so
+no ``ast`` is unpickled to estimate an entry); ``runtime/estimate.py`` evaluates it against
+one entry's live-ins: trip counts of ``range(...)`` over ints and ``len(...)`` of built-in
+sequences, bounds that depend on an enclosing loop's variable taken at their largest
+(``range(i + 1, n)`` counts ``n`` trips), each statement weighed by its syntax nodes.
+Where a trip count cannot be told (a ``while`` loop that does not count to a bound, an
+iterator, a lambda) the formula is None: such a loop is compiled at once, as every loop
+was before.  The estimate is rough on purpose: it only has to tell a loop worth
+microseconds from one worth milliseconds.
 
 Encodings (tuples, so that evaluation is a few dictionary look-ups):
 
@@ -19,12 +20,15 @@ Encodings (tuples, so that evaluation is a few dictionary look-ups):
   ``+ - * // %``, ``("neg", operand)``, ``("min" | "max", operand, ...)``;
 * a sequence: ``("in", position)``, ``("var", name)`` (an element of an enclosing loop's
   sequence) or ``("item", sequence)`` (a subscript of one): its length is taken as that of
-  the sequence's first element;
+  the sequence's first element; ``("lit", length)``: a display (``[a, b]``, ``[0.0] * n``);
 * trips: ``("range", start, stop, step)``, ``("each", sequence)``, ``("zip", trips, ...)``;
-* a formula: ``(assumed, callees, work)``, ``assumed`` the live-ins (position, name) that
-  must be the built-ins of their names (``range``, ``len``: a loop's live-ins include
-  them), ``callees`` the live-ins (position, attribute) called: a function whose bytecode
-  loops makes the estimate unknown (its trips are not seen here);
+* a formula: ``(assumed, callees, inlined, work)``, ``assumed`` the live-ins (position,
+  name) that must be the built-ins of their names (``range``, ``len``: a loop's live-ins
+  include them), ``callees`` the live-ins (position, attribute) called but not read: a
+  function whose bytecode loops makes the estimate unknown (its trips are not seen here),
+  ``inlined`` the live-ins (position, name, first line) that must be the module's
+  functions whose bodies the formula read in place of their calls (parameters bound to
+  the call's arguments, ``n = len(a)`` and the like followed);
 * work: ``(weight, ((trips, bindings, work), ...))``: the nodes run once per execution of
   the block, and the loops nested in it, each with what its target names are bound to
   (``(name, ("index", trips))``: the range's values; ``(name, ("element", sequence))``).
@@ -32,11 +36,7 @@ Encodings (tuples, so that evaluation is a few dictionary look-ups):
 from __future__ import annotations
 
 import ast
-import builtins
-import types
 
-NODE_SECONDS = 2.5e-9    # CPython 3.11-3.12: one syntax node of a loop body in a function, about
-LOOP_WEIGHT = 3          # nodes an iteration costs beyond its body (the iterator, the target)
 CALL_WEIGHT = 20         # a call of a user function (its body is not seen here; one with loops: not told)
 CHEAP_CALL_WEIGHT = 8    # a call of a built-in such as abs() or min(): about 20 ns
 UNKNOWN = None
@@ -48,13 +48,24 @@ _CHEAP_CALLS = frozenset({"abs", "min", "max", "len", "int", "float", "bool", "r
                           "enumerate", "zip", "append", "extend"})
 
 
-def formula(loop: ast.For, live_ins: tuple) -> tuple | None:
+def formula(loop: ast.For, live_ins: tuple, functions: dict | None = None) -> tuple | None:
     """The work of one entry of the site ``loop`` (a ``for`` statement), or None where the
-    loop's own trip count cannot be told."""
+    loop's own trip count cannot be told.  ``functions``: the module's functions by name
+    (untouched copies of their ``def``), read in place of a call to one of them."""
     positions = {name: position for position, name in enumerate(live_ins)}
-    reader = _Reader(positions)
+    reader = _Reader(positions, functions or {})
     work = reader.statements([loop])
-    return UNKNOWN if work is UNKNOWN else (tuple(sorted(reader.builtins)), tuple(sorted(reader.callees)), work)
+    return UNKNOWN if work is UNKNOWN else reader.formula(work)
+
+
+def module_functions(tree: ast.Module) -> dict:
+    """Copies of a module's top-level functions that loop, by name (the last ``def`` of a
+    name): the calls a loop makes to them are estimated through their bodies."""
+    import copy
+
+    return {node.name: copy.deepcopy(node) for node in tree.body
+            if isinstance(node, ast.FunctionDef) and any(isinstance(inner, (ast.For, ast.While, ast.comprehension))
+                                                       for inner in ast.walk(node))}
 
 
 def expression_formula(info, arguments: int) -> tuple | None:
@@ -62,7 +73,7 @@ def expression_formula(info, arguments: int) -> tuple | None:
     ``arguments`` pre-evaluated arguments: the estimate's values are those arguments
     followed by the live-ins (an inner level iterates ``range(...)`` of live-ins, or of an
     outer level's element)."""
-    reader = _Reader({name: arguments + position for position, name in enumerate(info.live_ins)})
+    reader = _Reader({name: arguments + position for position, name in enumerate(info.live_ins)}, {})
     levels = []
     for level in info.levels:
         each, bindings = [], []
@@ -88,16 +99,27 @@ def expression_formula(info, arguments: int) -> tuple | None:
     work = (_nodes(info.element) + 1 + (CALL_WEIGHT if info.callee is not None else 0), tuple(inner))
     for trips, bindings, conditions in reversed(levels):
         work = (0, ((trips, bindings, (work[0] + conditions, work[1])),))
-    return tuple(sorted(reader.builtins)), tuple(sorted(reader.callees)), work
+    return reader.formula(work)
 
 
 class _Reader:
-    def __init__(self, positions: dict) -> None:
+    def __init__(self, positions: dict, functions: dict, parameters: dict | None = None,
+                 local_names: frozenset = frozenset(), outer: _Reader | None = None) -> None:
         self.positions = positions
+        self.functions = functions     # the module's functions that loop, read inline where called
+        self.parameters = parameters or {}   # in a function read inline: parameter -> (kind, caller's encoding)
+        self.local_names = local_names       # ... and the names it assigns (never the caller's live-ins)
+        self.lets: dict = {}           # name -> (kind, encoding) of a simple assignment read so far
         self.loop_names: set = set()   # targets of the loops being read: bound per iteration
-        self.builtins: set = set()     # (live-in position, name): the built-in the estimate assumes
-        self.callees: set = set()      # (live-in position, attribute or None): functions called, whose loops
-                                       # (if any) the estimate does not see
+        self.reading: frozenset = outer.reading if outer else frozenset()   # functions being read: no recursion
+        # Shared with the functions read inline: what the estimate must check at run time.
+        self.builtins: set = outer.builtins if outer else set()   # (position, name): the built-ins assumed
+        self.callees: set = outer.callees if outer else set()     # (position, attribute): called, not read
+        self.inlined: set = outer.inlined if outer else set()     # (position, name, first line): read inline
+        self.depth = outer.depth + 1 if outer else 0
+
+    def formula(self, work: tuple) -> tuple:
+        return (tuple(sorted(self.builtins)), tuple(sorted(self.callees)), tuple(sorted(self.inlined)), work)
 
     def statements(self, body: list) -> tuple | None:
         weight, loops = 0, []
@@ -129,7 +151,44 @@ class _Reader:
                     return UNKNOWN
                 loops.extend(inner)
                 weight += _nodes(statement)
+                self.assigned(statement)
         return weight, tuple(loops)
+
+    def assigned(self, statement: ast.stmt) -> None:
+        """Note ``name = <int or sequence expression>`` (used by later trip counts); forget
+        what any other store of a name said."""
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                self.lets.pop(node.id, None)
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                and isinstance(statement.targets[0], ast.Name):
+            value = self.value(statement.value)
+            if value is not UNKNOWN:
+                self.lets[statement.targets[0].id] = value
+
+    def value(self, node: ast.expr) -> tuple | None:
+        """(kind, encoding) of an argument or an assigned value: "any" for a name (an int or
+        a sequence), "int", "seq"; None if neither."""
+        if isinstance(node, ast.Name):
+            found = self.resolve(node.id, "any")
+            return UNKNOWN if found is UNKNOWN else ("any", found)
+        number = self.integer(node)
+        if number is not UNKNOWN:
+            return ("int", number)
+        sequence = self.sequence(node)
+        return UNKNOWN if sequence is UNKNOWN else ("seq", sequence)
+
+    def resolve(self, name: str, kind: str) -> tuple | None:
+        """The encoding of the name ``name`` used as ``kind`` ("int", "seq" or "any")."""
+        if name in self.loop_names:
+            return ("var", name)
+        for table in (self.lets, self.parameters):
+            if name in table:
+                known, encoding = table[name]
+                return encoding if known in ("any", kind) or kind == "any" else UNKNOWN
+        if name in self.local_names or name not in self.positions:
+            return UNKNOWN
+        return ("in", self.positions[name])
 
     def counted(self, statement: ast.While, before: list) -> tuple | None:
         """A ``while`` loop that counts: ``k < stop`` (or ``<=``) among its condition's
@@ -174,7 +233,7 @@ class _Reader:
                         and isinstance(statement.targets[0], ast.Name):
                     return self.integer(statement.value)
                 return UNKNOWN
-        return ("in", self.positions[name]) if name in self.positions and name not in self.loop_names else UNKNOWN
+        return self.resolve(name, "int")
 
     def inner_loops(self, node: ast.AST) -> list | None:
         """The loops inside the expressions of ``node``: comprehensions (not those nested in
@@ -203,12 +262,42 @@ class _Reader:
                 sequence = self.sequence(node.args[0])
                 if sequence is not UNKNOWN:
                     return [(("each", sequence), (), (2, ()))]
-            if callee.id in self.positions:
+            if callee.id in self.positions and callee.id not in self.local_names:
+                body = self.inline(node, callee.id)
+                if body is not UNKNOWN:
+                    return [(("range", ("c", 0), ("c", 1), ("c", 1)), (), body)]
                 self.callees.add((self.positions[callee.id], None))
         elif isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name) \
                 and callee.value.id in self.positions and callee.value.id not in self.loop_names:
             self.callees.add((self.positions[callee.value.id], callee.attr))   # module.function(...)
         return []
+
+    def inline(self, call: ast.Call, name: str) -> tuple | None:
+        """The work of a call of the module's function ``name`` (its body read with its
+        parameters bound to the call's arguments), or None."""
+        definition = self.functions.get(name)
+        if definition is None or name in self.reading or self.depth >= 2 or call.keywords \
+                or any(isinstance(argument, ast.Starred) for argument in call.args):
+            return UNKNOWN
+        signature = definition.args
+        names = [argument.arg for argument in signature.args]
+        if signature.posonlyargs or signature.vararg or signature.kwonlyargs or signature.kwarg \
+                or not len(names) - len(signature.defaults) <= len(call.args) <= len(names):
+            return UNKNOWN
+        parameters = {}
+        for parameter, argument in zip(names, call.args):
+            value = self.value(argument)
+            if value is not UNKNOWN:
+                parameters[parameter] = value
+        stored = frozenset(node.id for node in ast.walk(definition)
+                           if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store))
+        reader = _Reader(self.positions, self.functions, parameters, stored | set(names), outer=self)
+        reader.reading = self.reading | {name}
+        body = reader.statements(definition.body)
+        if body is not UNKNOWN:
+            line = definition.decorator_list[0].lineno if definition.decorator_list else definition.lineno
+            self.inlined.add((self.positions[name], name, line))
+        return body
 
     def comprehension(self, node: ast.expr, level: int) -> tuple | None:
         generator = node.generators[level]
@@ -290,7 +379,7 @@ class _Reader:
     def shadowed(self, name: str) -> bool:
         """Is ``name`` (range, len, ...) not known to be the built-in?  A live-in of that name
         (as every built-in a loop calls is) is checked to be the built-in at each estimate."""
-        if name in self.loop_names:
+        if name in self.loop_names or name in self.local_names or name in self.lets:
             return True
         if name in self.positions:
             self.builtins.add((self.positions[name], name))
@@ -298,10 +387,13 @@ class _Reader:
 
     def sequence(self, node: ast.expr) -> tuple | None:
         if isinstance(node, ast.Name):
-            if node.id in self.loop_names:
-                return ("var", node.id)
-            if node.id in self.positions:
-                return ("in", self.positions[node.id])
+            return self.resolve(node.id, "seq")
+        if isinstance(node, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in node.elts):
+            return ("lit", ("c", len(node.elts)))   # a display: its length
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and isinstance(node.left, ast.List) \
+                and not any(isinstance(e, ast.Starred) for e in node.left.elts):
+            times = self.integer(node.right)   # [0.0] * n
+            return UNKNOWN if times is UNKNOWN else ("lit", ("*", ("c", len(node.left.elts)), times))
         if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
             outer = self.sequence(node.value)   # a row: as long as the first row, roughly
             return UNKNOWN if outer is UNKNOWN else ("item", outer)
@@ -311,11 +403,7 @@ class _Reader:
         if isinstance(node, ast.Constant) and type(node.value) is int:
             return ("c", node.value)
         if isinstance(node, ast.Name):
-            if node.id in self.loop_names:
-                return ("var", node.id)
-            if node.id in self.positions:
-                return ("in", self.positions[node.id])
-            return UNKNOWN
+            return self.resolve(node.id, "int")
         if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
             left, right = self.integer(node.left), self.integer(node.right)
             return UNKNOWN if UNKNOWN in (left, right) else (_OPERATORS[type(node.op)], left, right)
@@ -323,7 +411,7 @@ class _Reader:
             operand = self.integer(node.operand)
             return UNKNOWN if operand is UNKNOWN else ("neg", operand)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords \
-                and not self.shadowed(node.func.id):
+                and node.func.id in ("len", "min", "max") and not self.shadowed(node.func.id):
             if node.func.id == "len" and len(node.args) == 1:
                 sequence = self.sequence(node.args[0])
                 return UNKNOWN if sequence is UNKNOWN else ("len", sequence)
@@ -346,190 +434,3 @@ def _nodes(node: ast.AST) -> int:
                     callee.attr if isinstance(callee, ast.Attribute) else None
                 weight += CHEAP_CALL_WEIGHT if name in _CHEAP_CALLS else CALL_WEIGHT
     return weight
-
-
-# -- evaluation, at a site's entry ------------------------------------------------------------
-
-def estimate(formula: tuple, values: tuple) -> float | None:
-    """Seconds CPython is estimated to take for one entry whose live-ins are ``values``;
-    None where a trip count cannot be told from them."""
-    assumed, callees, work = formula
-    for position, name in assumed:
-        if values[position] is not getattr(builtins, name):
-            return None
-    for position, attribute in callees:
-        if _loops_inside(values[position], attribute):
-            return None
-    weight = _Evaluator(values).work(work, {})
-    return None if weight is None else weight * NODE_SECONDS
-
-
-_SEQUENCES = (list, tuple, range, str, bytes, bytearray)
-
-
-class _Evaluator:
-    def __init__(self, values: tuple) -> None:
-        self.values = values
-
-    def work(self, work: tuple, scope: dict) -> float | None:
-        weight, loops = work
-        total = float(weight)
-        for trips, bindings, body in loops:
-            count = self.trips(trips, scope)
-            if count is None:
-                return None
-            if count == 0:
-                continue
-            inner = dict(scope)
-            for name, how in bindings:
-                inner[name] = self.binding(how, scope)
-            per_trip = self.work(body, inner)
-            if per_trip is None:
-                return None
-            total += count * (LOOP_WEIGHT + per_trip)
-        return total
-
-    def binding(self, how, scope: dict):
-        """What a loop variable is known to be: an interval (lo, hi), a sample element
-        ``("sample", value)``, or None."""
-        if how is None:
-            return None
-        kind, what = how
-        if kind == "index":
-            return self.values_of(what, scope)
-        sequence = self.sequence(what, scope)
-        return ("sample", _first(sequence)) if sequence is not None and _length(sequence) else None
-
-    def values_of(self, trips: tuple, scope: dict) -> tuple | None:
-        """The interval a range's variable runs through (None: empty or not told)."""
-        _, start, stop, step = trips
-        start, stop, step = self.integer(start, scope), self.integer(stop, scope), self.integer(step, scope)
-        if None in (start, stop, step):
-            return None
-        if step[0] > 0:
-            return (start[0], stop[1] - 1) if stop[1] - 1 >= start[0] else None
-        if step[1] < 0:
-            return (stop[0] + 1, start[1]) if start[1] >= stop[0] + 1 else None
-        return None
-
-    def trips(self, trips: tuple, scope: dict) -> int | None:
-        kind = trips[0]
-        if kind == "range":
-            start, stop, step = (self.integer(part, scope) for part in trips[1:])
-            if None in (start, stop, step):
-                return None
-            if step[0] > 0:     # the most trips: the lowest start, the highest stop, the smallest step
-                return max(0, -(-(stop[1] - start[0]) // step[0]))
-            if step[1] < 0:
-                return max(0, -(-(start[1] - stop[0]) // -step[1]))
-            return None         # a step that may be 0 (ValueError) or change sign
-        if kind == "each":
-            sequence = self.sequence(trips[1], scope)
-            return None if sequence is None else _length(sequence)
-        counts = [self.trips(part, scope) for part in trips[1:]]   # zip: the shortest
-        return None if None in counts else min(counts)
-
-    def sequence(self, node: tuple, scope: dict):
-        kind = node[0]
-        if kind == "in":
-            return self.values[node[1]]
-        if kind == "item":
-            outer = self.sequence(node[1], scope)
-            return None if outer is None or not _length(outer) else _first(outer)
-        known = scope.get(node[1])
-        return known[1] if type(known) is tuple and known and known[0] == "sample" else None
-
-    def integer(self, node: tuple, scope: dict) -> tuple | None:
-        """The interval (lo, hi) of an int expression, or None."""
-        kind = node[0]
-        if kind == "c":
-            return node[1], node[1]
-        if kind == "in":
-            value = self.values[node[1]]
-            return (value, value) if type(value) is int else None
-        if kind == "var":
-            known = scope.get(node[1])
-            return known if type(known) is tuple and len(known) == 2 and type(known[0]) is int else None
-        if kind == "len":
-            sequence = self.sequence(node[1], scope)
-            length = None if sequence is None else _length(sequence)
-            return None if length is None else (length, length)
-        operands = [self.integer(part, scope) for part in node[1:]]
-        if None in operands:
-            return None
-        if kind == "neg":
-            return -operands[0][1], -operands[0][0]
-        if kind == "min":
-            return min(o[0] for o in operands), min(o[1] for o in operands)
-        if kind == "max":
-            return max(o[0] for o in operands), max(o[1] for o in operands)
-        (a, b), (c, d) = operands
-        if kind == "+":
-            return a + c, b + d
-        if kind == "-":
-            return a - d, b - c
-        if kind == "*":
-            products = (a * c, a * d, b * c, b * d)
-            return min(products), max(products)
-        if c <= 0 <= d:
-            return None         # a divisor that may be 0
-        if kind == "//":
-            quotients = (a // c, a // d, b // c, b // d)
-            return min(quotients), max(quotients)
-        return (0, max(abs(c), abs(d)) - 1) if c > 0 else (-max(abs(c), abs(d)) + 1, 0)   # %
-
-
-_LOOP_OPCODES = None
-_LOOPING: dict = {}   # code object -> does it (or code nested in it) loop?
-
-
-def _loops_inside(value, attribute: str | None) -> bool:
-    """Does calling ``value`` (``value.<attribute>`` of a module) run a Python function
-    whose code loops?  Read from the bytecode, without running user code; a class is
-    judged by its own ``__init__``."""
-    if attribute is not None:
-        if type(value) is not types.ModuleType:
-            return False
-        value = value.__dict__.get(attribute)
-    if isinstance(value, type):
-        value = value.__dict__.get("__init__")
-    code = getattr(value, "__code__", None) if type(value) in (types.FunctionType, types.MethodType) else None
-    return code is not None and _code_loops(code)
-
-
-def _code_loops(code) -> bool:
-    global _LOOP_OPCODES
-    known = _LOOPING.get(code)
-    if known is None:
-        if _LOOP_OPCODES is None:
-            import opcode
-
-            _LOOP_OPCODES = {opcode.opmap[name] for name in ("FOR_ITER", "JUMP_BACKWARD", "JUMP_ABSOLUTE",
-                                                             "JUMP_BACKWARD_NO_INTERRUPT") if name in opcode.opmap}
-        raw = code.co_code
-        known = any(raw[k] in _LOOP_OPCODES for k in range(0, len(raw), 2)) or any(
-            type(constant) is types.CodeType and _code_loops(constant) for constant in code.co_consts)
-        _LOOPING[code] = known
-    return known
-
-
-def _first(sequence):
-    """The first element of a non-empty built-in sequence or array (no user code runs)."""
-    try:
-        return sequence[0]
-    except Exception:   # a zero-dimensional array: no rows
-        return None
-
-
-def _length(value) -> int | None:
-    """len() of a built-in sequence or an array (never a user class's __len__)."""
-    cls = type(value)
-    if cls in _SEQUENCES:
-        try:
-            return len(value)
-        except OverflowError:   # a range past sys.maxsize
-            return None
-    if cls.__name__ == "ndarray" and cls.__module__.split(".")[0] in ("numpy", "cupy"):
-        shape = value.shape
-        return shape[0] if shape else None
-    return None

@@ -66,7 +66,7 @@ class Tiering:
             return False
         if current_process().back_end_loaded:
             limit *= LATER_SHARE
-        from ..frontend.work import estimate
+        from .estimate import estimate
 
         try:
             seconds = estimate(self.work, values)
@@ -108,16 +108,16 @@ def tiering_for(site, arguments: int = 0) -> Tiering | None:
     ``arguments``: an expression site's pre-evaluated arguments, before its live-ins."""
     if site.strict or not site.backs_off or config.current().compile_after <= 0:
         return DECIDED
-    from ..frontend import work
+    formula = site.info.work   # read by the rewrite (frontend/work.py)
+    if formula is None:          # an info made otherwise (a synthetic loop, a test)
+        from ..frontend import work
 
-    try:
-        if isinstance(site.info, SiteInfo):
-            formula = work.formula(site.info.loop, site.info.live_ins)
-        else:
-            formula = work.expression_formula(site.info, arguments)
-    except Exception:   # a shape the estimate does not read: compile, as every loop was
-        return DECIDED
-    return DECIDED if formula is None else Tiering(formula, inside_hot(site))
+        try:
+            formula = work.formula(site.info.loop, site.info.live_ins) if isinstance(site.info, SiteInfo) \
+                else work.expression_formula(site.info, arguments)
+        except Exception:   # a shape the estimate does not read: compile, as every loop was
+            formula = None
+    return Tiering(formula, inside_hot(site)) if formula else DECIDED
 
 
 # A loop estimated worth compiling whose nest cannot compile as a whole (a list display, a
