@@ -70,6 +70,31 @@ def pairs(xs, ys, table):
     return s
 
 
+class Grid:
+    __slots__ = ("n",)
+
+    def __init__(self, n):
+        self.n = n
+
+
+class Cells:
+    def __init__(self, cells):
+        self.cells = cells
+
+    def total(self):
+        s = 0
+        for k, c in enumerate(self.cells, 1):
+            s += k * c
+        for i in reversed(range(True, len(self.cells))):
+            s -= self.cells[i]
+        return s
+
+
+def over_grid(grid, out):
+    for i in range(grid.n):
+        out[i] = i
+
+
 def marks(flags, p, n, step):
     for m in range(p * p, n + 1, step):
         flags[m] = False
@@ -112,6 +137,12 @@ def test_the_estimate_follows_the_trip_counts():
                                                                                       n=10 ** 6, step=1000)
     assert estimate_of(marks, flags=None, p=3, n=100, step=0) is None
     assert estimate_of(marks, flags=None, p=3, n=10 ** 6, step=-3) == estimate_of(marks, flags=None, p=3, n=0, step=1)
+    # Attributes (a slot, an object's own field), reversed(), enumerate(xs, 1), a bool bound.
+    assert estimate_of(over_grid, grid=Grid(1000), out=None) == pytest.approx(
+        10 * estimate_of(over_grid, grid=Grid(100), out=None), rel=0.1)
+    many, few = Cells([1] * 1000), Cells([1] * 100)
+    assert estimate_of(Cells.total, self=many, s=0) == pytest.approx(10 * estimate_of(Cells.total, self=few, s=0),
+                                                                    rel=0.1)
     # A while loop that counts to a bound: as many trips as the range it counts through.
     assert estimate_of(counting, a=None, n=200) == pytest.approx(estimate_of(triangle, A=None, n=200), rel=0.5)
     # The scale: microseconds for a 100-trip loop, as CPython takes.
@@ -160,7 +191,12 @@ def test_what_cannot_be_told_is_none_and_runs_no_user_code():
     class Sized:
         def __len__(self):
             raise AssertionError("a user __len__ must not run")
+
+        @property
+        def n(self):
+            raise AssertionError("a property must not run")
     assert estimate_of(rows, table=Sized()) is None
+    assert estimate_of(over_grid, grid=Sized(), out=None) is None
 
 
 SCRIPT = """

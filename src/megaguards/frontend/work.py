@@ -18,6 +18,7 @@ Encodings (tuples, so that evaluation is a few dictionary look-ups):
 * an int expression: ``("c", value)``, ``("in", position)`` (a live-in), ``("var", name)``
   (an enclosing loop's variable), ``("len", sequence)``, ``(operator, left, right)`` with
   ``+ - * // %``, ``("neg", operand)``, ``("min" | "max", operand, ...)``;
+* an attribute of an object (``self.n``, ``self.cells``): ``("attr", sequence, name)``;
 * a sequence: ``("in", position)``, ``("var", name)`` (an element of an enclosing loop's
   sequence) or ``("item", sequence)`` (a subscript of one): its length is taken as that of
   the sequence's first element; ``("lit", length)``: a display (``[a, b]``, ``[0.0] * n``);
@@ -268,8 +269,8 @@ class _Reader:
                     return [(("range", ("c", 0), ("c", 1), ("c", 1)), (), body)]
                 self.callees.add((self.positions[callee.id], None))
         elif isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name) \
-                and callee.value.id in self.positions and callee.value.id not in self.loop_names:
-            self.callees.add((self.positions[callee.value.id], callee.attr))   # module.function(...)
+                and callee.value.id in self.positions and callee.value.id not in self.loop_names | self.local_names:
+            self.callees.add((self.positions[callee.value.id], callee.attr))   # module.function(), self.method()
         return []
 
     def inline(self, call: ast.Call, name: str) -> tuple | None:
@@ -339,6 +340,9 @@ class _Reader:
 
     def iteration(self, iterable: ast.expr, target: ast.expr) -> tuple:
         """(trips, bindings) of ``for target in iterable``; trips None: not told."""
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "reversed" \
+                and len(iterable.args) == 1 and not iterable.keywords and not self.shadowed("reversed"):
+            return self.iteration(iterable.args[0], target)   # as many trips, the same values
         if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and not iterable.keywords:
             name, arguments = iterable.func.id, iterable.args
             if name == "range" and 1 <= len(arguments) <= 3 and not self.shadowed(name):
@@ -349,13 +353,14 @@ class _Reader:
                     (bounds + [("c", 1)])[:3]
                 trips = ("range", start, stop, step)
                 return trips, self.bind(target, ("index", trips))
-            if name == "enumerate" and len(arguments) == 1 and isinstance(target, ast.Tuple) \
+            if name == "enumerate" and len(arguments) in (1, 2) and isinstance(target, ast.Tuple) \
                     and len(target.elts) == 2 and not self.shadowed(name):
                 sequence = self.sequence(arguments[0])
-                if sequence is UNKNOWN:
+                start = self.integer(arguments[1]) if len(arguments) == 2 else ("c", 0)
+                if UNKNOWN in (sequence, start):
                     return UNKNOWN, ()
-                trips = ("each", sequence)
-                return trips, self.bind(target.elts[0], ("index", ("range", ("c", 0), ("len", sequence), ("c", 1)))) \
+                counts = ("range", start, ("+", start, ("len", sequence)), ("c", 1))
+                return ("each", sequence), self.bind(target.elts[0], ("index", counts)) \
                     + self.bind(target.elts[1], ("element", sequence))
             if name == "zip" and arguments and isinstance(target, ast.Tuple) and len(target.elts) == len(arguments) \
                     and not self.shadowed(name):
@@ -388,6 +393,9 @@ class _Reader:
     def sequence(self, node: ast.expr) -> tuple | None:
         if isinstance(node, ast.Name):
             return self.resolve(node.id, "seq")
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            base = self.resolve(node.value.id, "seq")   # self.cells: an attribute of an object
+            return UNKNOWN if base is UNKNOWN else ("attr", base, node.attr)
         if isinstance(node, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in node.elts):
             return ("lit", ("c", len(node.elts)))   # a display: its length
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and isinstance(node.left, ast.List) \
@@ -400,8 +408,11 @@ class _Reader:
         return UNKNOWN
 
     def integer(self, node: ast.expr) -> tuple | None:
-        if isinstance(node, ast.Constant) and type(node.value) is int:
-            return ("c", node.value)
+        if isinstance(node, ast.Constant) and type(node.value) in (int, bool):
+            return ("c", int(node.value))
+        if isinstance(node, ast.Attribute):
+            base = self.sequence(node.value) if isinstance(node.value, ast.Name) else UNKNOWN
+            return UNKNOWN if base is UNKNOWN else ("attr", base, node.attr)
         if isinstance(node, ast.Name):
             return self.resolve(node.id, "int")
         if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:

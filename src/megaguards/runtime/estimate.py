@@ -101,6 +101,9 @@ class _Evaluator:
         kind = node[0]
         if kind == "in":
             return self.values[node[1]]
+        if kind == "attr":
+            owner = self.sequence(node[1], scope)
+            return None if owner is None else _attribute(owner, node[2])
         if kind == "lit":   # a list display: only its length is known, as a range's
             length = self.integer(node[1], scope)
             return None if length is None else range(max(0, length[1]))
@@ -121,6 +124,9 @@ class _Evaluator:
         if kind == "var":
             known = scope.get(node[1])
             return known if type(known) is tuple and len(known) == 2 and type(known[0]) is int else None
+        if kind == "attr":
+            value = self.sequence(node, scope)
+            return (value, value) if type(value) is int else None
         if kind == "len":
             sequence = self.sequence(node[1], scope)
             length = None if sequence is None else _length(sequence)
@@ -150,14 +156,41 @@ class _Evaluator:
         return (0, max(abs(c), abs(d)) - 1) if c > 0 else (-max(abs(c), abs(d)) + 1, 0)   # %
 
 
+def _attribute(owner, name: str):
+    """``owner.<name>`` where it is a plain value in the object's own ``__dict__`` or a
+    slot, and no class of it defines ``name`` otherwise (a property, a ``__getattr__``:
+    user code), else None."""
+    cls = type(owner)
+    if cls.__getattribute__ is not object.__getattribute__:
+        return None
+    for klass in cls.__mro__:
+        if name in klass.__dict__:   # a slot reads the object's field; anything else may be user code
+            slot = klass.__dict__[name]
+            try:
+                return slot.__get__(owner, cls) if type(slot) is types.MemberDescriptorType else None
+            except AttributeError:   # an empty slot
+                return None
+    own = getattr(owner, "__dict__", None)
+    return own.get(name) if type(own) is dict else None
+
+
+def _method(owner, name: str):
+    """What ``owner.<name>`` calls, found without running user code (a module's function,
+    a function of the object's class), or None."""
+    if type(owner) is types.ModuleType:
+        return owner.__dict__.get(name)
+    for klass in type(owner).__mro__:
+        if name in klass.__dict__:
+            return klass.__dict__[name]
+    return None
+
+
 def _loops_inside(value, attribute: str | None) -> bool:
-    """Does calling ``value`` (``value.<attribute>`` of a module) run a Python function
-    whose code loops?  Read from the bytecode, without running user code; a class is
-    judged by its own ``__init__``."""
+    """Does calling ``value`` (or what ``value.<attribute>(...)`` calls) run a Python
+    function whose code loops?  Read from the bytecode, without running user code; a
+    class is judged by its own ``__init__``."""
     if attribute is not None:
-        if type(value) is not types.ModuleType:
-            return False
-        value = value.__dict__.get(attribute)
+        value = _method(value, attribute)
     if isinstance(value, type):
         value = value.__dict__.get("__init__")
     code = getattr(value, "__code__", None) if type(value) in (types.FunctionType, types.MethodType) else None
