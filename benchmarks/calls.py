@@ -44,7 +44,7 @@ KERNEL_REPEATS = 3            # kernel calls per megaguards process (the first o
 ALTERNATING_REPEATS = 6       # C2: calls of each variant per megaguards process (best of many: a 5 % target)
 # Exact engines give CPython's results (the default); the GPU engine cannot: exact mode keeps
 # exp/log off the GPU, whose versions differ in the last ulp.
-SEQUENTIAL = {"MEGAGUARDS_DEVICE": "seq"}
+SEQUENTIAL = {"MEGAGUARDS_DEVICE": "seq", "MEGAGUARDS_COMPILE_AFTER": "0"}   # the compiled code itself
 ALL_CORES = {"MEGAGUARDS_DEVICE": "cpu"}
 GPU = {"MEGAGUARDS_DEVICE": "gpu", "MEGAGUARDS_REASSOCIATE": "1"}
 

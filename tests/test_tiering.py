@@ -291,6 +291,25 @@ def test_little_loops_import_nothing_heavy(tmp_path):
     assert heavy_among(imported(second), HEAVY + REWRITE + ("ast", "megaguards.frontend.work")) == []
 
 
+def test_a_loop_refused_for_its_syntax_is_refused_at_rewrite_time(tmp_path):
+    """A loop whose work cannot be told (a ``try`` in it) would be compiled at its first
+    entry: the rewrite already lowered it and found the refusal, so the run neither imports
+    the lowering nor says anything else than the lowering would."""
+    script = write(tmp_path, "main.py", "def inverses(a, out):\n    for i in range(len(a)):\n        try:\n"
+                                        "            out[i] = 1 / a[i]\n        except ZeroDivisionError:\n"
+                                        "            out[i] = 0.0\n    return out\n\n"
+                                        "print(inverses([1.0, 0.0, 4.0], [0.0] * 3))\n" + PRINT_MODULES)
+    report = tmp_path / "report.json"
+    environment = {"MEGAGUARDS_COMPILE_AFTER": "", "MEGAGUARDS_CACHE_DIR": str(tmp_path / "cache"),
+                   "MEGAGUARDS_REPORT": str(report)}
+    run_megaguards("run", script, env=environment, cwd=tmp_path)
+    second = run_megaguards("run", script, env=environment, cwd=tmp_path)
+    assert second.stdout.splitlines()[0] == "[1.0, 0.0, 0.25]"
+    assert heavy_among(imported(second), ("megaguards.frontend.lower", "megaguards.ir")) == []
+    (loop,) = json.loads(report.read_text())["loops"]
+    assert loop["compiled_runs"] == 0 and loop["reasons"] == ["line 3: 'try' inside the loop"]
+
+
 @pytest.fixture
 def default_threshold():
     saved = config.current().compile_after

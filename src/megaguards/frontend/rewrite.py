@@ -28,7 +28,7 @@ import os
 import time
 from typing import Callable
 
-from . import desugar, work
+from . import desugar, static_lowering, work
 from .scope import assigned_names, upward_exposed_reads
 from .comprehension import skip_test
 from .siteinfo import IN_NAME, OUT_NAME, PROBING_NAME, SITE_FUNCTION, TIMED_FUNCTION, UNSET_NAME, SiteInfo
@@ -81,6 +81,7 @@ class LoopRewriter(ast.NodeTransformer):
         self.count = 0
         self.blocks = 0   # blocks around the node visited, in its function (SITE_BLOCKS_LIMIT)
         self.functions: dict = {}   # the module's functions that loop, as written (frontend/work.py)
+        self.bindings: tuple | None = None   # (module's names, standard imports): static_lowering.py
 
     def _visit_function(self, node):
         self.scopes.append(node.name)
@@ -142,6 +143,11 @@ class LoopRewriter(ast.NodeTransformer):
             live_outs=self.live_outs(node),
             work=work.formula(node, live_ins, self.functions) or False,
         )
+        # Compiled at its first entry: refused already?  (Not under jit(strict=True): its error
+        # must come from the lowering with the function's real globals.)
+        if info.work is False and self.bindings is not None and not self.every_loop:
+            info = SiteInfo(**{name: getattr(info, name) for name in SiteInfo._fields if name != "rejected"},
+                            rejected=static_lowering.refusal(copy.deepcopy(node), *self.bindings))
         site_id = self.register(info)
         self.count += 1
         fallback = self._visit_block(copy.deepcopy(node))
@@ -209,6 +215,7 @@ def rewrite_module(tree: ast.Module, filename: str, register: Callable[[SiteInfo
     started = time.perf_counter()
     rewriter = LoopRewriter(filename, register, every_loop)
     rewriter.functions = work.module_functions(tree)   # read before their loops become sites
+    rewriter.bindings = (static_lowering.module_bindings(tree), static_lowering.standard_imports(tree))
     tree = rewriter.visit(tree)
     ast.fix_missing_locations(tree)
     logging.getLogger("megaguards").debug("rewrite %s: %d loop site(s) in %.1f ms", os.path.basename(filename),

@@ -76,8 +76,8 @@ class SiteInfo(Record):
     ``function`` (the enclosing scopes, dotted; None at module level), ``loop`` (the
     original ``ast.For``, untouched), ``live_ins`` and ``live_outs`` (names)."""
 
-    _fields = ("filename", "line", "function", "loop", "live_ins", "live_outs", "work")
-    _defaults = {"work": None}
+    _fields = ("filename", "line", "function", "loop", "live_ins", "live_outs", "work", "rejected")
+    _defaults = {"work": None, "rejected": None}
     filename: str
     line: int
     function: str | None
@@ -85,6 +85,8 @@ class SiteInfo(Record):
     live_ins: tuple[str, ...]
     live_outs: tuple[str, ...]
     work: tuple | bool | None   # frontend/work.py's formula of an entry (False: not told; None: not read yet)
+    rejected: tuple | None      # (reason, line, col): the lowering refused the loop at rewrite time,
+                                # whatever the values (frontend/static_lowering.py)
 
 
 class Source(Record):
@@ -129,19 +131,19 @@ class ExpressionInfo(Record):
 
 # -- records: a site's info as the rewrite cache keeps it ------------------------------------
 
-_PLAIN = ("filename", "line", "function", "work")   # read at registration, by every report, at entry
+_PLAIN = ("filename", "line", "function", "work", "rejected")   # read at registration, by reports, at entry
 _KINDS = (SiteInfo, ExpressionInfo)         # a record's first item: the index of its class
 
 
 def site_record(info) -> tuple:
-    """``(kind, filename, line, function, work, pickled rest)``: plain values ``marshal``
+    """``(kind, filename, line, function, work, rejected, pickled rest)``: plain values ``marshal``
     holds (the work formula is tuples of ints and strings: a site's entries are estimated
     without unpickling its ``ast``)."""
     import pickle
 
     rest = {name: getattr(info, name) for name in info._fields if name not in _PLAIN}
     return (_KINDS.index(type(info)), info.filename, info.line, info.function, info.work,
-            pickle.dumps(rest, protocol=pickle.HIGHEST_PROTOCOL))
+            getattr(info, "rejected", None), pickle.dumps(rest, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 class _Restored:
@@ -176,12 +178,16 @@ _RESTORED = (RestoredSiteInfo, RestoredExpressionInfo)
 def restored_info(record) -> SiteInfo | ExpressionInfo:
     """The info a ``site_record`` was made of (ValueError for a record that is not one)."""
     try:
-        kind, filename, line, function, work, rest = record
+        kind, filename, line, function, work, rejected, rest = record
         info = object.__new__(_RESTORED[kind])
     except (TypeError, ValueError, IndexError):
         raise ValueError("not a site record") from None
     if not (type(filename) is str and type(line) is int and (function is None or type(function) is str)
-            and (work is None or work is False or type(work) is tuple) and type(rest) is bytes):
+            and (work is None or work is False or type(work) is tuple) and type(rest) is bytes
+            and (rejected is None or (type(rejected) is tuple and len(rejected) == 3 and type(rejected[0]) is str
+                                      and type(rejected[1]) is int and type(rejected[2]) is int))):
         raise ValueError("not a site record")
     info.__dict__.update(filename=filename, line=line, function=function, work=work, _pending=rest)
+    if kind == 0:
+        info.__dict__["rejected"] = rejected
     return info

@@ -157,6 +157,10 @@ class Site(Reporting):
 
     def enter(self, values):
         if self.loop is None:
+            rejected = getattr(self.info, "rejected", None)
+            if rejected is not None:   # refused at rewrite time, whatever the values: no lowering here
+                self.disabled, self.disabled_at = rejected[0], rejected[1:]
+                return self.cannot_compile(self.disabled, self.disabled_at)
             first_loop_entry()
             from ..frontend.lower import lower_loop
             from ..guards.signature import Binder, resolve_callee
