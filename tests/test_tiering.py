@@ -95,6 +95,13 @@ def over_grid(grid, out):
         out[i] = i
 
 
+def built(n):
+    for r in range(4):
+        row = [k * r for k in range(n)]
+        for j in range(len(row)):
+            row[j] += 1
+
+
 def marks(flags, p, n, step):
     for m in range(p * p, n + 1, step):
         flags[m] = False
@@ -143,6 +150,8 @@ def test_the_estimate_follows_the_trip_counts():
     many, few = Cells([1] * 1000), Cells([1] * 100)
     assert estimate_of(Cells.total, self=many, s=0) == pytest.approx(10 * estimate_of(Cells.total, self=few, s=0),
                                                                     rel=0.1)
+    # A list built by a comprehension, then walked: as long as the comprehension's trips.
+    assert estimate_of(built, n=4000) == pytest.approx(10 * estimate_of(built, n=400), rel=0.1)
     # A while loop that counts to a bound: as many trips as the range it counts through.
     assert estimate_of(counting, a=None, n=200) == pytest.approx(estimate_of(triangle, A=None, n=200), rel=0.5)
     # The scale: microseconds for a 100-trip loop, as CPython takes.

@@ -22,6 +22,7 @@ Encodings (tuples, so that evaluation is a few dictionary look-ups):
 * a sequence: ``("in", position)``, ``("var", name)`` (an element of an enclosing loop's
   sequence) or ``("item", sequence)`` (a subscript of one): its length is taken as that of
   the sequence's first element; ``("lit", length)``: a display (``[a, b]``, ``[0.0] * n``);
+  ``("built", trips)``: a list comprehension of one ``for``, as long as its trips;
 * trips: ``("range", start, stop, step)``, ``("each", sequence)``, ``("zip", trips, ...)``;
 * a formula: ``(assumed, callees, inlined, work)``, ``assumed`` the live-ins (position,
   name) that must be the built-ins of their names (``range``, ``len``: a loop's live-ins
@@ -396,6 +397,10 @@ class _Reader:
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             base = self.resolve(node.value.id, "seq")   # self.cells: an attribute of an object
             return UNKNOWN if base is UNKNOWN else ("attr", base, node.attr)
+        if isinstance(node, ast.ListComp) and len(node.generators) == 1 and not node.generators[0].ifs \
+                and not node.generators[0].is_async:   # [e for k in range(n)]: as long as its trips
+            trips, _ = self.iteration(node.generators[0].iter, node.generators[0].target)
+            return UNKNOWN if trips is UNKNOWN else ("built", trips)
         if isinstance(node, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in node.elts):
             return ("lit", ("c", len(node.elts)))   # a display: its length
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and isinstance(node.left, ast.List) \

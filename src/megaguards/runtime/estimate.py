@@ -104,6 +104,9 @@ class _Evaluator:
         if kind == "attr":
             owner = self.sequence(node[1], scope)
             return None if owner is None else _attribute(owner, node[2])
+        if kind == "built":   # a list comprehension: as long as its trips, its elements unknown
+            count = self.trips(node[1], scope)
+            return None if count is None else range(count)
         if kind == "lit":   # a list display: only its length is known, as a range's
             length = self.integer(node[1], scope)
             return None if length is None else range(max(0, length[1]))
