@@ -61,13 +61,15 @@ def formula(loop: ast.For, live_ins: tuple, functions: dict | None = None) -> tu
 
 
 def module_functions(tree: ast.Module) -> dict:
-    """Copies of a module's top-level functions that loop, by name (the last ``def`` of a
-    name): the calls a loop makes to them are estimated through their bodies."""
+    """Copies of a module's top-level functions that loop and that the module calls, by
+    name (the last ``def`` of a name): the calls a loop makes to them are estimated through
+    their bodies.  (Copies: the rewrite turns their own loops into sites.)"""
     import copy
 
+    called = {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
     return {node.name: copy.deepcopy(node) for node in tree.body
-            if isinstance(node, ast.FunctionDef) and any(isinstance(inner, (ast.For, ast.While, ast.comprehension))
-                                                       for inner in ast.walk(node))}
+            if isinstance(node, ast.FunctionDef) and node.name in called
+            and any(isinstance(inner, (ast.For, ast.While, ast.comprehension)) for inner in ast.walk(node))}
 
 
 def expression_formula(info, arguments: int) -> tuple | None:
