@@ -84,7 +84,7 @@ class SiteInfo(Record):
     loop: ast.For
     live_ins: tuple[str, ...]
     live_outs: tuple[str, ...]
-    work: tuple | bool | None   # frontend/work.py's formula of an entry (False: not told; None: not read yet)
+    work: tuple | bool | None   # frontend/work.py's formula of an entry (False: not told; None: no rewrite read it)
     rejected: tuple | None      # (reason, line, col): the lowering refused the loop at rewrite time,
                                 # whatever the values (frontend/static_lowering.py)
 

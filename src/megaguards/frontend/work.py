@@ -108,19 +108,19 @@ def expression_formula(info, arguments: int) -> tuple | None:
 
 class _Reader:
     def __init__(self, positions: dict, functions: dict, parameters: dict | None = None,
-                 local_names: frozenset = frozenset(), outer: _Reader | None = None) -> None:
+                 local_names: frozenset = frozenset(), outer: _Reader | None = None, reading: str = "") -> None:
         self.positions = positions
         self.functions = functions     # the module's functions that loop, read inline where called
         self.parameters = parameters or {}   # in a function read inline: parameter -> (kind, caller's encoding)
         self.local_names = local_names       # ... and the names it assigns (never the caller's live-ins)
         self.lets: dict = {}           # name -> (kind, encoding) of a simple assignment read so far
         self.loop_names: set = set()   # targets of the loops being read: bound per iteration
-        self.reading: frozenset = outer.reading if outer else frozenset()   # functions being read: no recursion
+        # The functions being read inline, outermost first: no recursion, at most two deep.
+        self.reading: tuple = (*outer.reading, reading) if outer else ()
         # Shared with the functions read inline: what the estimate must check at run time.
         self.builtins: set = outer.builtins if outer else set()   # (position, name): the built-ins assumed
         self.callees: set = outer.callees if outer else set()     # (position, attribute): called, not read
         self.inlined: set = outer.inlined if outer else set()     # (position, name, first line): read inline
-        self.depth = outer.depth + 1 if outer else 0
 
     def formula(self, work: tuple) -> tuple:
         return (tuple(sorted(self.builtins)), tuple(sorted(self.callees)), tuple(sorted(self.inlined)), work)
@@ -280,7 +280,7 @@ class _Reader:
         """The work of a call of the module's function ``name`` (its body read with its
         parameters bound to the call's arguments), or None."""
         definition = self.functions.get(name)
-        if definition is None or name in self.reading or self.depth >= 2 or call.keywords \
+        if definition is None or name in self.reading or len(self.reading) >= 2 or call.keywords \
                 or any(isinstance(argument, ast.Starred) for argument in call.args):
             return UNKNOWN
         signature = definition.args
@@ -295,8 +295,7 @@ class _Reader:
                 parameters[parameter] = value
         stored = frozenset(node.id for node in ast.walk(definition)
                            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store))
-        reader = _Reader(self.positions, self.functions, parameters, stored | set(names), outer=self)
-        reader.reading = self.reading | {name}
+        reader = _Reader(self.positions, self.functions, parameters, stored | set(names), outer=self, reading=name)
         body = reader.statements(definition.body)
         if body is not UNKNOWN:
             line = definition.decorator_list[0].lineno if definition.decorator_list else definition.lineno

@@ -103,20 +103,11 @@ class Tiering:
         self.gap = min(self.gap * 2, most)
 
 
-def tiering_for(site, arguments: int = 0) -> Tiering | None:
-    """A site's tiering at its first entry (None: compile, as it always is under strict);
-    ``arguments``: an expression site's pre-evaluated arguments, before its live-ins."""
+def tiering_for(site) -> Tiering | None:
+    """A site's tiering at its first entry (None: compile, as it always is under strict)."""
     if site.strict or not site.backs_off or config.current().compile_after <= 0:
         return DECIDED
-    formula = site.info.work   # read by the rewrite (frontend/work.py)
-    if formula is None:          # an info made otherwise (a synthetic loop, a test)
-        from ..frontend import work
-
-        try:
-            formula = work.formula(site.info.loop, site.info.live_ins) if isinstance(site.info, SiteInfo) \
-                else work.expression_formula(site.info, arguments)
-        except Exception:   # a shape the estimate does not read: compile, as every loop was
-            formula = None
+    formula = site.info.work   # read by the rewrite (frontend/work.py); None: an info made otherwise
     return Tiering(formula, inside_hot(site)) if formula else DECIDED
 
 
@@ -145,7 +136,7 @@ def cold(site, values: tuple, live_ins=None) -> bool:
     arguments as ``values`` and its thunk as ``live_ins``."""
     tiering = site.tiering
     if tiering is UNREAD:
-        tiering = site.tiering = tiering_for(site, len(values))
+        tiering = site.tiering = tiering_for(site)
         if tiering is DECIDED:
             return False
     if live_ins is not None:
