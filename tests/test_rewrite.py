@@ -61,3 +61,27 @@ def test_every_assigned_name_is_written_back():
     _, infos, _ = rewrite("def f(a, n):\n    t = 0\n    for i in range(n):\n        t = a[i]\n        s = t * 2\n"
                           "    return t\n")
     assert infos[0].live_outs == ("i", "t", "s")
+
+
+def test_a_while_loop_holding_loops_or_counting_is_a_site_compiled_as_a_one_trip_for():
+    sieve = ("def f(flags, limit):\n    p = 2\n    while p * p <= limit:\n        if flags[p]:\n"
+             "            for m in range(p * p, limit + 1, p):\n                flags[m] = False\n        p += 1\n")
+    text, infos, count = rewrite(sieve)
+    assert count == 2 and [info.line for info in infos] == [3, 5]   # the inner loop stays a site in the fallback
+    wrapper = infos[0].loop
+    assert isinstance(wrapper, ast.For) and ast.unparse(wrapper.iter) == "range(1)"
+    assert isinstance(wrapper.body[0], ast.While) and wrapper.body[0].lineno == 3
+    assert infos[0].live_ins == ("range", "p", "limit", "flags") and infos[0].live_outs == ("p", "m")
+    assert "mg_tmp_while" not in text and "while p * p <= limit:" in text   # the fallback is the loop as written
+    _, infos, count = rewrite("i = 0\nwhile i < n:\n    s = s + a[i]\n    i += 1\n")
+    assert count == 1 and infos[0].work   # counts to a bound: its work is told, it is tiered
+
+
+def test_other_while_loops_stay_as_written():
+    for source in ("def gcd(a, b):\n    while b:\n        a, b = b, a % b\n    return a\n",
+                   "while x != 1:\n    x = x // 2 if x % 2 == 0 else 3 * x + 1\n"):
+        text, _, count = rewrite(source)
+        assert count == 0 and ast.dump(ast.parse(text)) == ast.dump(ast.parse(source))
+    # Holding something no kernel contains: only its inner range loop is a site.
+    _, infos, _ = rewrite("while i < n:\n    for j in range(3):\n        print('row', j)\n    i += 1\n")
+    assert [info.line for info in infos] == [2]

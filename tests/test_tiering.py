@@ -26,7 +26,7 @@ def estimate_of(function, **values):
     """The estimate of the first loop of ``function`` for these live-ins (and ``range``,
     ``len``, ``enumerate``, ``zip`` as the built-ins)."""
     tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
-    loop = next(node for node in ast.walk(tree) if isinstance(node, ast.For))
+    loop = next(node for node in ast.walk(tree) if isinstance(node, (ast.For, ast.While)))
     values = {"range": range, "len": len, "enumerate": enumerate, "zip": zip, **values}
     names = tuple(values)
     work = formula(loop, names)
@@ -121,6 +121,15 @@ def searching(a, n):
             k += 1
 
 
+def sieve(flags, limit):
+    p = 2
+    while p * p <= limit:
+        if flags[p]:
+            for m in range(p * p, limit + 1, p):
+                flags[m] = False
+        p += 1
+
+
 def walking(items):
     for x in iter(items):
         print(x)
@@ -154,6 +163,8 @@ def test_the_estimate_follows_the_trip_counts():
     assert estimate_of(built, n=4000) == pytest.approx(10 * estimate_of(built, n=400), rel=0.1)
     # A while loop that counts to a bound: as many trips as the range it counts through.
     assert estimate_of(counting, a=None, n=200) == pytest.approx(estimate_of(triangle, A=None, n=200), rel=0.5)
+    # A sieve's ``while p * p <= limit``: told (over-estimated), growing with the limit.
+    assert 0 < estimate_of(sieve, flags=None, limit=100, p=2) < estimate_of(sieve, flags=None, limit=10 ** 4, p=2)
     # The scale: microseconds for a 100-trip loop, as CPython takes.
     assert 100 * 5 * NODE_SECONDS < small < 100 * 30 * NODE_SECONDS
 

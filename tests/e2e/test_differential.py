@@ -4,11 +4,11 @@ program raises) the exception line must be identical.
 
 Each program declares on its first line what the loop report must show:
 
-* ``# expect: compiled``: at least one loop ran compiled, and every ``for`` line
+* ``# expect: compiled``: at least one loop ran compiled, and every ``for`` (``while``) line
   marked ``# mg: compiled`` has a report entry with ``compiled_runs > 0``;
 * ``# expect: fallback``: at least one loop fell back to CPython.
 
-Either kind may mark ``for`` lines ``# mg: fallback``: that entry must have
+Either kind may mark ``for`` and ``while`` lines ``# mg: fallback``: that entry must have
 ``fallback_runs > 0`` and ``compiled_runs == 0``.
 
 A ``# mg: fallback "<text>"`` mark also requires ``<text>`` in one of that
@@ -148,7 +148,8 @@ def _header(program: Path) -> tuple[str, dict[int, tuple[str, str | None]]]:
     for number, line in enumerate(lines, start=1):
         found = MARK_RE.search(line)
         if found:
-            assert re.match(r"\s*for\b", line), f"{program.name}:{number}: '# mg:' marks belong on 'for' lines"
+            assert re.match(r"\s*(for|while)\b", line), \
+                    f"{program.name}:{number}: '# mg:' marks belong on 'for' and 'while' lines"
             before, major, minor, kind, reason = found.groups()
             if before is not None and sys.version_info < (int(major), int(minor)):
                 kind, reason = before, None

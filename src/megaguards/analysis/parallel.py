@@ -146,6 +146,13 @@ def _reduction_steps(var: str, statements) -> set[str] | None:
     return kinds
 
 
+def _one_trip(loop: ir.For) -> bool:
+    """``range(0, 1, 1)`` and the like: one trip at most (the wrapper of a ``while`` site)."""
+    bounds = (loop.start, loop.stop, loop.step)
+    return all(isinstance(b, ir.Const) and type(b.value) is int for b in bounds) \
+        and loop.step.value > 0 and loop.stop.value - loop.start.value <= loop.step.value
+
+
 def _blocks(statement):
     if isinstance(statement, ir.If):
         return (statement.body, statement.orelse)
@@ -171,7 +178,9 @@ class _Planner:
 
     def visit(self, statements, outer: tuple) -> None:
         for statement in statements:
-            if isinstance(statement, ir.For):
+            if isinstance(statement, ir.For) and _one_trip(statement):
+                self.visit(statement.body, outer + (statement,))   # a ``while`` site's wrapper: no loop to share
+            elif isinstance(statement, ir.For):
                 decision = self.decide(statement, outer)
                 if isinstance(decision, ParallelLoop):
                     self.loops[statement.nid] = decision

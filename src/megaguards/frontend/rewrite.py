@@ -99,7 +99,7 @@ class LoopRewriter(ast.NodeTransformer):
         finally:
             self.blocks -= 1
 
-    visit_While = visit_AsyncFor = visit_With = visit_AsyncWith = visit_Try = _visit_block
+    visit_AsyncFor = visit_With = visit_AsyncWith = visit_Try = _visit_block
     visit_TryStar = _visit_block
 
     visit_FunctionDef = _visit_function
@@ -133,12 +133,32 @@ class LoopRewriter(ast.NodeTransformer):
         if not is_site_loop(node) or (not is_range_loop(node) and not self.every_loop and never_compiles(node)) \
                 or self.blocks >= SITE_BLOCKS_LIMIT:
             return self._visit_block(node)
-        live_ins = tuple(dict.fromkeys([*upward_exposed_reads(node), *desugar.introduced_names(node)]))
+        return self.site(node, node, tuple(dict.fromkeys([*upward_exposed_reads(node),
+                                                           *desugar.introduced_names(node)])))
+
+    def visit_While(self, node: ast.While):
+        """A ``while`` loop that counts to a bound, or that holds loops (a sieve's ``while p * p
+        <= n`` around its crossing-out ``for``; a time loop): one site, so that its inner loops
+        are not entered (marshalled) once per trip.  Other ``while`` loops (``while b: a, b =
+        b, a % b``) stay as written: their trips cannot be told, and compiling them at their
+        first entry would cost the back end's import for a loop worth microseconds."""
+        if never_compiles(node) or self.blocks >= SITE_BLOCKS_LIMIT:
+            return self._visit_block(node)
+        loop = once_loop(node)
+        live_ins = tuple(upward_exposed_reads(loop))   # with ``range``, which the guard checks
+        holds_loops = any(isinstance(inner, (ast.For, ast.While)) for part in node.body for inner in ast.walk(part))
+        if not holds_loops and not work.formula(node, live_ins, self.functions):
+            return self._visit_block(node)
+        return self.site(node, loop, live_ins)
+
+    def site(self, node: ast.For | ast.While, loop: ast.For, live_ins: tuple) -> list[ast.stmt]:
+        """The site statements in place of ``node``; ``loop`` is what the lowering compiles
+        (``node`` itself, or a ``while`` wrapped in a one-trip ``for``)."""
         info = SiteInfo(
             filename=self.filename,
             line=node.lineno,
             function=".".join(self.scopes) or None,
-            loop=copy.deepcopy(node),
+            loop=copy.deepcopy(loop),
             live_ins=live_ins,
             live_outs=self.live_outs(node),
             work=work.formula(node, live_ins, self.functions) or False,
@@ -147,18 +167,30 @@ class LoopRewriter(ast.NodeTransformer):
         # must come from the lowering with the function's real globals.)
         if info.work is False and self.bindings is not None and not self.every_loop:
             info = SiteInfo(**{name: getattr(info, name) for name in SiteInfo._fields if name != "rejected"},
-                            rejected=static_lowering.refusal(copy.deepcopy(node), *self.bindings))
+                            rejected=static_lowering.refusal(copy.deepcopy(loop), *self.bindings))
         site_id = self.register(info)
         self.count += 1
         fallback = self._visit_block(copy.deepcopy(node))
         return [_located(statement, node) for statement in _site_statements(site_id, info, fallback)]
 
     @staticmethod
-    def live_outs(loop: ast.For) -> tuple[str, ...]:
+    def live_outs(loop: ast.For | ast.While) -> tuple[str, ...]:
         """Every name the loop may assign is written back: even one the function never
         reads again is visible to frame inspection (tracebacks with locals, generators,
         debuggers), so dropping it would be observable."""
         return tuple(assigned_names(ast.Module(body=[loop], type_ignores=[])))
+
+
+ONCE_NAME = "mg_tmp_while"   # the one-trip loop around a ``while`` site (lowered like a desugared temporary)
+
+
+def once_loop(node: ast.While) -> ast.For:
+    """``for mg_tmp_while in range(1): <the while loop>``: every stage after the rewrite
+    compiles a ``for`` site; the one trip is no loop of the user's (no report names it)."""
+    loop = ast.For(target=ast.Name(id=ONCE_NAME, ctx=ast.Store()),
+                   iter=ast.Call(func=ast.Name(id="range", ctx=ast.Load()), args=[ast.Constant(1)], keywords=[]),
+                   body=[node], orelse=[], type_comment=None)
+    return ast.fix_missing_locations(ast.copy_location(loop, node))
 
 
 def _site_statements(site_id: int, info: SiteInfo, fallback: ast.For) -> list[ast.stmt]:

@@ -106,6 +106,14 @@ def expression_formula(info, arguments: int) -> tuple | None:
     return reader.formula(work)
 
 
+def _counter(node: ast.expr) -> str | None:
+    """``k`` of a counting condition's left side ``k`` or ``k * k``."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and isinstance(node.left, ast.Name) \
+            and isinstance(node.right, ast.Name) and node.left.id == node.right.id:
+        node = node.left
+    return node.id if isinstance(node, ast.Name) else None
+
+
 class _Reader:
     def __init__(self, positions: dict, functions: dict, parameters: dict | None = None,
                  local_names: frozenset = frozenset(), outer: _Reader | None = None, reading: str = "") -> None:
@@ -195,16 +203,18 @@ class _Reader:
         return ("in", self.positions[name])
 
     def counted(self, statement: ast.While, before: list) -> tuple | None:
-        """A ``while`` loop that counts: ``k < stop`` (or ``<=``) among its condition's
-        ``and`` operands, ``k += step`` (a positive int) among its body's statements, ``k``
-        an int assigned before it in the same block (or a live-in): at most the trips of
-        ``range(start, stop, step)``."""
+        """A ``while`` loop that counts: ``k < stop`` (or ``<=``; or ``k * k <= stop``, a
+        sieve's) among its condition's ``and`` operands, ``k += step`` (a positive int) among
+        its body's statements, ``k`` an int assigned before it in the same block (or a
+        live-in): at most the trips of ``range(start, stop, step)``."""
         test = statement.test
         for compare in test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]:
-            if not (isinstance(compare, ast.Compare) and len(compare.ops) == 1 and isinstance(compare.left, ast.Name)
+            if not (isinstance(compare, ast.Compare) and len(compare.ops) == 1
                     and isinstance(compare.ops[0], (ast.Lt, ast.LtE))):
                 continue
-            name = compare.left.id
+            name = _counter(compare.left)
+            if name is None:
+                continue
             steps = [part.value.value for part in statement.body
                      if isinstance(part, ast.AugAssign) and isinstance(part.target, ast.Name)
                      and part.target.id == name and isinstance(part.op, ast.Add)

@@ -23,6 +23,7 @@ from ..errors import CompilationError, GuardFailure, Unsupported, compilation_er
 from ..frontend.siteinfo import (EXPRESSION_FUNCTION, NEXT_NAME, PROBING_NAME, SITE_FUNCTION, SKIPS_NAME,
                                  TIMED_FUNCTION, UNSET_NAME, ExpressionInfo, SiteInfo)
 from .backoff import NO_SKIPS, BackingOff
+from .collector import user_objects_set_aside
 from .executable import INTERRUPTED, UNSET, Raised, Ran, Rejected
 from .probe import LoopSpeeds, clock, inside_probe
 from .process import current as current_process
@@ -162,14 +163,15 @@ class Site(Reporting):
                 self.disabled, self.disabled_at = rejected[0], rejected[1:]
                 return self.cannot_compile(self.disabled, self.disabled_at)
             first_loop_entry()
-            from ..frontend.lower import lower_loop
-            from ..guards.signature import Binder, resolve_callee
-
             started = time.perf_counter()
             try:
-                index = {name: k for k, name in enumerate(self.info.live_ins)}
-                self.loop = lower_loop(self.info.loop, lambda path: resolve_callee(path, values, index))
-                self.binder = Binder(self.loop, self.info.live_ins)
+                with user_objects_set_aside():
+                    from ..frontend.lower import lower_loop
+                    from ..guards.signature import Binder, resolve_callee
+
+                    index = {name: k for k, name in enumerate(self.info.live_ins)}
+                    self.loop = lower_loop(self.info.loop, lambda path: resolve_callee(path, values, index))
+                    self.binder = Binder(self.loop, self.info.live_ins)
             except Unsupported as unsupported:
                 self.disabled, self.disabled_at = unsupported.describe(), (unsupported.line, unsupported.col)
                 return self.cannot_compile(self.disabled, self.disabled_at)
@@ -248,11 +250,12 @@ class Site(Reporting):
     def specialize(self, binding):
         if len(self.specializations) >= MAX_SPECIALIZATIONS:
             return Rejected(f"more than {MAX_SPECIALIZATIONS} type signatures at this loop")
-        back_end()
-        from . import backend
-
         try:
-            result = backend.specialize(self, binding)
+            with user_objects_set_aside():
+                back_end()
+                from . import backend
+
+                result = backend.specialize(self, binding)
         except Unsupported as unsupported:
             result = Rejected(unsupported.describe(), location=(unsupported.line, unsupported.col))
         except GuardFailure as failure:
