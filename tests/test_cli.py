@@ -1,6 +1,10 @@
-"""``megaguards run`` behaves like ``python script.py``: argv, __main__, imports of the
-script's folder, exit codes, tracebacks, bad input; plus the report and dump options."""
+"""``megaguards run`` behaves like ``python script.py`` (and ``run -m`` like ``python -m``):
+argv, __main__, imports of the script's folder, exit codes, tracebacks, bad input; plus the
+report and dump options."""
 import json
+import os
+import subprocess
+import sys
 import textwrap
 
 from conftest import run_megaguards, run_python
@@ -125,7 +129,7 @@ def test_no_compiler_warns_once_and_runs_in_cpython(tmp_path):
                             env=dict(os.environ, **env), capture_output=True, text=True)
     assert result.returncode == 0 and result.stdout == "[3.0, 5.0]\n"
     assert result.stderr.count("no C compiler found") == 3  # one warning, two report rows
-    assert "RuntimeWarning" in result.stderr
+    assert "MegaguardsWarning" in result.stderr
 
 
 def test_explain_shows_decisions_checks_and_code(tmp_path):
@@ -157,3 +161,94 @@ def test_info_names_compiler_devices_and_cache():
     result = run_megaguards("info")
     assert result.returncode == 0
     assert "C compiler:" in result.stdout and "CUDA devices:" in result.stdout and "cache:" in result.stdout
+
+
+def test_run_m_runs_a_module_like_python_m(tmp_path):
+    """``megaguards run -m`` (and ``megaguards -m``): python -m's sys.argv, __name__,
+    __package__, __spec__ and sys.path[0], for a module, a package's __main__ and a
+    submodule found on sys.path; the module's loops and its package's are loop sites."""
+    library, work = tmp_path / "lib", tmp_path / "work"
+    (library / "tools").mkdir(parents=True)
+    work.mkdir()
+    write(library, "summing.py", """
+        import sys
+
+        def total(a):
+            s = 0
+            for i in range(len(a)):
+                s += a[i]
+            return s
+
+        print(sys.argv, __name__, __spec__.name, repr(__package__), sys.path[0], total([1, 2, 3]))
+        sys.exit(int(sys.argv[1]))
+    """)
+    write(library, "tools/__init__.py", "")
+    write(library, "tools/__main__.py", "import sys\nprint('main of', __package__, sys.argv)\n")
+    write(library, "tools/scale.py", """
+        import sys
+        from .helper import twice
+
+        print(__name__, __spec__.name, __package__, twice([1.0, 2.0]), sys.argv[1:])
+    """)
+    write(library, "tools/helper.py", """
+        def twice(a):
+            out = [0.0] * len(a)
+            for i in range(len(a)):
+                out[i] = 2 * a[i]
+            return out
+    """)
+    environment = {"PYTHONPATH": str(library)}
+    for module, arguments in (("summing", ["3", "-x", "--"]), ("tools", ["a"]), ("tools.scale", ["--report"])):
+        expected = subprocess.run([sys.executable, "-m", module, *arguments], cwd=work, capture_output=True,
+                                  text=True, env=dict(os.environ, **environment))
+        report = tmp_path / f"{module}.json"
+        actual = run_megaguards("run", "--report-json", report, "-m", module, *arguments, cwd=work, env=environment)
+        assert (actual.stdout, actual.returncode, actual.stderr) == (expected.stdout, expected.returncode, ""), \
+            actual.stderr
+        loops = json.loads(report.read_text())["loops"]
+        if module != "tools":
+            assert [(loop["function"], loop["compiled_runs"]) for loop in loops] == [
+                ("total" if module == "summing" else "twice", 1)]
+    assert expected.stdout == "__main__ tools.scale tools [2.0, 4.0] ['--report']\n"
+    assert run_megaguards("run", "-m", "summing", "0", cwd=work, env=environment).stdout == \
+        f"[{str(library / 'summing.py')!r}, '0'] __main__ summing '' {work} 6\n"
+    short = run_megaguards("-mtools", "b", cwd=work, env=environment)
+    assert short.stdout == f"main of tools [{str(library / 'tools' / '__main__.py')!r}, 'b']\n"
+
+
+def test_run_m_of_a_missing_module_says_one_line(tmp_path):
+    for name, message in (("no_such_module_here", "No module named no_such_module_here"),
+                          ("json.no_such", "No module named json.no_such"),
+                          ("email", "No module named email.__main__; 'email' is a package and cannot be "
+                                    "directly executed")):
+        expected = subprocess.run([sys.executable, "-m", name], cwd=tmp_path, capture_output=True, text=True)
+        actual = run_megaguards("run", "-m", name, cwd=tmp_path)
+        assert expected.returncode == actual.returncode == 1
+        assert expected.stderr.endswith(f": {message}\n")
+        assert actual.stderr == f"megaguards: {message}\n"
+    missing = run_megaguards("run", "-m")
+    assert missing.returncode == 2 and "argument -m: expected one argument" in missing.stderr
+
+
+def test_explain_m_explains_the_module(tmp_path):
+    write(tmp_path, "smooth.py", """
+        a = [float(k) for k in range(10)]
+        b = [0.0] * 10
+        for i in range(1, len(a) - 1):
+            b[i] = (a[i - 1] + a[i + 1]) * 0.5
+        print(b[5])
+    """)
+    result = run_megaguards("explain", "--no-source", "-m", "smooth", cwd=tmp_path)
+    assert result.returncode == 0 and result.stdout == "5.0\n"
+    assert "loop 'i' at line 4: parallel (OpenMP)" in result.stderr
+
+
+def test_m_takes_everything_after_the_module_name():
+    from megaguards import cli
+
+    for argv, module, arguments in ((["run", "-m", "mod", "--", "x"], "mod", ["--", "x"]),
+                                    (["run", "--dev", "seq", "-m", "mod", "-h"], "mod", ["-h"]),
+                                    (["explain", "--no-source", "-mpkg.mod", "a", "-m", "z"], "pkg.mod", ["a", "-m", "z"]),
+                                    (["run", "s.py", "-m", "x"], None, ["-m", "x"])):
+        options = cli._parse(argv)
+        assert (options.module, options.arguments) == (module, arguments), argv

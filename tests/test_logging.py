@@ -104,7 +104,7 @@ def test_gpu_requested_but_absent_warns_once(tmp_path):
     result = run_megaguards("run", "--device", "gpu", script)
     assert result.returncode == 0 and result.stdout == "3.0\n"
     assert result.stderr.count("device 'gpu' requested but no CUDA device is usable") == 1
-    assert "RuntimeWarning" in result.stderr
+    assert "MegaguardsWarning" in result.stderr
 
 
 def test_missing_islpy_warns_once(tmp_path):

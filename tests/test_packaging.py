@@ -104,7 +104,7 @@ def test_wheel_holds_every_file_the_package_reads(installed):
     wheel, _, source = installed
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = _package_files(source)
-    assert {"megaguards/codegen/prelude.h", "megaguards/runtime/marshal.c"} <= expected
+    assert {"megaguards/codegen/prelude.h", "megaguards/runtime/marshal.c", "megaguards/py.typed"} <= expected
     assert expected - names == set(), "files of src/megaguards missing from the wheel (pyproject package-data)"
 
 

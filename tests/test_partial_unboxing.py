@@ -287,3 +287,16 @@ def test_a_written_list_is_never_reused(weighted_site):
     out = [0.0] * n
     run_both(A, w, out, [2] * 6, n, fast)   # out is written at each entry: unboxed each time
     assert out[2] == 6 * sum(A[2])
+
+
+def table(n, m):
+    return [[(i * 3 + j) * 0.5 if j % 3 else i - j for j in range(m)] for i in range(n)]
+
+
+def test_a_comprehensions_fresh_output_is_written_not_unboxed():
+    fast = megaguards.jit(table)
+    assert fast(30, 20) == table(30, 20)
+    assert [type(x) for x in fast(2, 4)[1]] == [type(x) for x in table(2, 4)[1]]   # each element's class
+    [record] = sites_of(fast)
+    counted = record["list_elements"]
+    assert record["compiled_runs"] == 2 and counted["held"] == 30 * 20 + 2 * 4 and counted["unboxed"] == 0

@@ -406,19 +406,21 @@ def test_cache_show_counts_the_rewritten_modules(tmp_path):
     ["run", "s.py"], ["run", "s.py", "a", "--device", "x", "-h"], ["run", "--device", "seq", "s.py"],
     ["run", "--device=off", "--report", "s.py", "1"], ["run", "--report-json", "r.json", "--dump", "d", "s.py"],
     ["run", "--report-json=", "s.py"], ["run", "--device", "gpu", "--device", "cpu", "s.py"],
-    ["run", "--dump=a=b", "--report", "--report", "s.py", "-", "--x"]])
+    ["run", "--dump=a=b", "--report", "--report", "s.py", "-", "--x"], ["run", "s.py", "-m", "x"],
+    ["run", "-m", "mod", "a", "--x", "-m", "y"], ["run", "--device", "seq", "-mpkg.mod", "-h"],
+    ["run", "--report", "-m", "mod", "--report"]])
 def test_the_quick_reading_of_run_agrees_with_argparse(argv):
     from megaguards import cli
 
     quick = cli.quick_run_options(argv)
-    assert quick is not None and vars(quick) == vars(cli._parser().parse_args(argv))
+    assert quick is not None and vars(quick) == vars(cli._parse(argv))
 
 
 @pytest.mark.parametrize("argv", [
     [], ["run"], ["run", "--help"], ["run", "-h", "s.py"], ["run", "--dev", "seq", "s.py"],
     ["run", "--device", "fast", "s.py"], ["run", "--dump"], ["run", "--dump", "-x", "s.py"],
     ["run", "--report=1", "s.py"], ["run", "--", "s.py"], ["run", "s.py", "--", "x"], ["run", "-", "x"],
-    ["explain", "s.py"],
+    ["explain", "s.py"], ["run", "-m"], ["run", "-m", "mod", "--", "x"], ["run", "--dev", "seq", "-m", "mod"],
     ["--version"], ["cache", "show"]])
 def test_anything_else_is_left_to_argparse(argv):
     from megaguards import cli

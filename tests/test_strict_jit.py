@@ -177,7 +177,7 @@ def test_element_loop_that_never_compiles_is_reported_too():
 def test_function_without_source_warns_or_raises_when_strict():
     namespace = {}
     exec("def made(a):\n    for i in range(len(a)):\n        a[i] += 1\n    return a\n", namespace)
-    with pytest.warns(RuntimeWarning, match="no source for made; it runs unchanged"):
+    with pytest.warns(megaguards.MegaguardsWarning, match="no source for made; it runs unchanged"):
         assert megaguards.jit(namespace["made"])([1]) == [2]
     with pytest.raises(CompilationError, match="no source for made: its loops cannot be compiled"):
         megaguards.jit(strict=True)(namespace["made"])

@@ -7,6 +7,8 @@
   for user modules imported afterwards.
 * ``megaguards.report()`` returns the per-loop report (JSON schema version 1);
   ``megaguards.explain(fn)`` says, per loop of ``fn``, what ran compiled and why not.
+* Every warning megaguards gives is a ``megaguards.MegaguardsWarning`` (a
+  ``RuntimeWarning``): ``-W ignore::megaguards.MegaguardsWarning`` silences them.
 
 Importing megaguards imports almost nothing: the public functions come from ``api.py``
 on first use (PEP 562), and the heavy stages (NumPy, islpy, the analyses, the code
@@ -15,11 +17,11 @@ generators, CUDA) when a loop site is first entered.
 from __future__ import annotations
 
 from . import config
-from .errors import CompilationError, MegaguardsError, Unsupported
+from .errors import CompilationError, MegaguardsError, MegaguardsWarning, Unsupported
 
 __version__ = "0.1.0"
 __all__ = ["jit", "install", "report", "explain", "MegaguardsError", "CompilationError", "Unsupported",
-           "__version__",
+           "MegaguardsWarning", "__version__",
            "load_ipython_extension", "unload_ipython_extension"]
 _LAZY = {"jit": "api", "install": "api", "report": "api", "explain": "api",
          "load_ipython_extension": "ipython", "unload_ipython_extension": "ipython"}

@@ -8,7 +8,7 @@ import functools
 import types
 import warnings
 
-from .errors import CompilationError
+from .errors import CompilationError, MegaguardsWarning
 
 _FACTORY = "__megaguards_factory__"
 SITES_ATTRIBUTE = "__megaguards_sites__"  # on a jitted function: the ids of its loop sites
@@ -60,7 +60,7 @@ def jit(function=None, *, strict: bool = False, reassociate: bool = False):
         if strict:
             raise CompilationError(message + ": its loops cannot be compiled",
                                    "the function's source is not available") from None
-        warnings.warn(message + "; it runs unchanged", RuntimeWarning, stacklevel=2)
+        warnings.warn(message + "; it runs unchanged", MegaguardsWarning, stacklevel=2)
         return function
     return _recompile(function, source, strict, reassociate)
 

@@ -38,22 +38,61 @@ def _parser():
     calibrate = commands.add_parser("calibrate", help="time microbenchmark loops on every device and fit the "
                                                       "cost model that auto uses to choose (about a minute)")
     calibrate.add_argument("--quiet", action="store_true", help="print nothing")
+    parser.commands = {"run": run, "explain": explain}   # for _parse's errors, with their usage
     for command in (run, explain):
         command.add_argument("--device", choices=config.DEVICES,
                              help="auto (default), cpu (all cores), seq (one core), off (plain CPython)")
         command.add_argument("--report", action="store_true", help="print the per-loop report on stderr at exit")
         command.add_argument("--report-json", metavar="PATH", help="write the per-loop JSON report to PATH at exit")
         command.add_argument("--dump", metavar="DIR", help="write every generated kernel source into DIR")
-        command.add_argument("script", help="the Python script to run")
+        command.add_argument("-m", dest="module", metavar="MODULE",
+                             help="run a module like `python -m MODULE [args...]` instead of a script: "
+                                  "everything after MODULE is its arguments")
+        command.add_argument("script", nargs="?", help="the Python script to run")
         command.add_argument("arguments", nargs=argparse.REMAINDER, help="arguments passed to the script")
     return parser
 
 
+def _parse(argv: list[str]):
+    """argparse's reading, ``-m MODULE [args...]`` taken out first: as with python, all
+    that follows the module's name is its own (argparse would read ``-mNAME args`` or a
+    ``--`` among them otherwise)."""
+    parser = _parser()
+    head, module, arguments = _split_module(argv)
+    options = parser.parse_args(head)
+    if options.command not in ("run", "explain"):
+        return options
+    if module is not None:
+        if not module:
+            parser.commands[options.command].error("argument -m: expected one argument")
+        options.module, options.arguments = module, arguments
+    elif options.script is None:
+        parser.commands[options.command].error("the following arguments are required: script (or -m MODULE)")
+    return options
+
+
+def _split_module(argv: list[str]) -> tuple[list[str], str | None, list[str]]:
+    """(argv up to a ``-m`` among run's or explain's flags, the module's name ("" if none
+    follows), the module's arguments); (argv, None, []) without such a ``-m``."""
+    position = 1
+    while argv[:1] in (["run"], ["explain"]) and position < len(argv) and argv[position].startswith("-") \
+            and argv[position] != "--":
+        token = argv[position]
+        if token.startswith("-m"):
+            module = token[2:] or (argv[position + 1] if position + 1 < len(argv) else "")
+            return argv[:position], module, argv[position + (1 if token[2:] else 2):]
+        # the flags that take a value (argparse accepts their abbreviations): skip it too
+        takes_value = "=" not in token and token != "--report" and any(
+            name.startswith(token) for name in RUN_OPTIONS) and len(token) > 2
+        position += 2 if takes_value else 1
+    return argv, None, []
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and not argv[0].startswith("-") and argv[0] not in SUBCOMMANDS:
-        argv.insert(0, "run")  # `megaguards script.py` is `megaguards run script.py`
-    options = quick_run_options(argv) or _parser().parse_args(argv)
+    if argv and (not argv[0].startswith("-") and argv[0] not in SUBCOMMANDS or argv[0].startswith("-m")):
+        argv.insert(0, "run")  # `megaguards script.py` is `megaguards run script.py`; -m MODULE too
+    options = quick_run_options(argv) or _parse(argv)
     if options.command is None:
         _parser().print_help()
         return 2
@@ -72,16 +111,21 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def quick_run_options(argv: list[str]) -> SimpleNamespace | None:
-    """``run [--device D] [--report] [--report-json PATH] [--dump DIR] script [args...]``,
-    the flags spelt out, read without argparse: importing and setting it up (its messages
-    looked up by gettext) costs about 4 ms of every start.  None for anything else (help,
+    """``run [--device D] [--report] [--report-json PATH] [--dump DIR] script [args...]``
+    (or ``-m MODULE [args...]`` for the script), the flags spelt out, read without argparse:
+    importing and setting it up (its messages looked up by gettext) costs about 4 ms of every start.  None for anything else (help,
     abbreviations, a value that looks like a flag, an invalid device ...): argparse then
     reads it, and says what is wrong.  The same options as argparse's for what it reads."""
     if not argv or argv[0] != "run" or "--" in argv:   # argparse drops a "--" even after the script
         return None
-    options = {"device": None, "report": False, "report_json": None, "dump": None}
+    options = {"device": None, "report": False, "report_json": None, "dump": None, "module": None}
     position = 1
     while position < len(argv) and argv[position].startswith("-"):
+        if argv[position].startswith("-m"):   # -m MODULE or -mMODULE: the rest is the module's
+            _, module, arguments = _split_module(argv[:1] + argv[position:])
+            if not module:
+                return None
+            return SimpleNamespace(command="run", **{**options, "module": module}, script=None, arguments=arguments)
         flag, equals, value = argv[position].partition("=")
         if flag == "--report" and not equals:
             options["report"] = True
@@ -121,6 +165,8 @@ def run(options) -> int:
         print(f"megaguards: {error}", file=sys.stderr)
         return 2
     configure_logging(configuration.log_level or "warning")
+    if options.module is not None:
+        return _run_module(options)
     script, shown = options.script, options.script
     if os.path.isdir(script):   # as ``python DIR``: its __main__.py, DIR first on sys.path and as argv[0]
         script = os.path.join(script, "__main__.py")
@@ -131,6 +177,18 @@ def run(options) -> int:
         print(f"megaguards: can't open file {os.path.abspath(script)!r}: "
               f"[Errno 2] No such file or directory", file=sys.stderr)
         return 2
+    _prepare(options, script)
+    from .importhook import compile_script
+
+    try:
+        code = compile_script(script)
+    except (SyntaxError, ValueError) as error:  # as python prints it: no frames, just the error
+        traceback.print_exception(type(error), error, None)
+        return 1
+    return _run_user_code(code, script, options.arguments, shown)
+
+
+def _prepare(options, script: str) -> None:
     atexit.register(_write_reports)
     from .runtime import warmup
 
@@ -141,25 +199,49 @@ def run(options) -> int:
     # python, and one whose loops cannot compile nearly so.
     if options.command == "explain":
         atexit.register(_print_explanation, not options.no_source)
-    from .importhook import compile_script, run_code
 
+
+def _run_module(options) -> int:
+    """``-m MODULE``: as ``python -m MODULE`` (the current folder first on sys.path, the
+    module's file as sys.argv[0]), the loops of its folder's modules rewritten."""
+    from .importhook import NotRunnable, module_code
+
+    sys.path[0] = os.getcwd()
     try:
-        code = compile_script(script)
-    except (SyntaxError, ValueError) as error:  # as python prints it: no frames, just the error
+        spec, code = module_code(options.module)   # imports its parent packages, as python does
+    except NotRunnable as error:   # python's own line: "No module named ..."
+        print(f"megaguards: {error}", file=sys.stderr)
+        return 1
+    except SyntaxError as error:
         traceback.print_exception(type(error), error, None)
         return 1
-    try:
-        run_code(code, script, options.arguments, shown)
     except SystemExit:
         raise
-    except KeyboardInterrupt:
-        _print_user_traceback(*sys.exc_info())
+    except BaseException:   # a parent package raised
+        return _user_failed()
+    _prepare(options, spec.origin)
+    return _run_user_code(code, spec.origin, options.arguments, spec=spec)
+
+
+def _run_user_code(code, path: str, arguments: list[str], shown: str | None = None, spec=None) -> int:
+    from .importhook import run_code
+
+    try:
+        run_code(code, path, arguments, shown, spec)
+    except SystemExit:
+        raise
+    except BaseException:
+        return _user_failed()
+    return 0
+
+
+def _user_failed() -> int:
+    """The exception being handled, raised by the user's code, shown as python shows it."""
+    _print_user_traceback(*sys.exc_info())
+    if isinstance(sys.exc_info()[1], KeyboardInterrupt):
         _die_of_sigint()
         return 130
-    except BaseException:
-        _print_user_traceback(*sys.exc_info())
-        return 1
-    return 0
+    return 1
 
 
 def _die_of_sigint() -> None:

@@ -18,15 +18,25 @@
 | MEGAGUARDS_REWRITE_CACHE |                | 0: rewrite user modules in every process (no `rewrites/` cache) |
 | MEGAGUARDS_COMPILE_TIMEOUT |             | seconds a C compile may take (default 60); past it the loop runs in CPython |
 | CC                     |                 | the C compiler and its flags (default: cc, then gcc, then clang) |
+
+On/off variables take 1/0, true/false, on/off, yes/no (any case, spaces around ignored).
+An invalid value never raises: one ``MegaguardsWarning`` line names the variable, the
+value and the allowed values, and the default is used.  MEGAGUARDS_STRICT is retired:
+named once (whatever its value), it changes nothing.
 """
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import NamedTuple
 
 DEVICES = ("auto", "gpu", "cpu", "seq", "off")
 SELECT_METHODS = ("tree", "model", "explore", "seq", "cpu", "cuda")
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+# Every on/off variable reads these (case and surrounding spaces ignored; empty: the default).
+TRUE_WORDS, FALSE_WORDS = ("1", "true", "on", "yes"), ("0", "false", "off", "no")
+FLAG_WORDS = ("1", "0", "true", "false", "on", "off", "yes", "no")
 # Variables that no longer do anything, with what to use instead.
 RETIRED = {"MEGAGUARDS_STRICT": "results are exact by default; MEGAGUARDS_REASSOCIATE=1 allows reassociated "
                                 "float reductions and CUDA's math functions"}
@@ -66,59 +76,90 @@ class Config(NamedTuple):
 
 
 def from_environment(environ=os.environ) -> Config:
-    device = environ.get("MEGAGUARDS_DEVICE", "auto").strip().lower() or "auto"
-    if device not in DEVICES:
-        raise ValueError(f"MEGAGUARDS_DEVICE must be one of {', '.join(DEVICES)}, not {device!r}")
+    """The options the environment sets.  An invalid value never raises: one
+    ``MegaguardsWarning`` line (once per variable and process) names the variable, the
+    value given and the values allowed, and the default is used."""
     cache = environ.get("MEGAGUARDS_CACHE_DIR") or os.path.join(
         environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "megaguards")
     return Config(
-        device=device,
+        device=_choice(environ, "MEGAGUARDS_DEVICE", DEVICES),
         report_json=environ.get("MEGAGUARDS_REPORT") or None,
         dump_dir=environ.get("MEGAGUARDS_DUMP") or None,
         cache_dir=Path(cache),
-        reassociate=_flag(environ, "MEGAGUARDS_REASSOCIATE"),
+        reassociate=_flag(environ, "MEGAGUARDS_REASSOCIATE", False),
         retired=tuple(name for name in RETIRED if name in environ),
-        log_level=environ.get("MEGAGUARDS_LOG") or None,
+        # Unset: None (logging left as the program set it); set but invalid: warning.
+        log_level=_choice(environ, "MEGAGUARDS_LOG", LOG_LEVELS, "warning") if _text(environ, "MEGAGUARDS_LOG")
+        else None,
         compiler=environ.get("CC") or None,
-        hoist=environ.get("MEGAGUARDS_HOIST", "1") not in ("0", "false", "no", "off"),
+        hoist=_flag(environ, "MEGAGUARDS_HOIST", True),
         threads=_integer(environ, "MEGAGUARDS_THREADS", 0),
         parallel_work=_integer(environ, "MEGAGUARDS_PARALLEL_WORK", 20000),
         compile_after=_integer(environ, "MEGAGUARDS_COMPILE_AFTER", 30),
         select=_choice(environ, "MEGAGUARDS_SELECT", SELECT_METHODS),
         features_log=environ.get("MEGAGUARDS_FEATURES_LOG") or None,
-        auto_calibrate=environ.get("MEGAGUARDS_AUTO_CALIBRATE", "1") not in ("0", "false", "no", "off"),
-        rewrite_cache=environ.get("MEGAGUARDS_REWRITE_CACHE", "1") not in ("0", "false", "no", "off"),
-        compile_timeout=_integer(environ, "MEGAGUARDS_COMPILE_TIMEOUT", 60) or 60,
+        auto_calibrate=_flag(environ, "MEGAGUARDS_AUTO_CALIBRATE", True),
+        rewrite_cache=_flag(environ, "MEGAGUARDS_REWRITE_CACHE", True),
+        compile_timeout=_seconds(environ, "MEGAGUARDS_COMPILE_TIMEOUT", 60.0),
     )
 
 
-def _flag(environ, name: str) -> bool:
-    value = environ.get(name, "").strip().lower()
-    if value in ("", "0", "false", "no", "off"):
-        return False
-    if value in ("1", "true", "yes", "on"):
+def _text(environ, name: str) -> str:
+    """The variable's value, surrounding spaces removed ("": unset or empty, the default)."""
+    return environ.get(name, "").strip()
+
+
+def _invalid(environ, name: str, allowed: str, default) -> None:
+    from .errors import warn_once
+
+    warn_once(f"megaguards: {name}={environ[name]!r} is not {allowed}; using {default}", key=("setting", name))
+
+
+def _flag(environ, name: str, default: bool) -> bool:
+    value = _text(environ, name).lower()
+    if value in TRUE_WORDS:
         return True
-    raise ValueError(f"{name} must be 1 or 0, not {value!r}")
+    if value in FALSE_WORDS:
+        return False
+    if value:
+        _invalid(environ, name, f"one of {', '.join(FLAG_WORDS)}", int(default))
+    return default
 
 
-def _choice(environ, name: str, choices: tuple) -> str:
-    value = environ.get(name, "").strip().lower() or choices[0]
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(choices)}, not {value!r}")
-    return value
+def _choice(environ, name: str, choices: tuple, default: str | None = None) -> str:
+    """One of ``choices`` (``default``, else the first, when unset or invalid)."""
+    value, default = _text(environ, name).lower(), default or choices[0]
+    if value in choices:
+        return value
+    if value:
+        _invalid(environ, name, f"one of {', '.join(choices)}", default)
+    return default
 
 
 def _integer(environ, name: str, default: int) -> int:
-    text = environ.get(name, "").strip()
-    if not text:
-        return default
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"{name} must be a non-negative integer, not {text!r}") from None
-    if value < 0:
-        raise ValueError(f"{name} must be a non-negative integer, not {text!r}")
-    return value
+    text = _text(environ, name)
+    if text:
+        try:
+            value = int(text)
+        except ValueError:
+            value = -1
+        if value >= 0:
+            return value
+        _invalid(environ, name, "a whole number >= 0", default)
+    return default
+
+
+def _seconds(environ, name: str, default: float) -> float:
+    text = _text(environ, name)
+    if text:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if 0 < value < math.inf:
+            return value
+        _invalid(environ, name, "a number of seconds > 0", f"{default:g}")
+    return default
 
 
 _current = from_environment()

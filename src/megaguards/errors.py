@@ -10,6 +10,27 @@ class MegaguardsError(Exception):
     """Base class of every error megaguards raises on purpose."""
 
 
+class MegaguardsWarning(RuntimeWarning):
+    """The category of every warning megaguards gives (a setting with an invalid value, no
+    C compiler, a GPU asked for but absent ...): filter them with
+    ``-W ignore::megaguards.MegaguardsWarning`` or
+    ``warnings.filterwarnings("ignore", category=megaguards.MegaguardsWarning)``."""
+
+
+def warn_once(message: str, key=None) -> None:
+    """Show ``message`` as a ``MegaguardsWarning``, once per process for ``key`` (the
+    message itself by default): one line naming megaguards, not a megaguards source line."""
+    import warnings
+
+    from .runtime.process import current   # light: the per-process state alone
+
+    warned = current().warned
+    key = message if key is None else key
+    if key not in warned:
+        warned.add(key)
+        warnings.warn_explicit(message, MegaguardsWarning, "megaguards", 0)
+
+
 class Unsupported(MegaguardsError):
     """A construct the compiled path cannot run; the loop stays in CPython.
 

@@ -138,9 +138,30 @@ def hide_frames_below(below: int) -> None:
     sys.getrecursionlimit, sys.setrecursionlimit = getrecursionlimit, setrecursionlimit
 
 
-def run_code(code, path: str, argv: list[str], shown: str | None = None) -> None:
+class NotRunnable(Exception):
+    """What ``python -m`` says in one line instead of running a module (``No module named
+    ...``, a package without ``__main__``): its message is python's."""
+
+
+def module_code(name: str):
+    """``(spec, code)`` of module ``name`` as ``python -m name`` runs it (a package: its
+    ``__main__``; its parent packages imported first, as python does), the user modules of
+    the folder it is found in rewritten as those of a script's folder are.  ``sys.path[0]``
+    is already the current folder.  Raises NotRunnable with python's own message."""
+    import runpy
+
+    top = name.partition(".")[0]
+    found = importlib.machinery.PathFinder.find_spec(top) if top else None   # nothing imported yet
+    locations = [] if found is None else list(found.submodule_search_locations or [found.origin])
+    install([os.path.dirname(location) for location in locations if location] or [os.getcwd()])
+    _, spec, code = runpy._get_module_details(name, NotRunnable)   # python -m's own search and messages
+    return spec, code
+
+
+def run_code(code, path: str, argv: list[str], shown: str | None = None, spec=None) -> None:
     """Execute a script's rewritten code as ``__main__``, like ``python path`` (``shown``:
-    ``sys.argv[0]`` when it differs from ``path``: ``python DIR`` runs ``DIR/__main__.py``)."""
+    ``sys.argv[0]`` when it differs from ``path``: ``python DIR`` runs ``DIR/__main__.py``);
+    with ``spec`` (``module_code``), a module's, like ``python -m`` (``path``: its file)."""
     import types
 
     import builtins
@@ -148,13 +169,17 @@ def run_code(code, path: str, argv: list[str], shown: str | None = None) -> None
     from .runtime.site import install_site_names
 
     script = os.path.abspath(path)
-    install([os.path.dirname(script)])
+    if spec is None:
+        install([os.path.dirname(script)])
+        sys.path[0] = os.path.dirname(script)  # as python does: the script's folder, not ours
     sys.argv = [shown or path, *argv]
-    sys.path[0] = os.path.dirname(script)  # as python does: the script's folder, not ours
     module = types.ModuleType("__main__")
     module.__dict__.update({"__file__": script, "__builtins__": builtins, "__cached__": None,
                             "__spec__": None, "__package__": None, "__annotations__": {},
                             "__loader__": importlib.machinery.SourceFileLoader("__main__", script)})
+    if spec is not None:   # as runpy sets them
+        module.__dict__.update({"__file__": path, "__cached__": spec.cached, "__spec__": spec,
+                                "__package__": spec.parent, "__loader__": spec.loader})
     install_site_names()
     sys.modules["__main__"] = module
     # ``python path`` runs the script's module in the first frame; here megaguards' own
@@ -167,6 +192,8 @@ def run_code(code, path: str, argv: list[str], shown: str | None = None) -> None
     while frame is not None:
         below += 1 + (counts_exec and frame.f_code.co_name == "_run_code" and frame.f_globals.get("__name__") == "runpy")
         frame = frame.f_back
+    if spec is not None:   # python -m's own frames lie below the module's too (runpy's two, its exec)
+        below -= 2 + counts_exec
     sys.setrecursionlimit(sys.getrecursionlimit() + below)
     hide_frames_below(below)
     exec(code, module.__dict__)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import logging
 import sys
 
+from .config import LOG_LEVELS as LEVELS
+
 LOGGER_NAME = "megaguards"
-LEVELS = ("debug", "info", "warning", "error", "critical")
 
 
 class _StandardErrorHandler(logging.Handler):
@@ -28,7 +29,7 @@ def configure_logging(level: str) -> logging.Logger:
     logger = logging.getLogger(LOGGER_NAME)
     name = level.strip().lower()
     if name not in LEVELS:
-        from .runtime.site import warn_once
+        from .errors import warn_once
 
         warn_once(f"megaguards: MEGAGUARDS_LOG={level!r} is not one of {', '.join(LEVELS)}; using 'warning'")
         name = "warning"

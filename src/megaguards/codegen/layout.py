@@ -63,6 +63,7 @@ NDARRAY_GUARD = -3   # a NumPy array of another rank, or strides that are not wh
 SCALAR_GUARD = -4    # a scalar int beyond int64
 APPENDED_GUARD = -5  # a list the loop appends to is a row of a list it reads
 MAX_ARRAYS = 64      # arrays one kernel takes (marshal.c's MAX_ARRAYS)
+WRITTEN_WHOLE = 2    # the plan's written field: every element written before any is read (not unboxed)
 MIXED_GUARD = -16    # minus the array's position: a list of ints holds a float, or of floats an int
 
 
@@ -73,7 +74,7 @@ def abi_defines() -> tuple[str, ...]:
     codes |= {"MG_ARRAY_FIELDS": ARRAY_FIELDS, "MG_PLAN_HEADER": PLAN_HEADER, "MG_GUARD": GUARD_FAILED, "MG_PYERROR": PYTHON_ERROR,
               "MG_GUARD_NDARRAY": NDARRAY_GUARD, "MG_GUARD_SCALAR": SCALAR_GUARD,
               "MG_GUARD_MIXED": MIXED_GUARD, "MG_GUARD_APPENDED": APPENDED_GUARD,
-              "MG_MAX_ARRAYS": MAX_ARRAYS}
+              "MG_MAX_ARRAYS": MAX_ARRAYS, "MG_WRITTEN_WHOLE": WRITTEN_WHOLE}
     return tuple(f"-D{name}={value}" for name, value in sorted(codes.items()))
 
 
@@ -161,7 +162,7 @@ def marshalling_plan(layout: Layout, typed: TypedLoop, written: tuple, is_list: 
         info = typed.arrays[name]
         kind = list_kind(info.element) if listed else ArrayKind.NDARRAY
         itemsize = 0 if listed else numpy_itemsize(info.element)
-        plan += [kind, info.rank, itemsize, int(writes), layout.dims[name], boxes.get(name, -1)]
+        plan += [kind, info.rank, itemsize, int(writes), layout.dims[name], boxes.get(name, -1)]   # 0, 1, WRITTEN_WHOLE
     for name in layout.shadows:
         info = typed.arrays[name]
         plan += [ArrayKind.SHADOW, info.rank, numpy_itemsize(info.element), 0,

@@ -10,6 +10,7 @@ import time
 
 from .. import config
 from ..analysis.parallel import ISLPY_MISSING
+from ..codegen.layout import WRITTEN_WHOLE
 from ..errors import CompilerError, CompilerUnusable, Unsupported, short_location
 from ..ir import nodes as ir
 from . import pipeline
@@ -100,7 +101,7 @@ def specialize(site, binding) -> Specialization:
     specialization = Specialization(
         analysed.typed, analysed.layout, kernel, rendered.checks_in_loop, rendered.preconditions,
         parallel_depth=plan.depth if plan is not None and rendered.parallel else 0,
-        written=tuple(use.written for use in loop.arrays),
+        written=tuple(WRITTEN_WHOLE if use.name in site.fresh_outputs else int(use.written) for use in loop.arrays),
         is_list=tuple(analysed.signature.arrays[use.name].is_list for use in loop.arrays),
         scalar_paths=site.binder.scalar_paths, live_outs=info.live_outs, object_name=object_name,
         enter=codec.mg_enter, enter_prologue=codec.mg_prologue, snapshots_of=codec, groups=analysed.signature.groups,

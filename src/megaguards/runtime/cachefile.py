@@ -223,12 +223,13 @@ def usable_cache() -> Path:
     if why is not None:
         import atexit
         import shutil
-        import warnings
+
+        from ..errors import warn_once
 
         temporary = Path(tempfile.mkdtemp(prefix="megaguards-cache-"))
         atexit.register(shutil.rmtree, temporary, True)
-        warnings.warn_explicit(f"megaguards: cache folder {options.cache_dir} not used ({why}); compiled loops "
-                               f"are kept in {temporary} until this process ends", RuntimeWarning, "megaguards", 0)
+        warn_once(f"megaguards: cache folder {options.cache_dir} not used ({why}); compiled loops "
+                  f"are kept in {temporary} until this process ends")
         options = config.configure(cache_dir=temporary)
         fit_for_cache(temporary)
     process.cache_checked = options.cache_dir

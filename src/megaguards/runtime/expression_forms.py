@@ -66,6 +66,8 @@ class LoopSite(Site):
         super().__init__(site_id, info)
         self.expression = expression
         self.start = start  # sum: the start value's type
+        if expression.kind in ("list", "map"):   # allocate() made it; the rectangular nest stores each element
+            self.fresh_outputs = (OUTPUT,)
 
     def specialize(self, binding):
         try:

@@ -65,7 +65,7 @@ _FIELDS = {
 
     # -- said once
     "features_logged": dict,      # (kernel key, bucket) -> lines in MEGAGUARDS_FEATURES_LOG
-    "warned": set,                # RuntimeWarning messages already shown
+    "warned": set,                # MegaguardsWarning messages (or keys: settings) already shown
 }
 
 

@@ -16,9 +16,8 @@ import logging
 import threading
 from sys import getrecursionlimit, setrecursionlimit
 import time
-import warnings
 
-from .. import config
+from .. import config, errors
 from ..errors import CompilationError, GuardFailure, Unsupported, compilation_error, short_location
 from ..frontend.siteinfo import (EXPRESSION_FUNCTION, NEXT_NAME, PROBING_NAME, SITE_FUNCTION, SKIPS_NAME,
                                  TIMED_FUNCTION, UNSET_NAME, ExpressionInfo, SiteInfo)
@@ -72,6 +71,8 @@ class Reporting(BackingOff):
 class Site(Reporting):
     """One rewritten loop.  ``strict`` (set by jit(strict=True)): a loop that cannot compile
     raises CompilationError, and nothing backs off."""
+
+    fresh_outputs: tuple = ()   # live-ins every element of which the loop writes before reading any
 
     def __init__(self, site_id: int, info: SiteInfo) -> None:
         self.id = site_id
@@ -446,8 +447,5 @@ def back_end() -> None:
 
 
 def warn_once(message: str) -> None:
-    warned = current_process().warned
-    if message not in warned:
-        warned.add(message)
-        # One line naming megaguards, not a megaguards source line.
-        warnings.warn_explicit(message, RuntimeWarning, "megaguards", 0)
+    """One ``MegaguardsWarning`` line per message and process (errors.warn_once)."""
+    errors.warn_once(message)
