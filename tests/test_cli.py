@@ -197,7 +197,8 @@ def test_run_m_runs_a_module_like_python_m(tmp_path):
                 out[i] = 2 * a[i]
             return out
     """)
-    environment = {"PYTHONPATH": str(library)}
+    # Beside any PYTHONPATH megaguards itself is found through (a source checkout).
+    environment = {"PYTHONPATH": os.pathsep.join(filter(None, [str(library), os.environ.get("PYTHONPATH")]))}
     for module, arguments in (("summing", ["3", "-x", "--"]), ("tools", ["a"]), ("tools.scale", ["--report"])):
         expected = subprocess.run([sys.executable, "-m", module, *arguments], cwd=work, capture_output=True,
                                   text=True, env=dict(os.environ, **environment))

@@ -7,7 +7,9 @@ of 10**7 flags built just before the first loop is then walked twice (70 ms) in 
 that, under CPython, never collects at all (the everyday sieve).  While megaguards prepares a
 loop the user's objects are set aside (``gc.freeze``: passes skip them) and put back after,
 into the oldest generation (``gc.unfreeze``): collected as before, only by full collections.
-A program that froze objects itself is left alone: unfreezing would undo its freeze.
+A program that froze objects itself is left alone: unfreezing would undo its freeze (so is
+a Python whose start-up froze some, as the H100 machine's 3.12 does: there is no telling
+which objects were frozen by whom).
 """
 from __future__ import annotations
 
