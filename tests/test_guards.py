@@ -138,6 +138,34 @@ def test_attribute_paths(assumption, arguments, fields):
     assert_same_as_cpython(scaled, *arguments, compiled=guard(assumption, **fields))
 
 
+class Guarded:
+    def __init__(self):
+        self.k = 0.0
+
+    def __setattr__(self, name, value):   # runs at each assignment under CPython
+        object.__setattr__(self, name, round(value, 1))
+
+
+def accumulate(make, a, n):
+    holder = make()
+    for i in range(n):
+        holder.k += a[i]
+    return holder.k
+
+
+def module_holder():
+    module = types.ModuleType("m")
+    module.k = 0.0
+    return module
+
+
+@pytest.mark.parametrize("make, cls", [(Guarded, "Guarded"), (module_holder, "module")])
+def test_an_attribute_the_loop_assigns_is_set_without_running_code(make, cls):
+    assert_same_as_cpython(accumulate, make, [0.25, 0.25, 0.25], 3,
+                           compiled=guard(Assumption.PLAIN_ATTRIBUTE_SET, attribute="k", cls=cls))
+    assert_same_as_cpython(accumulate, Plain, [0.25, 0.5], 2, compiled=False)   # no k to read: CPython raises
+
+
 def helper_reading_a_global(x):
     return x * GUARD_TEST_GLOBAL  # noqa: F821 - defined and deleted by the test
 

@@ -76,7 +76,7 @@ def test_while_else():
     assert_same_as_cpython(halvings, [1, 14, 64, 35, 100, 3], 6, [0] * 6)
 
 
-def test_an_outermost_for_else_still_runs_in_cpython():
+def test_an_outermost_for_else_compiles_inside_a_one_trip_loop():
     def search(a, n):
         found = -1
         for i in range(n):
@@ -86,5 +86,6 @@ def test_an_outermost_for_else_still_runs_in_cpython():
         else:
             found = n
         return found
-    assert_same_as_cpython(search, [1, 2, -3], 3, compiled=False)
-    assert_same_as_cpython(search, [1, 2, 3], 3, compiled=False)
+    assert_same_as_cpython(search, [1, 2, -3], 3, compiled=True)
+    assert_same_as_cpython(search, [1, 2, 3], 3, compiled=True)
+    assert_same_as_cpython(search, [5], 0, compiled=True)   # no trip: the else runs, i stays unbound

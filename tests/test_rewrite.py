@@ -85,3 +85,24 @@ def test_other_while_loops_stay_as_written():
     # Holding something no kernel contains: only its inner range loop is a site.
     _, infos, _ = rewrite("while i < n:\n    for j in range(3):\n        print('row', j)\n    i += 1\n")
     assert [info.line for info in infos] == [2]
+
+
+def test_a_loop_that_returns_compiles_with_a_flag_and_the_rewritten_code_returns_its_value():
+    text, infos, count = rewrite("def find(a, x):\n    for i in range(len(a)):\n        if a[i] == x:\n"
+                                 "            return i\n    return -1\n")
+    assert count == 1 and infos[0].live_outs == ("i", "mg_returned", "mg_return_value")
+    compiled = ast.unparse(infos[0].loop)
+    assert not any(isinstance(n, ast.Return) for n in ast.walk(infos[0].loop))
+    assert "mg_returned = True" in compiled and "break" in compiled
+    assert "return i" in text   # the fallback as written
+    namespace = {}
+    exec(compile(text, "<test>", "exec"), namespace)   # the site says it returned 2
+    namespace.update(__megaguards_next__=next, __megaguards_skips__={0: iter(())}, __megaguards_unset__=object(),
+                     __megaguards_probing__=False)
+    namespace["__megaguards_site__"] = lambda key, values: (2, True, 2)
+    assert namespace["find"]([7, 8, 9], 9) == 2
+    unset = namespace["__megaguards_unset__"]
+    namespace["__megaguards_site__"] = lambda key, values: (4, True, unset)    # a bare return
+    assert namespace["find"]([7, 8, 9], 9) is None
+    namespace["__megaguards_site__"] = lambda key, values: (2, False, unset)   # no return: on after the loop
+    assert namespace["find"]([7, 8, 9], 9) == -1

@@ -65,10 +65,10 @@ def jit(function=None, *, strict: bool = False, reassociate: bool = False):
     return _recompile(function, source, strict, reassociate)
 
 
-def explain(function, show_source: bool = False) -> str:
+def explain(function, show_source: bool = False, verbose: bool = False) -> str:
     """Per loop of ``function`` (a ``jit`` function, or one of a rewritten module): what
     ran compiled, in parallel or on which device, and why not; loops not reached yet say
-    so.  ``show_source`` adds the generated code."""
+    so.  ``show_source`` adds the generated code, ``verbose`` the device choice's details."""
     from .errors import short_location
     from .diagnostics.explain import explain_site
     from .runtime.site import REGISTRY
@@ -78,7 +78,7 @@ def explain(function, show_source: bool = False) -> str:
         name = getattr(function, "__qualname__", repr(function))
         return (f"megaguards: no loop of {name}() goes through megaguards "
                 "(decorate it with @megaguards.jit, or run its module under megaguards)")
-    return "\n\n".join(explain_site(site, show_source) if site.stats.entries
+    return "\n\n".join(explain_site(site, show_source, verbose) if site.stats.entries
                         else f"loop at {short_location(site.info)}: not run yet" for site in sites)
 
 

@@ -28,7 +28,10 @@ def _parser():
     run = commands.add_parser("run", help="run a script like `python script.py`, loops accelerated")
     explain = commands.add_parser("explain", help="run a script, then print per loop what was compiled, "
                                                   "parallel or not and why, and the generated code")
-    explain.add_argument("--no-source", action="store_true", help="leave the generated code out")
+    explain.add_argument("--no-source", action="store_true", help="leave the generated code (C and CUDA) out")
+    explain.add_argument("--verbose", action="store_true",
+                         help="also show each loop's device choice (features, predicted times) "
+                              "and its time in each stage")
     commands.add_parser("info", help="show Python, the C compiler and OpenMP, CUDA devices, CuPy/NVRTC, "
                                      "the cache and the calibration")
     cache = commands.add_parser("cache", help="show or clear the compiled-kernel cache")
@@ -198,7 +201,7 @@ def _prepare(options, script: str) -> None:
     # NumPy only with NumPy values, so a script that enters no loop starts as fast as under
     # python, and one whose loops cannot compile nearly so.
     if options.command == "explain":
-        atexit.register(_print_explanation, not options.no_source)
+        atexit.register(_print_explanation, not options.no_source, options.verbose)
 
 
 def _run_module(options) -> int:
@@ -273,10 +276,10 @@ def _frames(trace):
         trace = trace.tb_next
 
 
-def _print_explanation(show_source: bool) -> None:
+def _print_explanation(show_source: bool, verbose: bool = False) -> None:
     from .diagnostics.explain import explain_all
 
-    print(explain_all(show_source), file=sys.stderr)
+    print(explain_all(show_source, verbose), file=sys.stderr)
 
 
 def _write_reports() -> None:

@@ -200,7 +200,7 @@ class _Planner:
         if not hoisted[0].step:
             return "its step is a variable (its threads' shares are not known when compiled)"
         if any(isinstance(s, ir.Break) for s in _level_statements(loop.body)):
-            return "'break' leaves it early"
+            return "'break' (or 'return') leaves it early"
         if ir.rebound_names(loop):
             return "it swaps arrays (a, b = b, a): each iteration works on what the one before left"
         appended = sorted(ir.appends_in(loop))

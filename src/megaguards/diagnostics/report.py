@@ -2,11 +2,17 @@
 from __future__ import annotations
 
 import json
+import linecache
 import os
 
+from .. import config
 from ..runtime.site import REGISTRY, Site
+from .names import user_names
 
 SCHEMA_VERSION = 1
+NO_SUBSCRIPTS = "no subscripts proven in range before the loop"
+# Notes of how a parallel loop reduces a float: true of the runs on several threads only.
+PARALLEL_ONLY = ("(float, reassociated)", "(float, folded in iteration order)")
 
 
 def loop_record(site: Site) -> dict:
@@ -19,7 +25,7 @@ def loop_record(site: Site) -> dict:
         "entries": stats.entries,
         "compiled_runs": stats.compiled_runs,
         "fallback_runs": stats.fallback_runs,
-        "backend": site.backend_name,
+        "backend": ran_backend(site),
         "parallel_depth": site.parallel_depth,
         "checks_in_loop": site.checks_in_loop,
         "reasons": list(stats.reasons),
@@ -28,7 +34,64 @@ def loop_record(site: Site) -> dict:
         **({"list_elements": site.list_elements()} if site.list_elements() else {}),
         # Why the site runs in CPython without trying, while it does (runtime/backoff.py).
         **({"backoff": site.backoff_records()} if site.backoff_records() else {}),
+        "source": source_line(site.info.filename, site.info.line),
     }
+
+
+def threads() -> int:
+    """The threads a parallel loop forks: MEGAGUARDS_THREADS, else OpenMP's default."""
+    chosen = config.current().threads
+    if chosen:
+        return chosen
+    first = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    return int(first) if first.isdigit() and int(first) > 0 else (os.cpu_count() or 1)
+
+
+def ran_backend(site: Site) -> str | None:
+    """What ran the loop's compiled entries: ``cuda`` where an entry ran on the GPU,
+    ``c-omp`` where one ran the all-cores kernel with more than one thread to fork (auto
+    builds that kernel at the first entry it sends there), ``c-seq`` otherwise; None where
+    nothing compiled.  (The kernel itself runs an entry whose work is below
+    MEGAGUARDS_PARALLEL_WORK on one thread: the runtime does not record which did.)"""
+    compiled = site.compiled
+    if not compiled:
+        return None
+    if any(getattr(s, "gpu_runs", 0) for s in compiled):
+        return "cuda"
+    return "c-omp" if site.parallel_depth and threads() > 1 else "c-seq"
+
+
+def source_line(filename: str, line: int) -> str:
+    """The loop's line as written (its ``for`` or ``while``), "" where it cannot be read."""
+    return linecache.getline(filename, line).strip()
+
+
+def shown_reasons(record: dict) -> list[str]:
+    """The reasons worth showing the user, as explain and the table show them (names as
+    written): notes of a parallel run's float reduction only where the loop ran in
+    parallel, "no subscripts proven in range" only where it explains checks left in a
+    compiled loop."""
+    parallel = record["backend"] in ("c-omp", "cuda")
+    shown = []
+    for reason in record["reasons"]:
+        if reason == NO_SUBSCRIPTS and record["compiled_runs"]:
+            if not record["checks_in_loop"]:
+                continue
+            reason = (f"{record['checks_in_loop']} check(s) left inside the loop (bounds, overflow, zero): nothing "
+                      "in it could be proven in range before the loop")
+        elif not parallel and any(note in reason for note in PARALLEL_ONLY):
+            continue
+        shown.append(user_names(reason))
+    return shown
+
+
+def decisive_reason(record: dict) -> str:
+    """The reason that decided the loop's fate, for the table (every reason is in the JSON):
+    for a loop that never ran compiled, the first that is not a retried guard's note."""
+    reasons = shown_reasons(record)
+    if not record["compiled_runs"]:
+        reasons = [r for r in reasons if "the loop is typed again" not in r] or reasons
+    return reasons[0] if reasons else ""
 
 
 def build_report(sites=None) -> dict:
@@ -55,8 +118,7 @@ def format_table(report: dict | None = None) -> str:
         if loop["function"]:
             where += f" ({loop['function']})"
         rows.append((where, str(loop["entries"]), str(loop["compiled_runs"]), str(loop["fallback_runs"]),
-                     loop["backend"] or "-", str(loop["checks_in_loop"]),
-                     loop["reasons"][0] if loop["reasons"] else ""))
+                     loop["backend"] or "-", str(loop["checks_in_loop"]), decisive_reason(loop)))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1] for row in rows]
     return "megaguards loop report\n" + "\n".join(line.rstrip() for line in lines)

@@ -220,7 +220,7 @@ def _assign(target: str, value: ast.expr, at: ast.AST) -> ast.Assign:
     return ast.copy_location(ast.Assign(targets=[_name(target, True, at)], value=value), at)
 
 
-class _Returns:
+class Returns:
     """Rewrites ``return`` so that the body ends where the function would return:
     returns in straight-line code and under ``if`` take the rest of the body into
     the other branch; returns inside loops set a *done* flag and break out."""
@@ -295,7 +295,7 @@ def structure_returns(statements: list[ast.stmt], result: str | None, done: str,
     """The body with every ``return`` turned into an assignment to ``result`` (None: the
     value is discarded), so that control reaches the end exactly where the function
     would have returned."""
-    rewritten = _Returns(result, done, value_used, function).tail(list(statements))
+    rewritten = Returns(result, done, value_used, function).tail(list(statements))
     size = sum(1 for statement in rewritten for _ in ast.walk(statement))
     if size > 50 * MAX_STATEMENTS:
         raise Unsupported(f"function '{function}' is too large to inline")

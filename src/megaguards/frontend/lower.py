@@ -91,7 +91,11 @@ class _Lowerer(CallLowering):
                 array, indices = self.subscript(node.target, written=True)
                 value = ir.BinOp(op, ir.Load(array, indices, **where), self.expression(node.value), **where)
                 return [ir.Store(array, indices, value, **where)]
-            raise _unsupported(node.target, "augmented assignment to an attribute")
+            if isinstance(node.target, ast.Attribute):   # self.total += x
+                path = self.attribute_variable(node.target)
+                value = ir.BinOp(op, self.expression(node.target), self.expression(node.value), **where)
+                return [self.bind(path, value, node)]
+            raise _unsupported(node.target)
         if isinstance(node, ast.For):
             return [self.range_loop(node)]
         if isinstance(node, ast.While):
@@ -242,8 +246,20 @@ class _Lowerer(CallLowering):
             array, indices = self.subscript(target, written=True)
             return ir.Store(array, indices, value, **_where(node))
         if isinstance(target, ast.Attribute):
-            raise _unsupported(target, f"assignment to attribute '{dotted_path(target) or target.attr}'")
+            return self.bind(self.attribute_variable(target), value, node)
         raise _unsupported(target)
+
+    def attribute_variable(self, target: ast.Attribute) -> str:
+        """``self.total`` assigned in the loop: a scalar variable named by its path, read at
+        entry and written back once after the loop (the guard checks that Python would run no
+        code of the object's to set it, lower_loop that no other path may name it)."""
+        path = dotted_path(target)
+        if path is None or self.callees:
+            raise _unsupported(target, f"assignment to attribute '{path or target.attr}'"
+                                       + (" inside a called function" if path and self.callees else ""))
+        if path.split(".")[0] in self.assigned:
+            raise _unsupported(target, f"assignment to attribute '{path}' of a name the loop rebinds")
+        return path
 
     def bind(self, name: str, value: ir.Expr, node: ast.AST) -> ir.Assign:
         name = self.rename(name)
@@ -433,6 +449,13 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
         if shared is not None and shared in assigned:
             raise Unsupported(f"{ir.describe_name(path)} may be the variable '{shared}' this loop assigns "
                               "(an inlined function would read its value at entry only)")
+    for path in assigned:   # self.total written: no other path may reach that attribute (other.total)
+        if "." in path:
+            last = path.rpartition(".")[2]
+            other = next((p for p in (*scalars, *array_names, *lowerer.functions, *assigned)
+                          if p != path and (p.endswith("." + last) or p.startswith(path + "."))), None)
+            if other is not None:
+                raise Unsupported(f"attribute '{path}' is assigned and '{other}' used too (one object may be both)")
     for path in lowerer.appended:
         head = path.split(".")[0]
         if path in array_names or path in scalars or head in lowerer.assigned:

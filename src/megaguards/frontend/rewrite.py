@@ -30,8 +30,11 @@ from typing import Callable
 
 from . import desugar, static_lowering, work
 from .scope import assigned_names, upward_exposed_reads
+from .syntax import dotted_path
 from .comprehension import skip_test
-from .siteinfo import IN_NAME, OUT_NAME, PROBING_NAME, SITE_FUNCTION, TIMED_FUNCTION, UNSET_NAME, SiteInfo
+from .inline import Returns
+from .siteinfo import (IN_NAME, OUT_NAME, PROBING_NAME, RETURN_VALUE, RETURNED, SITE_FUNCTION, TIMED_FUNCTION,
+                       UNSET_NAME, SiteInfo)
 
 __all__ = ["IN_NAME", "OUT_NAME", "SITE_FUNCTION", "UNSET_NAME", "SiteInfo", "rewrite_module", "LoopRewriter"]
 
@@ -51,7 +54,7 @@ def is_site_loop(node: ast.AST) -> bool:
 _NEVER_COMPILED = (ast.Try, ast.With, ast.AsyncWith, ast.Raise, ast.Delete, ast.Global, ast.Nonlocal,
                    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom,
                    ast.JoinedStr, ast.Dict, ast.Set, ast.DictComp, ast.SetComp, ast.Match, ast.Assert,
-                   ast.Yield, ast.YieldFrom, ast.Await, ast.Return, ast.Slice, ast.Is, ast.IsNot, ast.In,
+                   ast.Yield, ast.YieldFrom, ast.Await, ast.Slice, ast.Is, ast.IsNot, ast.In,
                    ast.NotIn)
 
 
@@ -133,7 +136,9 @@ class LoopRewriter(ast.NodeTransformer):
         if not is_site_loop(node) or (not is_range_loop(node) and not self.every_loop and never_compiles(node)) \
                 or self.blocks >= SITE_BLOCKS_LIMIT:
             return self._visit_block(node)
-        return self.site(node, node, tuple(dict.fromkeys([*upward_exposed_reads(node),
+        # Its own ``else`` or a ``return``: compiled inside a one-trip loop, where both are an inner loop's.
+        loop = once_loop(node) if node.orelse or returns(node) else node
+        return self.site(node, loop, tuple(dict.fromkeys([*upward_exposed_reads(loop),
                                                            *desugar.introduced_names(node)])))
 
     def visit_While(self, node: ast.While):
@@ -154,13 +159,21 @@ class LoopRewriter(ast.NodeTransformer):
     def site(self, node: ast.For | ast.While, loop: ast.For, live_ins: tuple) -> list[ast.stmt]:
         """The site statements in place of ``node``; ``loop`` is what the lowering compiles
         (``node`` itself, or a ``while`` wrapped in a one-trip ``for``)."""
+        live_outs = self.live_outs(node)
+        if returns(node):   # the returns set a flag and a value, and break out (inline.py's way)
+            loop = copy.deepcopy(loop)
+            inner = loop.body[0]
+            exits = Returns(RETURN_VALUE, RETURNED, False, ".".join(self.scopes))
+            loop.body = [_located(ast.Assign(targets=[ast.Name(id=RETURNED, ctx=ast.Store())],
+                                             value=ast.Constant(False)), inner), exits.loop_with_flag(inner)]
+            live_outs += (RETURNED, RETURN_VALUE)
         info = SiteInfo(
             filename=self.filename,
             line=node.lineno,
             function=".".join(self.scopes) or None,
             loop=copy.deepcopy(loop),
             live_ins=live_ins,
-            live_outs=self.live_outs(node),
+            live_outs=live_outs,
             work=work.formula(node, live_ins, self.functions) or False,
         )
         # Compiled at its first entry: refused already?  (Not under jit(strict=True): its error
@@ -178,19 +191,44 @@ class LoopRewriter(ast.NodeTransformer):
         """Every name the loop may assign is written back: even one the function never
         reads again is visible to frame inspection (tracebacks with locals, generators,
         debuggers), so dropping it would be observable."""
-        return tuple(assigned_names(ast.Module(body=[loop], type_ignores=[])))
+        names = assigned_names(ast.Module(body=[loop], type_ignores=[]))
+        paths = [dotted_path(node) for node in ast.walk(loop) if isinstance(node, ast.Attribute)
+                 and isinstance(node.ctx, ast.Store)]   # self.total += x: written back once (lower.py)
+        return tuple(names) + tuple(dict.fromkeys(p for p in paths if p and p.split(".")[0] not in names))
 
 
-ONCE_NAME = "mg_tmp_while"   # the one-trip loop around a ``while`` site (lowered like a desugared temporary)
+ONCE_NAME = "mg_tmp_while"   # the one-trip loop around a site (lowered like a desugared temporary)
 
 
-def once_loop(node: ast.While) -> ast.For:
-    """``for mg_tmp_while in range(1): <the while loop>``: every stage after the rewrite
-    compiles a ``for`` site; the one trip is no loop of the user's (no report names it)."""
+def once_loop(node: ast.While | ast.For) -> ast.For:
+    """``for mg_tmp_while in range(1): <the loop>``: every stage after the rewrite compiles
+    a ``for`` site whose own loop has no ``else`` and no ``return``; a ``while``, a ``for
+    ... else`` or a loop that returns is the one trip's inner loop (no report names it)."""
     loop = ast.For(target=ast.Name(id=ONCE_NAME, ctx=ast.Store()),
                    iter=ast.Call(func=ast.Name(id="range", ctx=ast.Load()), args=[ast.Constant(1)], keywords=[]),
                    body=[node], orelse=[], type_comment=None)
     return ast.fix_missing_locations(ast.copy_location(loop, node))
+
+
+def returns(loop: ast.For | ast.While) -> bool:
+    """Does the loop hold a ``return`` of its function (a loop holding a ``def`` or a lambda
+    never compiles: such loops are left to CPython as written)?"""
+    nodes = list(ast.walk(loop))
+    return any(isinstance(n, ast.Return) for n in nodes) \
+        and not any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) for n in nodes)
+
+
+def _returning(out, returned: int, value: int) -> ast.stmt:
+    """``if out[returned] is True: return out[value]`` (None where a bare ``return`` ran),
+    the temporaries deleted first as everywhere (the value kept in the one the return reads)."""
+    load = lambda name: ast.Name(id=name, ctx=ast.Load())  # noqa: E731
+    item = lambda index: ast.Subscript(value=load(OUT_NAME), slice=ast.Constant(index), ctx=ast.Load())  # noqa: E731
+    value_or_none = ast.IfExp(test=ast.Compare(left=load(IN_NAME), ops=[ast.Is()], comparators=[load(UNSET_NAME)]),
+                              body=ast.Constant(None), orelse=load(IN_NAME))
+    return ast.If(test=ast.Compare(left=item(returned), ops=[ast.Is()], comparators=[ast.Constant(True)]),
+                  body=[ast.Assign(targets=[ast.Name(id=IN_NAME, ctx=ast.Store())], value=item(value)),
+                        ast.Delete(targets=[deleted_name(OUT_NAME)]), ast.Return(value=value_or_none)],
+                  orelse=[])
 
 
 def _site_statements(site_id: int, info: SiteInfo, fallback: ast.For) -> list[ast.stmt]:
@@ -208,10 +246,13 @@ def _site_statements(site_id: int, info: SiteInfo, fallback: ast.For) -> list[as
         func=load(SITE_FUNCTION), args=[ast.Constant(site_id), load(IN_NAME)], keywords=[]))
     write_back: list[ast.stmt] = []
     for index, name in enumerate(info.live_outs):
+        if name == RETURNED:   # RETURN_VALUE follows it
+            write_back.append(_returning(OUT_NAME, index, index + 1))
+            break
         value = ast.Subscript(value=load(OUT_NAME), slice=ast.Constant(index), ctx=ast.Load())
         write_back.append(ast.If(
             test=ast.Compare(left=value, ops=[ast.IsNot()], comparators=[load(UNSET_NAME)]),
-            body=[ast.Assign(targets=[store(name)], value=copy.deepcopy(value))], orelse=[]))
+            body=[ast.Assign(targets=[_target(name)], value=copy.deepcopy(value))], orelse=[]))
     # The two temporaries are deleted before the user's code goes on, so that
     # locals() and dir() show what they show under CPython.
     forget = ast.Delete(targets=[deleted_name(IN_NAME), deleted_name(OUT_NAME)])
@@ -226,6 +267,16 @@ def _site_statements(site_id: int, info: SiteInfo, fallback: ast.For) -> list[as
     # An entry the site skips (backing off) costs one draw, before anything is gathered.
     skipped = ast.Assign(targets=[store(IN_NAME), store(OUT_NAME)], value=ast.Constant(None))
     return [ast.If(test=skip_test(site_id), body=[skipped], orelse=[gather, call]), dispatch]
+
+
+def _target(path: str) -> ast.expr:
+    """``name`` or ``obj.attribute`` (an attribute the loop assigns) as an assignment target."""
+    head, *attributes = path.split(".")
+    node: ast.expr = ast.Name(id=head, ctx=ast.Load() if attributes else ast.Store())
+    for index, attribute in enumerate(attributes):
+        node = ast.Attribute(value=node, attr=attribute,
+                             ctx=ast.Store() if index == len(attributes) - 1 else ast.Load())
+    return node
 
 
 def deleted_name(name: str) -> ast.Name:

@@ -27,6 +27,9 @@ SKIPS_NAME = "__megaguards_skips__"       # site key -> an iterator of the entri
 NEXT_NAME = "__megaguards_next__"         # builtins.next, under a name no user code shadows
 PROBING_NAME = "__megaguards_probing__"   # True while CPython's run of a loop site is timed
 TIMED_FUNCTION = "__megaguards_timed__"   # called after that run (runtime/probe.py)
+# A site loop that returns: the flag its ``return``s set and the value they give, its last
+# two live-outs (frontend/rewrite.py: the rewritten code returns it, nothing is assigned).
+RETURNED, RETURN_VALUE = "mg_returned", "mg_return_value"
 
 
 class Record:

@@ -42,6 +42,8 @@ class Assumption(enum.Enum):
     SLOT_SET = ("attribute {attribute!r} is not set", "Binder.bind (safe_getattr)")
     NO_DESCRIPTOR = ("attribute {attribute!r} is a property or descriptor", "Binder.bind (safe_getattr)")
     STORED_ATTRIBUTE = ("attribute {attribute!r} is missing or computed", "Binder.bind (safe_getattr)")
+    PLAIN_ATTRIBUTE_SET = ("setting attribute {attribute!r} of a {cls} would run its code (a property, "
+                           "__setattr__, __slots__ without it, a module)", "Binder.bind (settable)")
     PYTHON_FUNCTION = ("{cls} is not a Python function", "Binder.bind (follow)")
     GLOBAL_DEFINED = ("name {name!r} is not defined in {function}'s module", "Binder.bind (follow)")
     FREE_VARIABLE_BOUND = ("free variable {name!r} of {function} is not bound", "Binder.bind (follow)")

@@ -73,6 +73,22 @@ def safe_getattr(obj: object, attribute: str) -> object:
     return class_value
 
 
+def settable(obj: object, attribute: str) -> None:
+    """Raise unless ``obj.attribute = value`` stores the value and runs no code: the loop
+    assigns it once, after its run, where Python assigned it at each iteration."""
+    cls = type(obj)
+    plain = not isinstance(obj, types.ModuleType) and cls.__setattr__ is object.__setattr__
+    class_value = next((klass.__dict__[attribute] for klass in cls.__mro__ if attribute in klass.__dict__), _MISSING)
+    if isinstance(class_value, types.MemberDescriptorType):   # a __slots__ member: stored as such
+        stored = True
+    else:
+        descriptor = class_value is not _MISSING and (hasattr(type(class_value), "__set__")
+                                                      or hasattr(type(class_value), "__delete__"))
+        stored = not descriptor and isinstance(getattr(obj, "__dict__", None), dict)
+    if not (plain and stored):
+        raise Assumption.PLAIN_ATTRIBUTE_SET.failure(attribute=attribute, cls=cls.__name__)
+
+
 def _steps(path: str) -> tuple[str, list]:
     head, *parts = path.split(".")
     steps, k = [], 0
@@ -217,12 +233,17 @@ class Binder:
         self.scalar_getters = tuple(_getter(p, index) for p in self.scalar_paths)
         self.array_getters = tuple((_getter(a.name, index), a.rank) for a in loop.arrays)
         self.appended_getters = tuple(_getter(path, index) for path in loop.appended)
+        # Attributes the loop assigns (self.total += x): their objects, and the names.
+        self.attribute_setters = tuple((_getter(path.rpartition(".")[0], index), path.rpartition(".")[2])
+                                       for path in loop.assigned if "." in path)
         # Positions of array live-ins seen holding ints and floats in one list (marshal.c's
         # LIST_ONE_CLASS answer): from then on the lists there are typed int-or-float, and so
         # is every name bound to the same list (names of one list share one buffer).
         self.mixed: set[int] = set()
 
     def bind(self, values: tuple) -> Binding:
+        for get, attribute in self.attribute_setters:
+            settable(get(values), attribute)
         functions = tuple(get(values) for get in self.function_getters)
         key = list(functions)
         for position in self.inlined_positions:  # the body inlined is the code, which can be swapped

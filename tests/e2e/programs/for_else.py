@@ -1,10 +1,10 @@
-# expect: fallback
-"""for ... else: the else block runs only without break.  As the site's own loop it stays in
-CPython; inside a compiled loop it compiles (a flag the loop's breaks set)."""
+# expect: compiled
+"""for ... else: the else block runs only without break.  As the site's own loop it compiles
+inside a one-trip loop; inside a compiled loop, as a flag the loop's breaks set."""
 
 
 def find(a, x):
-    for i in range(len(a)):  # mg: fallback
+    for i in range(len(a)):  # mg: compiled
         if a[i] == x:
             break
     else:
