@@ -119,8 +119,27 @@ def reverse_shift(a):
     return a
 
 
+def flattened(C, A, ni, nj):
+    for i in range(ni):            # C[nj * i + j] is C[i][j]: 0 <= j < nj in every iteration
+        for j in range(nj):
+            C[nj * i + j] = A[j + i * nj] * 2.0 + 1.0
+
+
+def flattened_row_plus_one(C, ni, nj):
+    for i in range(ni):            # j + 1 reaches nj: row i's last write is row i + 1's first
+        for j in range(nj):
+            C[nj * i + j + 1] = i * 10 + j
+
+
+def flattened_other_width(C, ni, nj, nk):
+    for i in range(ni):            # j below nk, not nj: rows may overlap
+        for j in range(nk):
+            C[nj * i + j] = i * 10 + j
+
+
 @pytest.mark.parametrize("function, arguments", [
     (elementwise, ([1.0, 4.0, 9.0, 2.0], [0.0] * 4)),
+    (flattened, ([0.0] * 12, [float(k) for k in range(12)], 3, 4)),
     (reverse_elementwise, ([1.0, 4.0, 9.0, 2.0], [0.0] * 4)),
     (matmul, (grid(5), grid(5), grid(5), 5)),
     (stencil, (grid(6), grid(6), 6)),
@@ -221,6 +240,8 @@ def add_then_double(a):
     (permute_forward, ([0] * 16, [(3 * k + 1) % 16 for k in range(16)]), "dependence on 'a'"),
     (hash_mix, (list(range(1, 30)),), "scalar 'h' carries a value"),
     (add_then_double, ([3, -1, 4, 1, -5, 9, 2, 6] * 3,), "scalar 's' carries a value"),
+    (flattened_row_plus_one, ([0] * 13, 3, 4), "carries a output dependence on 'C'"),
+    (flattened_other_width, ([0] * 20, 3, 4, 6), "carries a output dependence on 'C'"),
 ])
 def test_must_stay_sequential(function, arguments, expected):
     depth, backend, reasons = decision(function, *arguments)

@@ -116,9 +116,44 @@ def _element(access: Access, dim: int, affine: _Affine, facts: HoistFacts, targe
     return f"(({index} >= 0 and {target} = {index}) or ({index} < 0 and {target} = {index} + {size}))"
 
 
+def _row_major(index: ir.Expr, invariant: set[str]) -> tuple | None:
+    """``size * high + low`` (``NJ * i + j``, in any order of terms and factors), ``size`` a
+    name the loop does not assign: (size, high, low); None for other subscripts."""
+    terms, pending = [], [index]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ir.BinOp) and node.op == "+":
+            pending += [node.left, node.right]
+        else:
+            terms.append(node)
+    for k, term in enumerate(terms):
+        if not (isinstance(term, ir.BinOp) and term.op == "*"):
+            continue
+        for size, high in ((term.left, term.right), (term.right, term.left)):
+            if isinstance(size, ir.Name) and size.id in invariant:
+                rest = terms[:k] + terms[k + 1:]
+                low = rest[0] if rest else ir.Const(0)
+                for other in rest[1:]:
+                    low = ir.BinOp("+", low, other)
+                return size, high, low
+    return None
+
+
+def _isl_set(params: set[str], names: list[str], constraints: list[str]):
+    import islpy  # imported here: without it, loops simply stay sequential (see plan_parallel)
+
+    for name in params:
+        if name.startswith("n_"):
+            constraints = constraints + [f"{name} >= 0"]
+    text = f"[{', '.join(sorted(params))}] -> {{ [{', '.join(names)}] : {' and '.join(constraints) or 'true'} }}"
+    return islpy.Set(text)
+
+
 def carries_dependence(candidate: ir.For, outer: tuple[ir.For, ...], first: Access, second: Access,
                        invariant: set[str], facts: HoistFacts) -> bool:
-    """Can two different iterations of ``candidate`` touch one element through these accesses?"""
+    """Can two different iterations of ``candidate`` touch one element through these accesses?
+    A flattened subscript ``NJ * i + j`` counts as the two subscripts ``[i][j]`` where every
+    iteration of both accesses keeps ``0 <= j < NJ`` (proven here, for every value of NJ)."""
     params: set[str] = set()
     shared = {loop.var: f"o{k}" for k, loop in enumerate(outer)}
     copies = []
@@ -134,22 +169,38 @@ def carries_dependence(candidate: ir.For, outer: tuple[ir.For, ...], first: Acce
     for affine, access in zip(copies, (first, second)):
         for loop in (candidate, *access.loops):
             constraints += _domain(loop, affine)
+    domains = list(constraints)   # the iterations of both copies, any two
     constraints.append(f"({copies[0].variables[candidate.var]} < {copies[1].variables[candidate.var]} or "
                        f"{copies[0].variables[candidate.var]} > {copies[1].variables[candidate.var]})")
+    variables = sorted({v for c in copies for v in c.variables.values()})
     elements = []
     for dim in range(len(first.node.indices)):
         target = f"e{dim}"
         one = _element(first, dim, copies[0], facts, target)
         two = _element(second, dim, copies[1], facts, target)
         if one is None or two is None:
-            continue  # unknown subscript: any element of this dimension
+            split = [_split(access, dim, affine, facts, (f"{target}h", f"{target}l"))
+                     for access, affine in zip((first, second), copies)]
+            if None in split or not _isl_set(params, variables, list(domains) + [
+                    f"({split[0][1]} or {split[1][1]})"]).is_empty():
+                continue  # unknown subscript: any element of this dimension
+            constraints += split[0][0] + split[1][0]
+            elements += [f"{target}h", f"{target}l"]
+            continue
         constraints += [one, two]
         elements.append(target)
-    names = sorted({v for c in copies for v in c.variables.values()}) + elements
-    for name in params:
-        if name.startswith("n_"):
-            constraints.append(f"{name} >= 0")
-    text = f"[{', '.join(sorted(params))}] -> {{ [{', '.join(names)}] : {' and '.join(constraints) or 'true'} }}"
-    import islpy  # imported here: without it, loops simply stay sequential (see plan_parallel)
+    return not _isl_set(params, variables + elements, constraints).is_empty()
 
-    return not islpy.Set(text).is_empty()
+
+def _split(access: Access, dim: int, affine: _Affine, facts: HoistFacts, targets: tuple) -> tuple | None:
+    """(constraints that ``targets`` are the flattened subscript's high and low parts, the
+    condition under which its low part leaves ``[0, size)``), or None if it is not one."""
+    hoisted = facts.index(access.node, dim) if facts is not None else None
+    if hoisted is None or hoisted.wrap:
+        return None
+    parts = _row_major(hoisted.index, affine.invariant)
+    texts = None if parts is None else [affine.text(part) for part in parts]
+    if texts is None or None in texts:
+        return None
+    size, high, low = texts
+    return [f"{targets[0]} = {high}", f"{targets[1]} = {low}"], f"({low}) < 0 or ({low}) >= {size}"
