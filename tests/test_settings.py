@@ -146,6 +146,7 @@ def test_every_megaguards_warning_has_the_category(tmp_path):
     lines = result.stderr.splitlines()
     assert len(lines) == 2 and all(line.startswith("megaguards:0: MegaguardsWarning: megaguards: ")
                                    for line in lines), result.stderr
+    assert lines[1].endswith("(met first at the loop at two.py:3)")   # the compiler's: the loop that needed it
     # the message's "megaguards" prefix filters them all from the environment, where python cannot
     # import the category of an installed package yet
     quiet = run_megaguards("run", script, env={**environment, "PYTHONWARNINGS": "ignore:megaguards"})

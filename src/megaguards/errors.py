@@ -24,10 +24,15 @@ def warn_once(message: str, key=None) -> None:
 
     from .runtime.process import current   # light: the per-process state alone
 
-    warned = current().warned
+    process = current()
     key = message if key is None else key
-    if key not in warned:
-        warned.add(key)
+    if key not in process.warned:
+        process.warned.add(key)
+        # One line naming megaguards (Python's format for a file and line would add a second,
+        # the source line); it names the user's loop whose preparation found the condition
+        # (a missing compiler, no GPU), if any: a setting read at import has none.
+        if process.preparing is not None:
+            message += f" (met first at the loop at {short_location(process.preparing)})"
         warnings.warn_explicit(message, MegaguardsWarning, "megaguards", 0)
 
 

@@ -66,6 +66,7 @@ _FIELDS = {
     # -- said once
     "features_logged": dict,      # (kernel key, bucket) -> lines in MEGAGUARDS_FEATURES_LOG
     "warned": set,                # MegaguardsWarning messages (or keys: settings) already shown
+    "preparing": None,            # the SiteInfo of the loop being specialized: its warnings name it
 }
 
 

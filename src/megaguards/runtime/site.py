@@ -251,8 +251,10 @@ class Site(Reporting):
     def specialize(self, binding):
         if len(self.specializations) >= MAX_SPECIALIZATIONS:
             return Rejected(f"more than {MAX_SPECIALIZATIONS} type signatures at this loop")
+        process = current_process()
         try:
             with user_objects_set_aside():
+                process.preparing = self.info
                 back_end()
                 from . import backend
 
@@ -261,6 +263,8 @@ class Site(Reporting):
             result = Rejected(unsupported.describe(), location=(unsupported.line, unsupported.col))
         except GuardFailure as failure:
             result = Rejected(f"guard: {failure}")
+        finally:
+            process.preparing = None
         self.specializations[binding.key] = result
         return result
 
