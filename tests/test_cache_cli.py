@@ -135,3 +135,15 @@ def test_help_lists_every_subcommand_with_a_description_and_version():
     bare = run_megaguards()
     assert bare.returncode == 2 and bare.stdout.startswith("usage: megaguards")
     assert "show" in run_megaguards("cache", "--help").stdout
+
+
+def test_calibration_status_says_a_background_calibration_is_running(tmp_path):
+    from megaguards.runtime import costmodel
+
+    assert cache.calibration_status(tmp_path) == "not calibrated (megaguards calibrate)"
+    held = costmodel._calibration_lock(tmp_path)   # as the detached `megaguards calibrate` holds it
+    try:
+        assert cache.calibration_status(tmp_path).startswith("not calibrated yet: a calibration is running")
+    finally:
+        os.close(held)
+    assert cache.calibration_status(tmp_path) == "not calibrated (megaguards calibrate)"

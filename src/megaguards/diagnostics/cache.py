@@ -138,6 +138,11 @@ def calibration_status(folder: Path) -> str:
     """``calibrated on <date> for <hardware>``, or how to calibrate; read defensively."""
     path = folder / CALIBRATION_FILE
     if not path.is_file():
+        from ..runtime.costmodel import calibration_running
+
+        if calibration_running(folder):
+            return ("not calibrated yet: a calibration is running in the background (a first run under auto "
+                    "started it, at low priority; about 20 s)")
         return "not calibrated (megaguards calibrate)"
     try:
         data = json.loads(path.read_text())

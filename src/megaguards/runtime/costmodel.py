@@ -182,6 +182,25 @@ def _calibration_lock(folder: Path) -> int | None:
     return descriptor
 
 
+def calibration_running(folder: Path) -> bool:
+    """Does a calibration hold ``folder``'s lock now (the background one a first run started)?"""
+    if not (folder / LOCK).exists():
+        return False
+    descriptor = _calibration_lock(folder)
+    if descriptor is None:   # held elsewhere, or no flock here (then nothing runs in the background)
+        return _flock_available()
+    os.close(descriptor)     # it was free: closing releases it
+    return False
+
+
+def _flock_available() -> bool:
+    try:
+        import fcntl  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def calibrate_in_background() -> bool:
     """Once per machine: calibrate in a detached, low-priority process while the user's
     program runs (its results serve the next runs).  False when not started.  Tried once
