@@ -218,7 +218,7 @@ def returns(loop: ast.For | ast.While) -> bool:
         and not any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) for n in nodes)
 
 
-def _returning(out, returned: int, value: int) -> ast.stmt:
+def _returning(returned: int, value: int) -> ast.stmt:
     """``if out[returned] is True: return out[value]`` (None where a bare ``return`` ran),
     the temporaries deleted first as everywhere (the value kept in the one the return reads)."""
     load = lambda name: ast.Name(id=name, ctx=ast.Load())  # noqa: E731
@@ -247,7 +247,7 @@ def _site_statements(site_id: int, info: SiteInfo, fallback: ast.For) -> list[as
     write_back: list[ast.stmt] = []
     for index, name in enumerate(info.live_outs):
         if name == RETURNED:   # RETURN_VALUE follows it
-            write_back.append(_returning(OUT_NAME, index, index + 1))
+            write_back.append(_returning(index, index + 1))
             break
         value = ast.Subscript(value=load(OUT_NAME), slice=ast.Constant(index), ctx=ast.Load())
         write_back.append(ast.If(
