@@ -10,8 +10,8 @@ import pytest
 
 import megaguards
 from conftest import choices_of, scale_rows, write_calibration
-from megaguards import config
-from megaguards.runtime import decisions, process, select, site
+from megaguards import config, errors
+from megaguards.runtime import decisions, process, select
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "megaguards"
 # The runtime and the modules above it (the stages below keep no state by design).
@@ -89,11 +89,11 @@ def test_openmp_gpu_rent_and_warnings_belong_to_one_process(auto, fresh_process,
     [choice] = choices_of(function)
     assert choice.last_device == "cpu" and fresh_process.openmp_started
     select.rent_gpu(0.001)
-    site.warn_once("megaguards: a test warning")
+    errors.warn_once("megaguards: a test warning")
     with process.fresh() as other:
         assert not other.openmp_started and other.gpu_rent_lost == 0.0
-        site.warn_once("megaguards: a test warning")   # not said in this process yet
-    site.warn_once("megaguards: a test warning")
+        errors.warn_once("megaguards: a test warning")   # not said in this process yet
+    errors.warn_once("megaguards: a test warning")
     assert fresh_process.gpu_rent_lost == pytest.approx(0.001)
     assert [str(w.message) for w in recwarn].count("megaguards: a test warning") == 2
 

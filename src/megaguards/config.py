@@ -137,28 +137,25 @@ def _choice(environ, name: str, choices: tuple, default: str | None = None) -> s
 
 
 def _integer(environ, name: str, default: int) -> int:
-    text = _text(environ, name)
-    if text:
-        try:
-            value = int(text)
-        except ValueError:
-            value = -1
-        if value >= 0:
-            return value
-        _invalid(environ, name, "a whole number >= 0", default)
-    return default
+    return _number(environ, name, default, int, lambda value: value >= 0, "a whole number >= 0")
 
 
 def _seconds(environ, name: str, default: float) -> float:
+    return _number(environ, name, default, float, lambda value: 0 < value < math.inf, "a number of seconds > 0",
+                   shown=f"{default:g}")
+
+
+def _number(environ, name: str, default, parse, valid, allowed: str, shown=None):
+    """``parse`` of the variable's text if ``valid`` says it is; else (unset: silently) the default."""
     text = _text(environ, name)
     if text:
         try:
-            value = float(text)
+            value = parse(text)
         except ValueError:
-            value = math.nan
-        if 0 < value < math.inf:
+            value = None
+        if value is not None and valid(value):
             return value
-        _invalid(environ, name, "a number of seconds > 0", f"{default:g}")
+        _invalid(environ, name, allowed, default if shown is None else shown)
     return default
 
 

@@ -39,12 +39,17 @@ def loop_record(site: Site) -> dict:
 
 
 def threads() -> int:
-    """The threads a parallel loop forks: MEGAGUARDS_THREADS, else OpenMP's default."""
+    """The threads a parallel loop forks: MEGAGUARDS_THREADS, else OpenMP's default (its
+    OMP_NUM_THREADS, else the cores this process may run on, as the cost model counts them)."""
     chosen = config.current().threads
     if chosen:
         return chosen
     first = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
-    return int(first) if first.isdigit() and int(first) > 0 else (os.cpu_count() or 1)
+    if first.isdigit() and int(first) > 0:
+        return int(first)
+    from ..runtime.costmodel import usable_cores   # only once some loop compiled
+
+    return usable_cores()
 
 
 def ran_backend(site: Site) -> str | None:

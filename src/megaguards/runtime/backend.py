@@ -11,7 +11,7 @@ import time
 from .. import config
 from ..analysis.parallel import ISLPY_MISSING
 from ..codegen.layout import WRITTEN_WHOLE
-from ..errors import CompilerError, CompilerUnusable, Unsupported, short_location
+from ..errors import CompilerError, CompilerUnusable, Unsupported, short_location, warn_once
 from ..ir import nodes as ir
 from . import pipeline
 from .compiler import KERNEL_FLAGS, build_shared_object, find_compiler, load
@@ -34,8 +34,6 @@ def compiler() -> tuple[str, str] | None:
         return None
     found = find_compiler(options.compiler, options.cache_dir)
     if found is None:
-        from .site import warn_once
-
         warn_once(f"megaguards: the C compiler CC={options.compiler!r} does not work (its --version failed); "
                   "every loop runs in CPython" if options.compiler else
                   "megaguards: no C compiler found (set CC); every loop runs in CPython")
@@ -44,8 +42,6 @@ def compiler() -> tuple[str, str] | None:
 
 def unusable(error: CompilerUnusable) -> Unsupported:
     """A compiler that hangs or does not run: one warning; the loop runs in CPython."""
-    from .site import warn_once
-
     current_process().compiler_unusable = True
     warn_once(f"megaguards: {error}; loops run in CPython")
     return Unsupported(str(error))
@@ -59,7 +55,6 @@ def specialize(site, binding) -> Specialization:
         raise Unsupported("no C compiler found (set CC)")
     if config.current().device == "gpu":
         from . import cuda
-        from .site import warn_once
 
         if cuda.cupy_module() is None:
             warn_once("megaguards: device 'gpu' requested but no CUDA device is usable (CuPy not installed, "
@@ -69,8 +64,6 @@ def specialize(site, binding) -> Specialization:
     if site.reassociate:   # jit(reassociate=True)
         options = options._replace(reassociate=True)
     if options.retired:
-        from .site import warn_once
-
         for name in options.retired:
             warn_once(f"megaguards: {name} is retired and ignored: {config.RETIRED[name]}")
     analysed = pipeline.analyse(loop, info.live_outs, pipeline.Signature.of(loop, site.binder, binding), options)
@@ -78,8 +71,6 @@ def specialize(site, binding) -> Specialization:
         return analysed
     plan, rendered = analysed.plan, analysed.rendered
     if plan is not None and ISLPY_MISSING in plan.reasons:
-        from .site import warn_once
-
         warn_once(f"megaguards: {ISLPY_MISSING} (pip install islpy)")
     for reason in analysed.reasons:
         site.note(str(reason))
@@ -93,8 +84,6 @@ def specialize(site, binding) -> Specialization:
     except CompilerUnusable as error:
         raise unusable(error) from None
     except CompilerError as error:   # Python's headers missing, most likely
-        from .site import warn_once
-
         warn_once(f"megaguards: the marshalling helper did not compile (are Python's headers installed?): "
                   f"{str(error).splitlines()[-1][:200]}; every loop runs in CPython")
         raise Unsupported("the marshalling helper did not compile") from None

@@ -17,6 +17,7 @@ calibrated, the constants measured on the H100 machine ship as the default
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import math
@@ -187,18 +188,10 @@ def calibration_running(folder: Path) -> bool:
     if not (folder / LOCK).exists():
         return False
     descriptor = _calibration_lock(folder)
-    if descriptor is None:   # held elsewhere, or no flock here (then nothing runs in the background)
-        return _flock_available()
+    if descriptor is None:   # held elsewhere (without flock no calibration runs in the background)
+        return importlib.util.find_spec("fcntl") is not None
     os.close(descriptor)     # it was free: closing releases it
     return False
-
-
-def _flock_available() -> bool:
-    try:
-        import fcntl  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def calibrate_in_background() -> bool:

@@ -17,7 +17,7 @@ import threading
 from sys import getrecursionlimit, setrecursionlimit
 import time
 
-from .. import config, errors
+from .. import config
 from ..errors import CompilationError, GuardFailure, Unsupported, compilation_error, short_location
 from ..frontend.siteinfo import (EXPRESSION_FUNCTION, NEXT_NAME, PROBING_NAME, SITE_FUNCTION, SKIPS_NAME,
                                  TIMED_FUNCTION, UNSET_NAME, ExpressionInfo, SiteInfo)
@@ -448,8 +448,3 @@ def back_end() -> None:
             warmup.load_selection_data()
         except Exception as error:  # read again where it is needed, and reported there
             log.debug("reading the device choice's data failed: %s: %s", type(error).__name__, error)
-
-
-def warn_once(message: str) -> None:
-    """One ``MegaguardsWarning`` line per message and process (errors.warn_once)."""
-    errors.warn_once(message)
