@@ -18,8 +18,8 @@ clamped stencil hoists every check.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from ..record import record
 from ..ir import nodes as ir
 from ..ir.types import Scalar
 from .typeinfer import TypedLoop
@@ -27,7 +27,7 @@ from .typeinfer import TypedLoop
 HOISTABLE_TYPES = (Scalar.PY_INT, Scalar.PY_BOOL, Scalar.NP_INT64, Scalar.NP_BOOL)
 
 
-@dataclass(frozen=True)
+@record
 class LoopRange:
     """A ``for`` loop whose variable's range is computable at entry."""
 
@@ -41,7 +41,7 @@ class LoopRange:
     step_expr: ir.Expr = None
 
 
-@dataclass(frozen=True)
+@record
 class Refinement:
     """A loop variable's range narrowed inside a branch guarded by ``var op bound`` (the
     prologue's interval ``mg_R{k}``, its number k in ``HoistFacts.refinements``)."""
@@ -59,7 +59,7 @@ NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 MIRRORED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!=", None: None}
 
 
-@dataclass(frozen=True)
+@record
 class HoistedIndex:
     """One subscript (one dimension of one access) checked once, at entry."""
 
@@ -73,7 +73,7 @@ class HoistedIndex:
     scope: tuple           # (variable, loop id) pairs: which loop each variable belongs to
 
 
-@dataclass(frozen=True)
+@record
 class HoistFacts:
     loops: tuple[LoopRange, ...]                 # outer before inner
     indices: tuple[HoistedIndex, ...]

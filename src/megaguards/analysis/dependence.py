@@ -14,13 +14,13 @@ a wrapped subscript (``a[i - 1]``) touches element ``e`` if ``e >= 0`` and
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from ..record import record
 from ..ir import nodes as ir
 from .bounds import HoistFacts
 
 
-@dataclass(frozen=True)
+@record
 class Access:
     node: ir.Load | ir.Store
     group: str                # the array, or its alias group

@@ -20,10 +20,10 @@ sliding window ``range(i - 1, i + 2)`` keeps its 3).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from itertools import repeat
 from operator import add, mul
 
+from ..record import record
 from ..ir import nodes as ir
 from .mapping import TRANSCENDENTAL
 
@@ -38,7 +38,7 @@ FEATURE_NAMES = ("log_work", "log_parallel_trips", "log_band_trips", "log_inner_
                  "branch_share", "memory_share")
 
 
-@dataclass(frozen=True)
+@record
 class LoopCost:
     """The operations directly in one loop's body (not in loops nested in it)."""
 
@@ -50,7 +50,7 @@ class LoopCost:
     narrowing: tuple = ()     # (enclosing loop id, |p| + |q|, its |step|): see the module doc
 
 
-@dataclass(frozen=True)
+@record
 class LoopTemplate:
     loops: tuple[LoopCost, ...]          # outer before inner
     outer_parallel: int | None           # nid of the outermost parallel loop
@@ -203,7 +203,7 @@ def _coalesced_share(band) -> float:
     return good / total if total else 1.0
 
 
-@dataclass(frozen=True)
+@record
 class Features:
     work: float                 # weighted operations of the whole entry
     counts: dict                # operations by kind over the whole entry

@@ -10,10 +10,11 @@ from __future__ import annotations
 import functools
 import math
 import sys
-from dataclasses import dataclass
+
+from ..record import record
 
 
-@dataclass(frozen=True)
+@record
 class FunctionSpec:
     function: object
     min_args: int

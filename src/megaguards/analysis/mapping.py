@@ -12,8 +12,8 @@ touch neighbouring elements.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from ..record import record
 from ..ir import nodes as ir
 from .bounds import HoistFacts
 from .parallel import ParallelLoop, ParallelPlan, _Planner
@@ -26,7 +26,7 @@ TRANSCENDENTAL = {"math.exp", "math.log", "math.log10", "math.log2", "math.sin",
                   "math.tanh", "math.pow", "pow", "math.copysign"}
 
 
-@dataclass(frozen=True)
+@record
 class GpuBand:
     loops: tuple[ir.For, ...]   # outermost first: the sequential order of iterations
     x_loop: int                 # position in ``loops`` mapped to threadIdx.x
@@ -35,7 +35,7 @@ class GpuBand:
     sunk: tuple = ()            # outer band loops' scalar assignments each thread runs first
 
 
-@dataclass(frozen=True)
+@record
 class GpuRegion:
     """A sequential loop (time steps) whose body is only GPU bands: the host steps it,
     the data stays on the device for the whole loop (Leung's multi-pass loops)."""

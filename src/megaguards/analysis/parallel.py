@@ -10,8 +10,8 @@ thread.  Every rejection carries a reason.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from ..record import record
 from ..ir import nodes as ir
 from .bounds import HoistFacts
 from .dependence import Access, carries_dependence
@@ -20,7 +20,7 @@ from .typeinfer import TypedLoop
 COMBINE = {"+": "+", "-": "+", "*": "*", "&": "&", "|": "|", "^": "^"}
 
 
-@dataclass(frozen=True)
+@record
 class Reduction:
     var: str
     kind: str  # "+", "*", "&", "|", "^", "max", "min"
@@ -29,7 +29,7 @@ class Reduction:
     #                 each iteration's operands kept and folded into s in iteration order
 
 
-@dataclass(frozen=True)
+@record
 class ParallelLoop:
     loop: int                   # nid of the ir.For
     private: tuple[str, ...]    # scalars written before read in every iteration
@@ -37,7 +37,7 @@ class ParallelLoop:
     weight: int                 # static cost estimate of one iteration (for the work threshold)
 
 
-@dataclass(frozen=True)
+@record
 class ParallelPlan:
     loops: dict                 # nid of ir.For -> ParallelLoop
     reasons: tuple[str, ...]
@@ -326,7 +326,7 @@ def _loads(expression, loops, groups):
 INNER_LOOP_TRIPS = 16   # what the static weight assumes an inner loop's trip count to be
 
 
-@dataclass(frozen=True)
+@record
 class BodyWeight:
     """The cost of one iteration of a loop body: one per IR node at its own level (an
     ``if``'s branches included) plus, per inner loop, that loop's body weight times its

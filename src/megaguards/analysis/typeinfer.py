@@ -14,8 +14,8 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import operator
-from dataclasses import dataclass
 
+from ..record import record
 from ..errors import Unsupported
 from ..ir import nodes as ir
 from ..ir.types import (INT64_MAX, INT64_MIN, MIXABLE, Scalar, binary_result, call_result, describe_types,
@@ -26,7 +26,7 @@ from .functions import COMPLEX_AS_PAIRS, EXCLUDED, FUNCTIONS
 TypeSet = frozenset
 
 
-@dataclass(frozen=True)
+@record
 class ArrayInfo:
     element: Scalar
     rank: int
@@ -34,7 +34,7 @@ class ArrayInfo:
     unit_stride: bool = False  # the last dimension is contiguous (lists always are)
 
 
-@dataclass(frozen=True)
+@record
 class TypedLoop:
     body: ir.For
     variables: dict          # name -> representative Scalar (the C type) of every scalar

@@ -15,8 +15,9 @@ the typed loop, shared by the renderer and the runtime's marshalling.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from ..record import record
 from ..analysis.typeinfer import TypedLoop
 from ..ir import nodes as ir
 from ..ir.types import Scalar, numpy_itemsize
@@ -78,7 +79,7 @@ def abi_defines() -> tuple[str, ...]:
     return tuple(f"-D{name}={value}" for name, value in sorted(codes.items()))
 
 
-@dataclass(frozen=True)
+@record
 class Layout:
     arrays: tuple[str, ...]
     dims: dict        # array -> first ints slot of its dims (strides follow, rank slots later)

@@ -15,10 +15,11 @@ import datetime
 import json
 import os
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Callable
 
+from ..record import record
 from ..runtime import cachefile
 from ..runtime.cachefile import TAG_NAME, tagged
 
@@ -33,7 +34,7 @@ FILES = {"compilers.json": "compiler versions (.json)"}
 KERNEL_SUFFIXES = (".so", ".ptx", ".cubin")
 
 
-@dataclass
+@record(frozen=False)
 class Contents:
     files: int = 0
     size: int = 0

@@ -22,9 +22,9 @@ from __future__ import annotations
 import ast
 import copy
 import itertools
-from dataclasses import dataclass
 from typing import Callable
 
+from ..record import record
 from ..errors import Unsupported
 from . import early_exits
 from .syntax import dotted_path as _path
@@ -133,7 +133,7 @@ def _substituted(node: ast.expr, values: dict[str, ast.expr]) -> ast.expr:
 
 
 # -- element iteration ------------------------------------------------------------------
-@dataclass(frozen=True)
+@record
 class _Source:
     """What a ``for`` iterates over, by index: its lengths (it stops at the shortest)
     and the element at an index (a tuple of elements for enumerate and zip)."""
@@ -370,7 +370,7 @@ def _check_order(root: ast.expr) -> None:
                                   "(their order would change)", node.lineno, node.col_offset)
 
 
-@dataclass(frozen=True)
+@record
 class _Fold:
     """How one reduction combines elements into the accumulator ``acc``."""
 

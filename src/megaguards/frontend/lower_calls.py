@@ -5,16 +5,16 @@ from __future__ import annotations
 import ast
 import os
 import re
-from dataclasses import dataclass
 from typing import Callable
 
+from ..record import record
 from ..errors import Unsupported
 from ..ir import nodes as ir
 from . import inline
 from .syntax import _unsupported, _where, dotted_path, int_literal
 
 
-@dataclass(frozen=True)
+@record
 class _Callee:
     """The names of one inlined call: how the callee's names map to the caller's."""
 
@@ -24,7 +24,7 @@ class _Callee:
     code: object            # its code object (recursion check)
 
 
-@dataclass(frozen=True)
+@record
 class _Row:
     """A parameter bound to a row ``A[i]`` of an array: its subscripts extend the prefix."""
 
@@ -32,7 +32,7 @@ class _Row:
     prefix: tuple  # IR index expressions, free of array reads (the callee may write arrays)
 
 
-@dataclass(frozen=True)
+@record
 class _Constant:
     """A parameter bound to a number literal (``step(A, B, 0.5)``): read as that constant."""
 

@@ -23,8 +23,8 @@ and the site notes the failed check's description (``EntryAssumptions.preconditi
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
+from ..record import record
 from ..codegen.layout import (APPENDED_GUARD, GUARD_FAILED, MAX_ARRAYS, MIXED_GUARD, NDARRAY_GUARD, PYTHON_ERROR,
                               SCALAR_GUARD, ArrayKind, list_kind)
 from ..errors import GuardFailure
@@ -111,7 +111,7 @@ def marshal_failure(code: int) -> GuardFailure:
     return MARSHAL_CODES.get(code, Assumption.LISTS_UNBOX).failure()
 
 
-@dataclass(frozen=True)
+@record
 class ArrayAssumed:
     """What one array name of a specialization assumes of its object."""
 
@@ -122,7 +122,7 @@ class ArrayAssumed:
     group: str           # alias group: the first name bound to the same object (in the key)
 
 
-@dataclass(frozen=True)
+@record
 class EntryAssumptions:
     """Which assumptions one specialization makes beyond its key, and what ``check_entry``
     checks at each of its entries (the derived tuples are read there, nothing is built)."""

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import operator
 import types
-from dataclasses import dataclass
 
+from ..record import record
 from ..analysis.functions import canonical_name
 from ..codegen.layout import LIST_KIND
 from ..errors import GuardFailure, Unsupported
@@ -185,7 +185,7 @@ def array_element(name: str, value: object, rank: int, mixed: bool = False) -> t
     raise Assumption.ARRAY_CLASS.failure(cls=type(value).__name__)   # Binder.bind has already refused it
 
 
-@dataclass(frozen=True)
+@record
 class Binding:
     """One entry's live-ins: what the kernel gets, and the signature (cache key)."""
 

@@ -8,12 +8,14 @@ name ("s", "self.n" for an attribute read).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from ..record import record
 
 from .types import Scalar
 
 
-@dataclass(frozen=True)
+@record
 class Node:
     line: int = field(default=0, kw_only=True, compare=False)
     col: int = field(default=0, kw_only=True, compare=False)
@@ -23,28 +25,28 @@ class Node:
     nid: int = field(default=-1, kw_only=True, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@record
 class Expr(Node):
     type: Scalar | None = field(default=None, kw_only=True)
 
 
-@dataclass(frozen=True)
+@record
 class Const(Expr):
     value: object
 
 
-@dataclass(frozen=True)
+@record
 class Name(Expr):
     id: str
 
 
-@dataclass(frozen=True)
+@record
 class Load(Expr):
     array: str
     indices: tuple[Expr, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Length(Expr):
     """``len(array[p0]...[pk-1])``: size of dimension ``len(prefix)``."""
 
@@ -52,7 +54,7 @@ class Length(Expr):
     prefix: tuple[Expr, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Shape(Expr):
     """``array.shape[dim]`` of a NumPy array (dim already made non-negative)."""
 
@@ -60,7 +62,7 @@ class Shape(Expr):
     dim: int
 
 
-@dataclass(frozen=True)
+@record
 class BinOp(Expr):
     op: str
     left: Expr
@@ -68,13 +70,13 @@ class BinOp(Expr):
     sum_step: bool = field(default=False, kw_only=True)  # a sum()'s +: compensated on 3.12+ (analysis/compensation.py)
 
 
-@dataclass(frozen=True)
+@record
 class UnaryOp(Expr):
     op: str
     operand: Expr
 
 
-@dataclass(frozen=True)
+@record
 class Compare(Expr):
     """A possibly chained comparison ``a < b <= c``."""
 
@@ -83,20 +85,20 @@ class Compare(Expr):
     comparators: tuple[Expr, ...]
 
 
-@dataclass(frozen=True)
+@record
 class BoolOp(Expr):
     op: str  # "and" | "or"
     values: tuple[Expr, ...]
 
 
-@dataclass(frozen=True)
+@record
 class IfExp(Expr):
     test: Expr
     body: Expr
     orelse: Expr
 
 
-@dataclass(frozen=True)
+@record
 class Call(Expr):
     """A pure built-in or ``math`` function, by qualified name ("abs", "math.sqrt")."""
 
@@ -104,25 +106,25 @@ class Call(Expr):
     args: tuple[Expr, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Stmt(Node):
     pass
 
 
-@dataclass(frozen=True)
+@record
 class Assign(Stmt):
     target: str
     value: Expr
 
 
-@dataclass(frozen=True)
+@record
 class Store(Stmt):
     array: str
     indices: tuple[Expr, ...]
     value: Expr
 
 
-@dataclass(frozen=True)
+@record
 class Append(Stmt):
     """``values.append(value)`` on a list bound before the loop that the loop only appends to
     (``Loop.appended``): the kernel collects the values in order, and they join the list when
@@ -132,7 +134,7 @@ class Append(Stmt):
     value: Expr
 
 
-@dataclass(frozen=True)
+@record
 class Rebind(Stmt):
     """``a, b = b, a``: array names exchange the arrays they name (a double buffer).  Each
     of ``targets`` names, after it, the array its ``sources`` entry named before it; the two
@@ -143,14 +145,14 @@ class Rebind(Stmt):
     sources: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record
 class If(Stmt):
     test: Expr
     body: tuple[Stmt, ...]
     orelse: tuple[Stmt, ...]
 
 
-@dataclass(frozen=True)
+@record
 class For(Stmt):
     """``for var in range(start, stop, step)``."""
 
@@ -161,28 +163,28 @@ class For(Stmt):
     body: tuple[Stmt, ...]
 
 
-@dataclass(frozen=True)
+@record
 class While(Stmt):
     test: Expr
     body: tuple[Stmt, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Break(Stmt):
     pass
 
 
-@dataclass(frozen=True)
+@record
 class Continue(Stmt):
     pass
 
 
-@dataclass(frozen=True)
+@record
 class Pass(Stmt):
     pass
 
 
-@dataclass(frozen=True)
+@record
 class EmptyReduction(Assign):
     """``target = value`` after a reduction saw no element (``frontend/desugar.py``): exact
     only when ``value`` has the very type the reduction's other assignments give
@@ -193,7 +195,7 @@ class EmptyReduction(Assign):
     raises: bool = field(default=False, kw_only=True)
 
 
-@dataclass(frozen=True)
+@record
 class ArrayUse:
     """How the loop uses one array live-in: its rank and whether it writes it."""
 
@@ -203,7 +205,7 @@ class ArrayUse:
     tuple_indexed: bool = False  # some subscript is A[i, j] (a TypeError on a list)
 
 
-@dataclass(frozen=True)
+@record
 class Loop:
     """One loop site lowered: the outermost ``For`` plus what it reads and writes."""
 

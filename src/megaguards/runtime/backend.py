@@ -8,6 +8,7 @@ import functools
 import logging
 import time
 
+from ..record import record
 from .. import config
 from ..analysis.parallel import ISLPY_MISSING
 from ..codegen.layout import WRITTEN_WHOLE
@@ -156,7 +157,7 @@ def parallel_variant(site, sequential: Specialization, analysis: pipeline.Analys
         explanation=dataclasses.replace(sequential.explanation, source=kernel_source(rendered.source)))
 
 
-@dataclasses.dataclass(frozen=True)
+@record
 class GpuSide:
     """The GPU's part of a device choice: its executable, or what builds it when the choice
     first picks the GPU, the band the features describe and the GPU shape they assume."""

@@ -25,11 +25,11 @@ import os
 import platform
 import subprocess
 import sys
-from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from operator import mul
 from pathlib import Path
 
+from ..record import record
 from .. import config
 from .cachefile import make_folder, write_json
 from .process import current as current_process
@@ -72,7 +72,7 @@ def term_values(features, thread_count: int) -> dict:
             "bytes": float(features.bytes), "launches": float(max(1, features.launches))}
 
 
-@dataclass(frozen=True)
+@record
 class Calibration:
     constants: dict             # device -> {term: seconds per unit}
     hardware: dict

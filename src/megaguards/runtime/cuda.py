@@ -15,11 +15,12 @@ import hashlib
 import logging
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 import numpy
 
+from ..record import record
 from ..analysis.floatstatus import CATEGORIES
 from ..analysis.mapping import full_overwrites
 from ..codegen.targets.cuda import NVRTC_OPTIONS, CudaKernel
@@ -133,7 +134,7 @@ def compile_kernel(kernel: CudaKernel):
     return _module_function(kernel.source)
 
 
-@dataclass
+@record(frozen=False)
 class GpuSpecialization:
     """The GPU variant of a compiled loop; ``cpu`` is the same loop on the CPU."""
 
@@ -330,7 +331,7 @@ def last_assigned(outputs: tuple, marks, ivals, fvals, total: int, final: dict, 
     return unassigned
 
 
-@dataclass
+@record(frozen=False)
 class GpuRegionSpecialization:
     """A time-step loop whose body is GPU bands: the host runs the steps, the arrays go
     to the device once and come back once (Leung's multi-pass loops, MegaGuards §3.4.4)."""

@@ -17,8 +17,8 @@ from __future__ import annotations
 import ctypes
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
 
+from ..record import record
 from ..analysis.floatstatus import watched_categories
 from ..analysis.parallel import FOLD_FORMS
 from ..codegen.layout import BOX_TAGS, list_kind
@@ -158,7 +158,7 @@ def list_shape(value: list, rank: int) -> tuple[int, ...]:
 
 # -- the GPU ------------------------------------------------------------------------------
 
-@dataclass
+@record(frozen=False)
 class Transfers:
     to_device: int = 0
     bytes_to_device: int = 0
@@ -191,7 +191,7 @@ class StageClock:
             self.timings["execute"] += time.perf_counter() - started - (sum(self.timings.values()) - booked)
 
 
-@dataclass
+@record(frozen=False)
 class DeviceCopies:
     """One GPU kernel's copies of arrays to the device and back (each a ``(device array,
     commit or None)``; a commit runs only after the kernel raised no flag)."""

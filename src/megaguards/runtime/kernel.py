@@ -13,8 +13,9 @@ import ctypes
 import dataclasses
 import time
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from ..record import record
 from ..analysis.features import sizing_positions
 from ..analysis.typeinfer import TypedLoop
 from ..codegen.layout import Layout, marshalling_plan
@@ -24,7 +25,7 @@ from .data import box_outputs, commit_shadows, list_shape, numpy_error_categorie
 from .executable import Raised, Ran
 
 
-@dataclass(frozen=True)
+@record
 class Explanation:
     """What ``megaguards explain`` shows for one specialization."""
 
@@ -33,7 +34,7 @@ class Explanation:
     source: str
 
 
-@dataclass
+@record(frozen=False)
 class Specialization:
     typed: TypedLoop
     layout: Layout

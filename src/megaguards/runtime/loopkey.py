@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from dataclasses import dataclass
 
+from ..record import record
 from ..ir import nodes as ir
 from .cachefile import code_stamp
 
@@ -19,7 +19,7 @@ def digest(*parts) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
 
 
-@dataclass(frozen=True)
+@record
 class LoopKey:
     typed_digest: str          # the typed loop and megaguards' code
     body: ir.For

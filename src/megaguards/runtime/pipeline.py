@@ -11,8 +11,8 @@ Building (the C compiler), the GPU variant and the device choice follow in backe
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
+from ..record import record
 from ..analysis.bounds import HoistFacts, hoist_checks, touched_box
 from ..analysis.features import LoopTemplate, loop_template
 from ..analysis.typeinfer import ArrayInfo, TypedLoop, infer_types
@@ -26,7 +26,7 @@ from .renders import cached_plan_and_render, cached_render
 MAX_RANK = 8
 
 
-@dataclass(frozen=True)
+@record
 class Reason:
     """Why a loop did (not) get something, said by the stage that decided."""
 
@@ -39,7 +39,7 @@ class Reason:
         return self.text
 
 
-@dataclass(frozen=True)
+@record
 class Signature:
     """The types one entry's live-ins have, as the stages see them (``Binder.describe``)."""
 
@@ -64,7 +64,7 @@ class Signature:
         return ", ".join(parts)
 
 
-@dataclass(frozen=True)
+@record
 class Analysed:
     """Every stage's record for one loop and signature, up to the rendered C source."""
 

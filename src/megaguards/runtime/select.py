@@ -25,9 +25,10 @@ import json
 import logging
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 
 
+from ..record import record
 from .. import config
 from ..analysis import features as feature_analysis
 from . import costmodel, selector, warmup
@@ -80,7 +81,7 @@ PARALLEL_LOAD_SECONDS = 0.0005
 LOGGED_ENTRIES = 50     # per size: entries written to MEGAGUARDS_FEATURES_LOG
 
 
-@dataclass
+@record(frozen=False)
 class DeviceChoice:
     cpu: Specialization
     gpu: object | None             # runtime.cuda GPU specialization, None without a GPU

@@ -14,14 +14,15 @@ against 1.11x for features and the gates at depth 5: benchmarks/results/selector
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+from ..record import record
 
 MODEL = Path(__file__).resolve().parent.parent / "data" / "selector.json"
 
 
-@dataclass(frozen=True)
+@record
 class Tree:
     feature: tuple      # per node: input index, -1 for a leaf
     threshold: tuple

@@ -7,10 +7,10 @@ targets) and calls back into it to walk the loop body."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
+from ...record import record
 from ...ir.types import Scalar
 
 # One prelude for every target: MG_INLINE and the few definitions NVRTC lacks are
@@ -45,7 +45,7 @@ def reduction_identity(kind: str, scalar: Scalar) -> str:
     return integer
 
 
-@dataclass(frozen=True, eq=False)   # compared by identity: hashable although its tables are mappings
+@record(eq=False)   # compared by identity: hashable although its tables are mappings
 class Target:
     name: str
     kernel_prefix: str           # return type and qualifiers of the kernel entry point

@@ -4,8 +4,8 @@ kernel wrapper ``int mg_kernel(char **mg_arrays, int64_t *mg_ints, double *mg_fl
 copy of the loop, box the live-outs."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from ...record import record
 from ...analysis.bounds import strided_loop
 from ...analysis.compensation import compensation_of
 from ...ir.types import buffer_ctype
@@ -14,7 +14,7 @@ from ..spelling import array_name, c_name, zero_of
 from .base import FLOAT_ARITHMETIC, FLOAT_HELPERS, INTEGER_HELPERS, PRELUDE, Target
 
 
-@dataclass(frozen=True)
+@record
 class RenderedKernel:
     source: str
     checks_in_loop: int           # checks inside the loop that runs when the hoisted ones pass

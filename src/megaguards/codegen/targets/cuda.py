@@ -13,9 +13,9 @@ last assignment wins); reduction partials (``atomicAdd``/``atomicMax``/``atomicM
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from types import MappingProxyType
 
+from ...record import record
 from ...analysis.mapping import GpuBand
 from ...ir import nodes as ir
 from ..spelling import c_name
@@ -35,7 +35,7 @@ BLOCK_2D = (32, 8, 1)
 BLOCK_3D = (32, 4, 2)
 
 
-@dataclass(frozen=True)
+@record
 class CudaKernel:
     source: str
     outputs: tuple          # live-out privates, in mg_marks order: (name, is_float)
@@ -157,7 +157,7 @@ def write_band_kernel(renderer, band: GpuBand, live_outs: tuple[str, ...]) -> Cu
                       tuple((name, form, name in always) for name, form in folds.items()))
 
 
-@dataclass(frozen=True)
+@record
 class BandIteration:
     """The band body as the renderer walks it: a float reduction folded in order keeps its
     iteration's one operand (analysis.mapping checks there is one) in ``mg_fvals`` after the

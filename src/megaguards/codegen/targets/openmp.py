@@ -18,8 +18,8 @@ An error in any iteration stops the others and discards the results.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 
+from ...record import record
 from ...analysis.parallel import INNER_LOOP_TRIPS, BodyWeight, ParallelLoop
 from ...ir import nodes as ir
 from ...ir.types import Scalar
@@ -51,7 +51,7 @@ def runtime_weight(statements, facts) -> str:
     return render(BodyWeight.of(statements))
 
 
-@dataclass(frozen=True)
+@record
 class ParallelRegion:
     """The body of a parallel loop, as the renderer walks it: an error ends this
     iteration and stops the others; an assignment records its iteration's number."""
