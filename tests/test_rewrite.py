@@ -97,7 +97,7 @@ def test_a_loop_that_returns_compiles_with_a_flag_and_the_rewritten_code_returns
     assert "return i" in text   # the fallback as written
     namespace = {}
     exec(compile(text, "<test>", "exec"), namespace)   # the site says it returned 2
-    namespace.update(__megaguards_next__=next, __megaguards_skips__={0: iter(())}, __megaguards_unset__=object(),
+    namespace.update(__megaguards_next__=next, __megaguards_skip_0__=iter(()), __megaguards_unset__=object(),
                      __megaguards_probing__=False)
     namespace["__megaguards_site__"] = lambda key, values: (2, True, 2)
     assert namespace["find"]([7, 8, 9], 9) == 2

@@ -17,7 +17,7 @@ import pytest
 import conftest
 from conftest import run_python
 from megaguards import config
-from megaguards.frontend.siteinfo import ExpressionInfo, SiteInfo, restored_info, site_record
+from megaguards.frontend.siteinfo import ExpressionInfo, SiteInfo, restored_info, site_record, skip_name
 from megaguards.runtime import process, rewrites
 from megaguards.runtime.site import REGISTRY, install_site_names
 
@@ -304,6 +304,10 @@ def test_a_cached_module_registers_the_same_sites_and_runs_the_same(cache, tmp_p
         assert "_pending" in new.info.__dict__   # nothing unpickled yet
         assert (new.info.filename, new.info.line, new.info.function) == (old.info.filename, old.info.line,
                                                                          old.info.function)
+    # Each copy draws its skips from its own site's iterator: the second copy's key names are renamed too.
+    assert skip_name(second_id) in cached.scale.__code__.co_names
+    assert skip_name(first_id) not in cached.scale.__code__.co_names
+    assert not any(name.startswith("__megaguards_skip__") for name in cached.scale.__code__.co_names)
     assert fresh.scale([1.0, 2.0], 2) == cached.scale([1.0, 2.0], 2) == [2.0, 4.0]
     assert fresh.total([1, 2]) == cached.total([1, 2]) == 5
     for old, new in zip(REGISTRY.sites[first_id:second_id], REGISTRY.sites[second_id:]):

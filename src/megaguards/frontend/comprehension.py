@@ -24,7 +24,7 @@ import ast
 import copy
 
 from . import work
-from .siteinfo import EXPRESSION_FUNCTION, NEXT_NAME, SKIPS_NAME, ExpressionInfo, Level, Source
+from .siteinfo import EXPRESSION_FUNCTION, NEXT_NAME, ExpressionInfo, Level, Source, skip_name
 ARGUMENT = "__mg{}"          # fallback lambda parameters
 VALUE, OUTPUT, ACCUMULATOR = "mg_value", "mg_out", "mg_acc"
 _FORBIDDEN = (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await, ast.Starred)
@@ -241,11 +241,10 @@ def make_info(node: ast.expr, filename: str, function: str | None):
 
 
 def skip_test(site_id) -> ast.expr:
-    """``__megaguards_next__(__megaguards_skips__[site_id], 0) is None``: does the site skip
-    this entry (runtime/backoff.py)?"""
+    """``__megaguards_next__(<the site's skip name>, 0) is None``: does the site skip this
+    entry (runtime/backoff.py)?"""
     load = lambda name: ast.Name(id=name, ctx=ast.Load())  # noqa: E731
-    draw = ast.Call(func=load(NEXT_NAME), args=[ast.Subscript(value=load(SKIPS_NAME), slice=ast.Constant(site_id),
-                                                              ctx=ast.Load()), ast.Constant(0)], keywords=[])
+    draw = ast.Call(func=load(NEXT_NAME), args=[load(skip_name(site_id)), ast.Constant(0)], keywords=[])
     return ast.Compare(left=draw, ops=[ast.Is()], comparators=[ast.Constant(None)])
 
 

@@ -23,13 +23,20 @@ UNSET_NAME = "__megaguards_unset__"
 IN_NAME = "__megaguards_in__"
 OUT_NAME = "__megaguards_out__"
 EXPRESSION_FUNCTION = "__megaguards_expr__"
-SKIPS_NAME = "__megaguards_skips__"       # site key -> an iterator of the entries it skips (backoff.py)
 NEXT_NAME = "__megaguards_next__"         # builtins.next, under a name no user code shadows
 PROBING_NAME = "__megaguards_probing__"   # True while CPython's run of a loop site is timed
 TIMED_FUNCTION = "__megaguards_timed__"   # called after that run (runtime/probe.py)
 # A site loop that returns: the flag its ``return``s set and the value they give, its last
 # two live-outs (frontend/rewrite.py: the rewritten code returns it, nothing is assigned).
 RETURNED, RETURN_VALUE = "mg_returned", "mg_return_value"
+
+
+def skip_name(site_key) -> str:
+    """The built-in name of a site's skip iterator (runtime/backoff.py), read by the rewritten
+    code's test on entry: a name of its own per site, so that the test is one global load
+    (a table indexed by the key cost about 15 ns more an entry, paid by every entry of a small
+    site in a hot function): ``__megaguards_skip_<the key's letters and digits>__``."""
+    return "__megaguards_skip_" + "".join(c if c.isalnum() else "_" for c in str(site_key)) + "__"
 
 
 class Record:

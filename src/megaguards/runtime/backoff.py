@@ -8,7 +8,7 @@ signature (the binding's key) when binding succeeded, the live-ins' classes when
 Its next entries run in CPython without trying: the failing key is tried again at the 2nd,
 4th, 8th ... entry since its first failure (at most every ``MAX_GAP`` entries), and any
 success forgets every failure.  The test on entry is in the rewritten code itself, before it
-gathers the live-ins: ``__megaguards_next__(__megaguards_skips__[site], 0) is None`` draws
+gathers the live-ins: ``__megaguards_next__(<skip name>, 0) is None`` draws
 one of the entries left to run in CPython (``skipping``) from an iterator that yields that
 many (``itertools.repeat``); the skipped entries are booked into the site's stats
 later (``settle``: at its next try, or when the report reads them).  After binding failed on
@@ -97,8 +97,8 @@ class BackingOff:
 
     def init_backoff(self) -> None:
         self.skip_iterator = NO_SKIPS       # yields once per entry left to skip
-        self.skip_keys: tuple = ()          # the site's keys in ``skip_table`` (Registry: its id, its key)
-        self.skip_table: dict = {}          # the built-in ``__megaguards_skips__``
+        self.skip_names: tuple = ()         # the site's names in ``skip_table`` (siteinfo.skip_name)
+        self.skip_table: dict = {}          # the built-ins (Registry)
         self.booked = 0                     # ``skipping`` when skipped entries were last booked
         self.skip_position = 0
         self.skip_class: type | None = None
@@ -115,8 +115,8 @@ class BackingOff:
         # the others by the rewritten code.
         iterator = self.skip_iterator = repeat(None, entries) if entries > 0 else NO_SKIPS
         shown = iterator if self.skip_class is None else NO_SKIPS
-        for key in self.skip_keys:
-            self.skip_table[key] = shown
+        for name in self.skip_names:
+            self.skip_table[name] = shown
 
     def settle(self) -> None:
         """Book the entries skipped since the last time into the stats (entries run in CPython)."""

@@ -34,6 +34,7 @@ import time
 from types import CodeType
 
 from .. import config
+from ..frontend.siteinfo import skip_name
 from .cachefile import cache_folder, checksum, code_stamp, private_folder, read_verified, usable_cache, write_verified
 from .process import current as current_process
 
@@ -89,23 +90,27 @@ def rewrite(source: str | bytes, filename: str, every_loop: bool) -> tuple[CodeT
     return compile(tree, filename, "exec", dont_inherit=True), nonce, infos
 
 
-def with_site_ids(code: CodeType, ids: dict) -> CodeType:
-    """``code`` with each key constant replaced by its site's number (``ids``), nested code too."""
+def with_site_ids(code: CodeType, ids: dict, renamed: dict | None = None) -> CodeType:
+    """``code`` with each key constant replaced by its site's number (``ids``), and each key's
+    skip name by that number's (siteinfo.skip_name), nested code too."""
+    if renamed is None:
+        renamed = {skip_name(key): skip_name(number) for key, number in ids.items()}
     constants = code.co_consts
-    replaced = tuple(_constant(value, ids) for value in constants)
-    if all(new is old for new, old in zip(replaced, constants)):
+    replaced = tuple(_constant(value, ids, renamed) for value in constants)
+    names = tuple(renamed.get(name, name) for name in code.co_names)
+    if all(new is old for new, old in zip(replaced, constants)) and names == code.co_names:
         return code
-    return code.replace(co_consts=replaced)
+    return code.replace(co_consts=replaced, co_names=names)
 
 
-def _constant(value, ids: dict):
+def _constant(value, ids: dict, renamed: dict):
     kind = type(value)
     if kind is str:
         return ids.get(value, value)
     if kind is CodeType:
-        return with_site_ids(value, ids)
+        return with_site_ids(value, ids, renamed)
     if kind is tuple or kind is frozenset:   # folded constants: no site call is one, but be sure
-        items = [_constant(item, ids) for item in value]
+        items = [_constant(item, ids, renamed) for item in value]
         return kind(items) if any(new is not old for new, old in zip(items, value)) else value
     return value
 

@@ -19,8 +19,8 @@ import time
 
 from .. import config
 from ..errors import CompilationError, GuardFailure, Unsupported, compilation_error, short_location
-from ..frontend.siteinfo import (EXPRESSION_FUNCTION, NEXT_NAME, PROBING_NAME, SITE_FUNCTION, SKIPS_NAME,
-                                 TIMED_FUNCTION, UNSET_NAME, ExpressionInfo, SiteInfo)
+from ..frontend.siteinfo import (EXPRESSION_FUNCTION, NEXT_NAME, PROBING_NAME, SITE_FUNCTION, TIMED_FUNCTION,
+                                 UNSET_NAME, ExpressionInfo, SiteInfo, skip_name)
 from .backoff import NO_SKIPS, BackingOff
 from .collector import user_objects_set_aside
 from .executable import INTERRUPTED, UNSET, Raised, Ran, Rejected
@@ -323,7 +323,6 @@ class Registry:
     def __init__(self) -> None:
         self.sites: list[Site] = []
         self.table: dict = {}   # what rewritten code passes (an id, or a key) -> the site
-        self.skips: dict = {}   # the same keys -> the site's skip iterator (backoff.py)
         self.lock = threading.Lock()
 
     def register(self, info: SiteInfo, key: str | None = None) -> int:
@@ -333,17 +332,21 @@ class Registry:
         """Create a site per info, in order (each also under its key, if given); their ids."""
         if any(isinstance(info, ExpressionInfo) for info in infos):
             from .expression_site import ExpressionSite
+        import builtins
+
         ids = []
+        skips = vars(builtins)   # each site's skip iterator, under its skip name (backoff.py)
         with self.lock:
             sites, table = self.sites, self.table
             for index, info in enumerate(infos):
                 site = (ExpressionSite if isinstance(info, ExpressionInfo) else Site)(len(sites), info)
                 sites.append(site)
-                site.skip_keys = (site.id,) if keys is None else (site.id, keys[index])
-                site.skip_table = self.skips
-                for key in site.skip_keys:
+                site_keys = (site.id,) if keys is None else (site.id, keys[index])
+                site.skip_names = tuple(skip_name(key) for key in site_keys)
+                site.skip_table = skips
+                for key, name in zip(site_keys, site.skip_names):
                     table[key] = site
-                    self.skips[key] = NO_SKIPS
+                    skips[name] = NO_SKIPS
                 ids.append(site.id)
         return ids
 
@@ -405,7 +408,6 @@ def install_site_names() -> None:
 
     setattr(builtins, SITE_FUNCTION, dispatch)
     setattr(builtins, PROBING_NAME, False)
-    setattr(builtins, SKIPS_NAME, REGISTRY.skips)
     setattr(builtins, NEXT_NAME, next)
     setattr(builtins, TIMED_FUNCTION, timed)
     setattr(builtins, UNSET_NAME, UNSET)
