@@ -1,8 +1,14 @@
 """OpenMP's waiting threads sleep unless the user chose otherwise: spinning threads on a
 virtual machine made a parallel region take about 12 ms instead of 0.1 ms (H100 machine).
-libgomp reads the setting when it is loaded; the setting does not stay in os.environ."""
+libgomp reads the setting when it is loaded; the setting does not stay in os.environ.
+A child made by fork after the parent ran parallel regions runs its own on one thread
+(libgomp's pool is the parent's: the child waited for its threads forever)."""
+import json
 import os
+import sys
 import textwrap
+
+import pytest
 
 from conftest import run_megaguards
 
@@ -60,3 +66,34 @@ def test_libgomp_sees_the_users_policy(tmp_path, monkeypatch):
     completed = run_parallel_loop(tmp_path, OMP_WAIT_POLICY="active")
     assert "OMP_WAIT_POLICY = 'ACTIVE'" in completed.stderr
     assert "left in environ: active" in completed.stdout
+
+
+FORKED = textwrap.dedent("""\
+    import os
+    def scale(a, n):
+        for i in range(n):
+            a[i] = a[i] * 2.0 + 1.0
+        return a
+    parent = scale([float(i) for i in range(50000)], 50000)
+    pid = os.fork()
+    if pid == 0:
+        child = scale([float(i) for i in range(50000)], 50000)
+        print("child", child[7], sum(child))
+        os._exit(0)
+    os.waitpid(pid, 0)
+    print("parent", parent[7], sum(parent))
+    """)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or sys.platform != "linux", reason="os.fork on Linux (libgomp)")
+def test_a_forked_child_runs_its_parallel_loops_after_the_parent_ran_them(tmp_path):
+    script = tmp_path / "forked.py"
+    script.write_text(FORKED)
+    report = tmp_path / "r.json"
+    completed = run_megaguards("run", script, env={"MEGAGUARDS_DEVICE": "cpu", "MEGAGUARDS_THREADS": "2",
+                                                   "MEGAGUARDS_REPORT": str(report)}, timeout=60)
+    assert completed.returncode == 0, completed.stderr
+    expected = sum(float(i) * 2.0 + 1.0 for i in range(50000))
+    assert completed.stdout.splitlines() == [f"child 15.0 {expected}", f"parent 15.0 {expected}"]
+    loops = json.loads(report.read_text())["loops"]   # the parent's: its loop ran on the team
+    assert any(loop["function"] == "scale" and loop["backend"] == "c-omp" and loop["compiled_runs"] for loop in loops)

@@ -198,6 +198,25 @@ def load(path: Path, python_api: bool = False) -> ctypes.CDLL:
 OPENMP_DEFAULTS = {"OMP_WAIT_POLICY": "passive"}
 
 
+def openmp_single_threaded_after_fork() -> None:
+    """In a child made by ``os.fork()`` (multiprocessing's default start on Linux): GNU
+    OpenMP's thread pool is the parent's, whose threads the child does not have, and the
+    child's next parallel region waited for them forever.  With no level of parallelism
+    active, every region runs on the calling thread alone: the kernels and the marshalling
+    helper split their work by the team they get, so the results are the same.  LLVM's
+    OpenMP re-forms its pool after a fork itself; a child that never had libgomp loaded has
+    no pool to inherit."""
+    try:
+        gomp = ctypes.CDLL("libgomp.so.1", mode=os.RTLD_NOLOAD)
+    except OSError:
+        return
+    gomp.omp_set_max_active_levels(0)
+
+
+if hasattr(os, "register_at_fork") and hasattr(os, "RTLD_NOLOAD"):
+    os.register_at_fork(after_in_child=openmp_single_threaded_after_fork)
+
+
 @contextlib.contextmanager
 def openmp_environment():
     added = [] if "GOMP_SPINCOUNT" in os.environ else [name for name in OPENMP_DEFAULTS if name not in os.environ]
