@@ -430,7 +430,7 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
             buffer = owned[k] = malloc((size_t)size * element_size(kind));
             if (buffer == NULL) { PyErr_NoMemory(); result = MG_PYERROR; goto done; }
             int64_t position = 0;
-            int unboxed = unbox_level(obj, 0, &box, buffer, &position);
+            int unboxed = unbox_list(obj, &box, buffer, &position, visited[k]);
             if (unboxed) { result = unboxed == MIXED_CLASSES ? MG_GUARD_MIXED - (int)k : MG_GUARD; goto done; }
             if (snapshot != NULL && remember(snapshot, obj, &box, buffer, visited[k])) owned[k] = NULL;
         }
@@ -470,9 +470,10 @@ done:
 
 /* The whole of a list of this shape (the GPU path's and the benchmarks' unboxing). */
 static int whole(PyObject *list, int rank, int kind, const int64_t *shape, char *buffer, int boxing) {
-    int64_t low[MAX_RANK] = {0}, position = 0;
+    int64_t low[MAX_RANK] = {0}, position = 0, size = 1;
     mg_box box = {shape, low, shape, rank, kind, 1};
-    return boxing ? box_level(list, 0, &box, buffer, &position) : unbox_level(list, 0, &box, buffer, &position);
+    for (int d = 0; d < rank; d++) size *= shape[d];
+    return boxing ? box_level(list, 0, &box, buffer, &position) : unbox_list(list, &box, buffer, &position, size);
 }
 
 /* Unboxing alone (benchmarks and tests): a list of floats into a buffer of n doubles. */

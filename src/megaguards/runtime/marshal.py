@@ -16,9 +16,11 @@ import functools
 import threading
 from pathlib import Path
 
+from .. import config
 from ..codegen.layout import abi_defines
 from ..errors import CompilerError, CompilerUnusable
 from .compiler import build_shared_object, load, python_include_flags
+from .costmodel import usable_cores
 
 
 @functools.lru_cache(maxsize=None)
@@ -29,14 +31,11 @@ def helper(cache_dir: Path, compiler: tuple[str, str]) -> ctypes.PyDLL:
     source = (folder / "marshal.c").read_text().replace('#include "marshal_lists.c"\n', lists)
     # The ABI's codes come from codegen/layout.py as -D flags: one definition, read by both.
     flags = ("-O2", "-fPIC", "-shared", "-w", *abi_defines())
-    try:
-        path, _ = build_shared_object(source, cache_dir, compiler, flags + python_include_flags(cache_dir), libraries=())
-    except CompilerUnusable:
-        raise
-    except CompilerError:   # the remembered include folder may be stale or damaged: ask sysconfig again
-        path, _ = build_shared_object(source, cache_dir, compiler,
-                                      flags + python_include_flags(cache_dir, refresh=True), libraries=())
+    path = _build(source, cache_dir, compiler, flags)
     library = load(path, python_api=True)
+    library.mg_set_unbox_team.argtypes = [ctypes.c_int]
+    library.mg_set_unbox_team.restype = None
+    library.mg_set_unbox_team(config.current().threads or usable_cores())
     library.mg_enter.argtypes = [ctypes.py_object, ctypes.py_object] + [ctypes.c_void_p] * 6
     library.mg_enter.restype = ctypes.c_int
     library.mg_prologue.argtypes = [ctypes.py_object, ctypes.py_object] + [ctypes.c_void_p] * 4
@@ -61,4 +60,23 @@ def helper(cache_dir: Path, compiler: tuple[str, str]) -> ctypes.PyDLL:
         function.argtypes = [ctypes.py_object, ctypes.c_int, ctypes.c_int, ctypes.py_object]
         function.restype = ctypes.c_int
     return library
+
+
+def _build(source: str, cache_dir: Path, compiler: tuple[str, str], flags: tuple) -> Path:
+    """The helper's shared object: with OpenMP (large lists unboxed by every core), else
+    without (a compiler that lacks it); with the remembered include folder for Python.h,
+    else with sysconfig's (the remembered one may be stale or damaged)."""
+    failure = None
+    for refresh in (False, True):
+        for openmp in (("-fopenmp",), ()):
+            try:
+                path, _ = build_shared_object(source, cache_dir, compiler,
+                                              flags + openmp + python_include_flags(cache_dir, refresh=refresh),
+                                              libraries=())
+                return path
+            except CompilerUnusable:
+                raise
+            except CompilerError as error:
+                failure = error
+    raise failure
 

@@ -27,25 +27,18 @@ static int exact_int(PyObject *item, double *out) {
     return 1;
 }
 
-static int unbox_level(PyObject *obj, int depth, const mg_box *box, char *out, int64_t *position) {
-    if (!PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != box->shape[depth]) return 1;
-    Py_ssize_t n = box->count[depth];
-    PyObject **items = ((PyListObject *)obj)->ob_item + box->low[depth];
-    if (depth + 1 < box->rank) {
-        for (Py_ssize_t i = 0; i < n; i++) {
-            int failed = unbox_level(items[i], depth + 1, box, out, position);
-            if (failed) return failed;
-        }
-        return 0;
-    }
-    int64_t p = *position, gap = box->gap;
-    if (box->kind == KIND_FLOAT) {
+/* Elements ``0, gap, 2 gap ...`` below ``n`` of ``items`` into the buffer from element ``p``
+ * on (each at its own index: the others keep what the buffer holds).  Reads the objects
+ * only: no reference counts, no allocation, no error set, so that threads without the GIL
+ * may run it on the parts of one list (``unbox_list``). */
+static int unbox_items(PyObject **items, Py_ssize_t n, int64_t gap, int kind, char *out, int64_t p) {
+    if (kind == KIND_FLOAT) {
         double *dst = (double *)out + p;
         for (Py_ssize_t i = 0; i < n; i += gap) {
             if (Py_TYPE(items[i]) != &PyFloat_Type) return Py_TYPE(items[i]) == &PyLong_Type ? MIXED_CLASSES : 1;
             dst[i] = PyFloat_AS_DOUBLE(items[i]);
         }
-    } else if (box->kind == KIND_INT) {
+    } else if (kind == KIND_INT) {
         int64_t *dst = (int64_t *)out + p;
         for (Py_ssize_t i = 0; i < n; i += gap) {
             int overflow = 0;
@@ -54,7 +47,7 @@ static int unbox_level(PyObject *obj, int depth, const mg_box *box, char *out, i
             if (overflow) return 1;
             dst[i] = value;
         }
-    } else if (box->kind == KIND_INT_OR_FLOAT) {
+    } else if (kind == KIND_INT_OR_FLOAT) {
         double *dst = (double *)out + 2 * p;
         for (Py_ssize_t i = 0; i < n; i += gap) {
             PyObject *item = items[i];
@@ -75,8 +68,77 @@ static int unbox_level(PyObject *obj, int depth, const mg_box *box, char *out, i
             else return 1;
         }
     }
-    *position = p + n;
     return 0;
+}
+
+static int unbox_level(PyObject *obj, int depth, const mg_box *box, char *out, int64_t *position) {
+    if (!PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != box->shape[depth]) return 1;
+    Py_ssize_t n = box->count[depth];
+    PyObject **items = ((PyListObject *)obj)->ob_item + box->low[depth];
+    if (depth + 1 < box->rank) {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int failed = unbox_level(items[i], depth + 1, box, out, position);
+            if (failed) return failed;
+        }
+        return 0;
+    }
+    int failed = unbox_items(items, n, box->gap, box->kind, out, *position);
+    if (!failed) *position += n;
+    return failed;
+}
+
+/* A list of at least this many elements to visit is unboxed by a team of threads (rows, or
+ * contiguous parts of one row): the objects are immutable and the caller holds the GIL, so
+ * that no Python code can change the list meanwhile.  Below it, waking the team costs more
+ * than it saves.  ``unbox_team``: MEGAGUARDS_THREADS or the cores this process may use
+ * (marshal.py); one thread in a child made by fork (compiler.py). */
+#define TEAM_ELEMENTS (1 << 17)
+static int unbox_team = 1;
+
+void mg_set_unbox_team(int threads) { unbox_team = threads > 1 ? threads : 1; }
+
+/* unbox_level of a whole box, the same answer: the failure of the first element (in the
+ * list's order) that fails, the others read but unused. */
+static int unbox_list(PyObject *obj, const mg_box *box, char *out, int64_t *position, int64_t visited) {
+#ifdef _OPENMP
+    int team = unbox_team;
+    if (team < 2 || visited < TEAM_ELEMENTS || !PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != box->shape[0])
+        return unbox_level(obj, 0, box, out, position);
+    Py_ssize_t n = box->count[0];
+    PyObject **items = ((PyListObject *)obj)->ob_item + box->low[0];
+    int64_t base = *position, per_row = 1, first = INT64_MAX;
+    int failure = 0;
+    for (int d = 1; d < box->rank; d++) per_row *= box->count[d];
+    if (box->rank > 1) {   /* a row each: row i's elements start at base + i * per_row */
+#pragma omp parallel for num_threads(team) schedule(static)
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int64_t at = base + i * per_row;
+            int failed = unbox_level(items[i], 1, box, out, &at);
+            if (failed) {
+#pragma omp critical(mg_unbox_failure)
+                if (i < first) { first = i; failure = failed; }
+            }
+        }
+    } else {   /* contiguous parts, each starting on an element the gap visits */
+        int64_t gap = box->gap, part = (n + team - 1) / team;
+        part = (part + gap - 1) / gap * gap;
+#pragma omp parallel for num_threads(team) schedule(static)
+        for (int t = 0; t < team; t++) {
+            int64_t low = (int64_t)t * part, high = low + part < n ? low + part : n;
+            int failed = low < high ? unbox_items(items + low, high - low, gap, box->kind, out, base + low) : 0;
+            if (failed) {
+#pragma omp critical(mg_unbox_failure)
+                if (low < first) { first = low; failure = failed; }
+            }
+        }
+    }
+    if (failure) return failure;
+    *position = base + n * per_row;
+    return 0;
+#else
+    (void)visited;
+    return unbox_level(obj, 0, box, out, position);
+#endif
 }
 
 /* Can the float ``old`` stay where the kernel wrote ``value``?  It can when it holds that
