@@ -277,6 +277,30 @@ def test_arrays_classes_ranks_and_leaves():
     assert_same_as_cpython(add_one, [1j, 2j], 2, compiled=guard(Assumption.LIST_LEAF_CLASS, cls="complex"))
 
 
+def pair_products(pairs):
+    total = 0.0
+    for a, b in pairs:
+        total += a * b
+    return total
+
+
+def first_columns_doubled(m, n):
+    for i in range(n):
+        m[i][0] = m[i][1] * 2
+
+
+def test_rows_a_loop_unpacks_hold_as_many_values_and_tuple_rows_are_only_read():
+    assert_same_as_cpython(pair_products, [(1.0, 2.0), (3.0, 0.5)])   # tuple rows, read: compiled
+    assert_same_as_cpython(pair_products, numpy.ones((4, 2)))
+    assert_same_as_cpython(pair_products, [(1.0, 2.0, 3.0)] * 2,
+                           compiled=guard(Assumption.ROW_WIDTH, name="'pairs'", width=3, wanted=2))
+    assert_same_as_cpython(pair_products, numpy.ones((4, 3)),
+                           compiled=guard(Assumption.ROW_WIDTH, name="'pairs'", width=3, wanted=2))
+    # Written, the rows must be lists: a tuple raises TypeError in CPython, which runs the loop.
+    assert_same_as_cpython(first_columns_doubled, [(1, 2), (3, 4)], 2, compiled=guard(Assumption.LIST_RANK, rank=2))
+    assert_same_as_cpython(first_columns_doubled, [[1, 2], (3, 4)], 2, compiled=guard(Assumption.LISTS_UNBOX))
+
+
 def test_numpy_dtype_and_rank():
     assert_same_as_cpython(add_one, numpy.arange(3, dtype=numpy.uint8), 3,
                            compiled=guard(Assumption.NDARRAY_DTYPE, name="a", dtype="uint8"))

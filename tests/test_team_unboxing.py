@@ -28,11 +28,11 @@ def library():
     helper.mg_set_unbox_team(config.current().threads or marshal.usable_cores())
 
 
-def unboxed(library, values, rank: int, kind: ArrayKind, team: int):
+def unboxed(library, values, rank: int, kind: ArrayKind, team: int, tuples: bool = False):
     library.mg_set_unbox_team(team)
     shape = [len(values)] + ([len(values[0])] if rank == 2 else [])
     buffer = numpy.full(shape, 7, dtype=DTYPES[kind])   # elements the unboxing misses keep 7
-    return library.mg_unbox_into(values, rank, int(kind), buffer), buffer
+    return library.mg_unbox_into(values, rank, int(kind), buffer, int(tuples)), buffer
 
 
 @pytest.mark.parametrize("team", [2, 3, 7])
@@ -62,6 +62,15 @@ def test_a_team_refuses_what_a_thread_refuses(library):
     rows = [[1.0] * 1000 for _ in range(TEAM_ELEMENTS // 1000 + 5)]
     rows[-1] = rows[-1][:-1]   # the last row ragged: refused, whoever reads it
     assert {unboxed(library, rows, 2, ArrayKind.LIST_FLOAT, team)[0] for team in (1, 2)} != {0}
+
+
+def test_tuple_rows_only_where_allowed(library):
+    pairs = [(float(i), float(-i)) for i in range(TEAM_ELEMENTS)]
+    for team in (1, 3):
+        assert unboxed(library, pairs, 2, ArrayKind.LIST_FLOAT, team)[0] != 0   # a list to box back into
+        answer, buffer = unboxed(library, pairs, 2, ArrayKind.LIST_FLOAT, team, tuples=True)
+        assert answer == 0 and buffer.tolist() == [list(pair) for pair in pairs]
+    assert unboxed(library, tuple(pairs), 2, ArrayKind.LIST_FLOAT, 2, tuples=True)[0] != 0   # rows only
 
 
 def strided(values, start, n, step):

@@ -126,8 +126,8 @@ FRESH: tuple[Mutant, ...] = (
            "the checked index accepts i == n (one past the end) without an IndexError"),
     # -- runtime ----------------------------------------------------------------------
     Mutant("ragged-list-unboxed", "runtime/marshal_lists.c",
-           "if (!PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != box->shape[depth]) return 1;",
-           "if (!PyList_CheckExact(obj)) return 1;",
+           "return PyList_GET_SIZE(obj) == box->shape[depth] ? ((PyListObject *)obj)->ob_item : NULL;",
+           "return ((PyListObject *)obj)->ob_item;",
            (*BOXING, GUARDS),
            "unboxing no longer checks each row's length: ragged nested lists accepted"),
     Mutant("int-list-overflow-unchecked", "runtime/marshal_lists.c",

@@ -192,11 +192,26 @@ def _count(source: _Source) -> ast.expr:
 
 
 def _unpack(target: ast.expr, value, where: ast.AST) -> list[ast.stmt]:
-    """``target = value`` for one element, left to right as a ``for`` target binds."""
+    """``target = value`` for one element, left to right as a ``for`` target binds.  A row
+    unpacked into names (``for x, y in pairs``: ``x = pairs[k][0]``, ``y = pairs[k][1]``)
+    marks its binds ``unpacks``: the row's length, which the guard checks (Python raises
+    ValueError for any other)."""
     if isinstance(value, tuple):
         if not isinstance(target, (ast.Tuple, ast.List)) or len(target.elts) != len(value):
             raise Unsupported("loop target does not unpack the elements one to one", where.lineno, where.col_offset)
         return [s for t, v in zip(target.elts, value) for s in _unpack(t, v, where)]
+    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, ast.Subscript):
+        if any(isinstance(t, ast.Starred) for t in target.elts):
+            raise Unsupported("loop target with a starred name", where.lineno, where.col_offset)
+        binds = []
+        for position, name in enumerate(target.elts):
+            if not isinstance(name, ast.Name):
+                raise Unsupported("loop target unpacks a row into more than names", where.lineno, where.col_offset)
+            bind = _assign(name.id, ast.Subscript(value=copy.deepcopy(value), slice=ast.Constant(position),
+                                                  ctx=ast.Load()))
+            bind.unpacks = len(target.elts)
+            binds.append(bind)
+        return binds
     if not isinstance(target, ast.Name):
         raise Unsupported("loop target is not a plain name", where.lineno, where.col_offset)
     return [_assign(target.id, value)]

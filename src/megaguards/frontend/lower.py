@@ -34,6 +34,7 @@ class _Lowerer(CallLowering):
         self.min_rank: dict[str, int] = {}   # len(A[0]) needs A to have at least rank 2
         self.shape_dims: dict[str, set] = {}  # a.shape[k] reads
         self.tuple_indexed: set[str] = set()  # arrays subscripted as A[i, j]
+        self.widths: dict[str, int] = {}      # arrays whose rows a loop target unpacks -> their length
         self.scalar_reads: dict[str, None] = {}
         self.assigned: dict[str, None] = {}
         self.functions: dict[str, None] = {"range": None}
@@ -193,6 +194,7 @@ class _Lowerer(CallLowering):
         if single and not isinstance(value_node, ast.Tuple):
             values = self.values_of(value_node)
             if len(values) == 1:
+                self.unpacked(node, values[0])
                 return [self.store(targets[0], values[0], node)]
         # Several targets or unpacking: evaluate the right side once, into temporaries.
         elif (isinstance(value_node, (ast.Tuple, ast.List))
@@ -238,6 +240,19 @@ class _Lowerer(CallLowering):
             raise _unsupported(node, "arrays swapped inside a called function (its caller's names would change)")
         self.rebound_groups.append(frozenset(names))
         return ir.Rebind(tuple(names), tuple(sources), **_where(node))
+
+    def unpacked(self, node: ast.stmt, value: ir.Expr) -> None:
+        """A bind of a row's element to a name of a loop target (desugar._unpack's
+        ``unpacks``): the guard checks the rows hold as many values as the target names."""
+        width = getattr(node, "unpacks", 0)
+        if not width:
+            return
+        if not isinstance(value, ir.Load):
+            raise _unsupported(node, "loop target unpacks something other than the rows of a list or array")
+        known = self.widths.setdefault(value.array, width)
+        if known != width:
+            raise _unsupported(node, f"the rows of {ir.describe_name(value.array)} are unpacked into {known} "
+                                     f"and into {width} names")
 
     def store(self, target: ast.expr, value: ir.Expr, node: ast.stmt) -> ir.Stmt:
         if isinstance(target, ast.Name):
@@ -430,7 +445,8 @@ class _Lowerer(CallLowering):
                 raise Unsupported(f"len() of a sub-array of '{path}' deeper than its indexing")
             if any(not -rank <= d < rank for d in dims):
                 raise Unsupported(f"'{path}.shape[...]' outside its {rank} dimensions (Python raises IndexError)")
-            uses.append(ir.ArrayUse(path, rank, path in self.written_arrays, path in self.tuple_indexed))
+            uses.append(ir.ArrayUse(path, rank, path in self.written_arrays, path in self.tuple_indexed,
+                                    self.widths.get(path, 0)))
         return tuple(uses)
 
 

@@ -24,12 +24,13 @@ _MISSING = object()
 INT_OR_FLOAT_LIST = "list of ints and floats"   # a list's entry in the key where the site saw one mix them
 
 
-def list_leaf_class(value: list, rank: int) -> type:
+def list_leaf_class(value: list, rank: int, tuples: bool = False) -> type:
     """Class of the first scalar of a ``rank``-deep list (the guard checks the rest
-    while unboxing); raises GuardFailure if it is not a list of that rank or is empty."""
+    while unboxing); raises GuardFailure if it is not a list of that rank or is empty.
+    ``tuples``: its rows may be tuples (a list the loop only reads: ``for x, y in pairs``)."""
     leaf = value
-    for _ in range(rank):
-        if type(leaf) is not list:
+    for depth in range(rank):
+        if type(leaf) is not list and not (tuples and depth and type(leaf) is tuple):
             raise Assumption.LIST_RANK.failure(rank=rank)
         if not leaf:
             raise Assumption.LIST_NOT_EMPTY.failure()
@@ -169,11 +170,12 @@ def scalar_type(name: str, value: object) -> Scalar:
     return scalar
 
 
-def array_element(name: str, value: object, rank: int, mixed: bool = False) -> tuple[Scalar, bool, bool]:
+def array_element(name: str, value: object, rank: int, mixed: bool = False,
+                  tuples: bool = False) -> tuple[Scalar, bool, bool]:
     """(element type, is a list, last dimension contiguous) of an array live-in (``mixed``: a
-    list of ints and floats); GuardFailure if unsupported."""
+    list of ints and floats; ``tuples``: rows may be tuples); GuardFailure if unsupported."""
     if type(value) is list:
-        leaf = scalar_of_class(list_leaf_class(value, rank))
+        leaf = scalar_of_class(list_leaf_class(value, rank, tuples))
         return Scalar.PY_INT_OR_FLOAT if mixed and leaf in (Scalar.PY_INT, Scalar.PY_FLOAT) else leaf, True, True
     if type(value) is ndarray_class() or is_cupy_array(value):
         element = numpy_dtype_scalar(value.dtype)
@@ -183,6 +185,19 @@ def array_element(name: str, value: object, rank: int, mixed: bool = False) -> t
             raise Assumption.NDARRAY_RANK.failure(name=name, ndim=value.ndim, rank=rank)
         return element, False, value.strides[-1] == value.itemsize
     raise Assumption.ARRAY_CLASS.failure(cls=type(value).__name__)   # Binder.bind has already refused it
+
+
+def row_width(name: str, value, rank: int, width: int) -> None:
+    """The loop unpacks the rows of ``value`` into ``width`` names: its last dimension holds
+    that many values (checked on the first row here: the unboxing finds every row as long)."""
+    if type(value) is list or type(value) is tuple:
+        for _ in range(rank - 1):
+            value = value[0]
+        found = len(value)
+    else:
+        found = value.shape[rank - 1]
+    if found != width:
+        raise Assumption.ROW_WIDTH.failure(name=ir.describe_name(name), width=found, wanted=width)
 
 
 @record
@@ -231,7 +246,9 @@ class Binder:
         self.array_uses = loop.arrays
         self.function_getters = tuple(_getter(p, index) for p in self.function_paths)
         self.scalar_getters = tuple(_getter(p, index) for p in self.scalar_paths)
-        self.array_getters = tuple((_getter(a.name, index), a.rank) for a in loop.arrays)
+        self.array_getters = tuple((_getter(a.name, index), a.rank, not a.written) for a in loop.arrays)
+        # Arrays whose rows the loop unpacks (``for x, y in pairs``): (position, rank, width).
+        self.widths = tuple((k, a.rank, a.width) for k, a in enumerate(loop.arrays) if a.width)
         self.appended_getters = tuple(_getter(path, index) for path in loop.appended)
         # Attributes the loop assigns (self.total += x): their objects, and the names.
         self.attribute_setters = tuple((_getter(path.rpartition(".")[0], index), path.rpartition(".")[2])
@@ -256,14 +273,14 @@ class Binder:
                 raise Assumption.SCALAR_INT64.failure()
             key.append(cls)
             scalars.append(value)
-        arrays = [get(values) for get, _ in self.array_getters]
+        arrays = [get(values) for get, _, _ in self.array_getters]
         mixed_lists = {id(arrays[k]) for k in self.mixed if type(arrays[k]) is list} if self.mixed else ()
         on_device = False
         identities: dict[int, int] = {}
-        for value, (_, rank) in zip(arrays, self.array_getters):
+        for value, (_, rank, tuples) in zip(arrays, self.array_getters):
             cls = type(value)
             if cls is list:
-                leaf = list_leaf_class(value, rank)
+                leaf = list_leaf_class(value, rank, tuples)
                 key.append(INT_OR_FLOAT_LIST if id(value) in mixed_lists and leaf is not bool else leaf)
             elif cls is ndarray_class():
                 key.append(value.dtype)
@@ -275,6 +292,8 @@ class Binder:
             else:
                 raise Assumption.ARRAY_CLASS.failure(cls=cls.__name__)
             key.append(identities.setdefault(id(value), len(identities)))
+        for position, rank, width in self.widths:
+            row_width(self.array_uses[position].name, arrays[position], rank, width)
         mixed = frozenset(k for k, value in enumerate(arrays) if id(value) in mixed_lists)
         appended = tuple(get(values) for get in self.appended_getters)
         for value in appended:
@@ -300,7 +319,7 @@ class Binder:
                 raise Unsupported(f"{ir.describe_name(path)} is not the built-in {self.assumed[path]}")
             functions[path] = canonical
         scalars = {path: scalar_type(path, value) for path, value in zip(self.scalar_paths, binding.scalars)}
-        arrays = {use.name: array_element(use.name, value, use.rank, k in binding.mixed)
+        arrays = {use.name: array_element(use.name, value, use.rank, k in binding.mixed, not use.written)
                   for k, (use, value) in enumerate(zip(self.array_uses, binding.arrays))}
         return functions, scalars, arrays
 

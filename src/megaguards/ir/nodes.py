@@ -203,6 +203,7 @@ class ArrayUse:
     rank: int
     written: bool
     tuple_indexed: bool = False  # some subscript is A[i, j] (a TypeError on a list)
+    width: int = 0               # the loop unpacks its rows (``for x, y in A``): their length, else 0
 
 
 @record

@@ -233,7 +233,7 @@ class DeviceCopies:
         if type(value) is list:
             with self.clock.book("unbox"):
                 host = numpy.empty(list_shape(value, info.rank), dtype=list_dtype(info))
-                unboxed = self.codec.mg_unbox_into(value, info.rank, list_kind(info.element), host)
+                unboxed = self.codec.mg_unbox_into(value, info.rank, list_kind(info.element), host, not written)
             if unboxed:
                 raise marshal_failure(unboxed)
             with self.clock.book("transfer"):

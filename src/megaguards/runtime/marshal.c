@@ -209,9 +209,10 @@ static int same_box(const mg_snapshot *s, const mg_box *box) {
 /* Does the list hold the snapshot's objects in its box (0 also for another shape: the
  * unboxing then says why)?  ``keep`` instead: record them, references taken. */
 static int match_items(PyObject *obj, int depth, const mg_box *box, PyObject **items, int64_t *position, int keep) {
-    if (!PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != box->shape[depth]) return 0;
+    PyObject **own = level_items(obj, depth, box);
+    if (own == NULL) return 0;
     Py_ssize_t n = box->count[depth];
-    PyObject **own = ((PyListObject *)obj)->ob_item + box->low[depth];
+    own += box->low[depth];
     if (depth + 1 < box->rank) {
         for (Py_ssize_t i = 0; i < n; i++)
             if (!match_items(own[i], depth + 1, box, items, position, keep)) return 0;
@@ -329,6 +330,7 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
     int64_t shapes[MAX_ARRAYS][MAX_RANK], lows[MAX_ARRAYS][MAX_RANK], counts[MAX_ARRAYS][MAX_RANK];
     int64_t gaps[MAX_ARRAYS], visited[MAX_ARRAYS];
     int shared[MAX_ARRAYS] = {0};    /* a list some later name also binds */
+    int boxed_back[MAX_ARRAYS] = {0};  /* a list some name of it writes: its rows must be lists */
     mg_growing grown[MAX_ARRAYS];    /* the values the kernel appends, per list appended to */
     PyObject *appended[MAX_ARRAYS];  /* those lists */
     int growing = 0;
@@ -383,6 +385,7 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
         int kind = (int)entry[0], rank = (int)entry[1];
         if (kind == KIND_NDARRAY || kind == KIND_SHADOW || kind == KIND_GROWING) continue;
         visited[k] = choose_box(shapes[k], rank, entry[5], ints, lows[k], counts[k], &gaps[k]);
+        boxed_back[alias[k] >= 0 ? alias[k] : k] |= entry[3] != 0;
         if (alias[k] >= 0) {   /* each element of either box, one gap apart */
             int first = alias[k];
             shared[first] = 1;
@@ -415,7 +418,7 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
         seconds[4] += (double)held;
         if (size == 0) { pointers[k] = (char *)mg_empty; continue; }
         PyObject *obj = PyTuple_GET_ITEM(arrays, k);
-        mg_box box = {shapes[k], lows[k], counts[k], rank, kind, gaps[k]};
+        mg_box box = {shapes[k], lows[k], counts[k], rank, kind, gaps[k], !boxed_back[k]};
         mg_snapshot *snapshot = snapshots != NULL && !written[k] && !shared[k] ? &snapshots[k] : NULL;
         char *buffer = snapshot != NULL ? reuse(snapshot, obj, &box) : NULL;
         if (buffer != NULL) {
@@ -449,7 +452,7 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
     for (int64_t k = 0; k < n_arrays; k++, entry += MG_ARRAY_FIELDS) {
         if (owned[k] == NULL || !written[k]) continue;  /* not an unboxed list, or read only */
         int64_t position = 0;
-        mg_box box = {shapes[k], lows[k], counts[k], (int)entry[1], (int)entry[0], gaps[k]};
+        mg_box box = {shapes[k], lows[k], counts[k], (int)entry[1], (int)entry[0], gaps[k], 0};
         if (box_level(PyTuple_GET_ITEM(arrays, k), 0, &box, owned[k], &position)) { result = MG_PYERROR; goto done; }
     }
     entry = plan + MG_PLAN_HEADER;
@@ -468,10 +471,11 @@ done:
     return result;
 }
 
-/* The whole of a list of this shape (the GPU path's and the benchmarks' unboxing). */
-static int whole(PyObject *list, int rank, int kind, const int64_t *shape, char *buffer, int boxing) {
+/* The whole of a list of this shape (the GPU path's and the benchmarks' unboxing; ``tuples``:
+ * its rows may be tuples, for a list only read). */
+static int whole(PyObject *list, int rank, int kind, const int64_t *shape, char *buffer, int boxing, int tuples) {
     int64_t low[MAX_RANK] = {0}, position = 0, size = 1;
-    mg_box box = {shape, low, shape, rank, kind, 1};
+    mg_box box = {shape, low, shape, rank, kind, 1, tuples && !boxing};
     for (int d = 0; d < rank; d++) size *= shape[d];
     return boxing ? box_level(list, 0, &box, buffer, &position) : unbox_list(list, &box, buffer, &position, size);
 }
@@ -479,17 +483,17 @@ static int whole(PyObject *list, int rank, int kind, const int64_t *shape, char 
 /* Unboxing alone (benchmarks and tests): a list of floats into a buffer of n doubles. */
 int mg_unbox_floats(PyObject *list, double *out, int64_t n) {
     int64_t shape[1] = {n};
-    return whole(list, 1, KIND_FLOAT, shape, (char *)out, 0);
+    return whole(list, 1, KIND_FLOAT, shape, (char *)out, 0, 0);
 }
 
 /* GPU path: unbox one list into a C-contiguous NumPy buffer of its shape (0, or 1 if
  * the list is not rectangular / homogeneous), and box a buffer back into the list. */
-int mg_unbox_into(PyObject *list, int rank, int kind, PyObject *buffer) {
+int mg_unbox_into(PyObject *list, int rank, int kind, PyObject *buffer, int tuples) {
     mg_ndarray *array = (mg_ndarray *)buffer;
     int64_t shape[MAX_RANK];
     if (rank > MAX_RANK || array->nd != rank) return MG_GUARD;
     for (int d = 0; d < rank; d++) shape[d] = array->dimensions[d];
-    return whole(list, rank, kind, shape, array->data, 0) ? MG_GUARD : 0;
+    return whole(list, rank, kind, shape, array->data, 0, tuples) ? MG_GUARD : 0;
 }
 
 /* GPU path: a list the kernel overwrites whole is not unboxed, only checked to have the
@@ -514,7 +518,7 @@ int mg_box_from(PyObject *list, int rank, int kind, PyObject *buffer) {
     int64_t shape[MAX_RANK];
     if (rank > MAX_RANK || array->nd != rank) return MG_GUARD;
     for (int d = 0; d < rank; d++) shape[d] = array->dimensions[d];
-    if (whole(list, rank, kind, shape, array->data, 1)) { PyErr_Clear(); return MG_PYERROR; }
+    if (whole(list, rank, kind, shape, array->data, 1, 0)) { PyErr_Clear(); return MG_PYERROR; }
     return 0;
 }
 

@@ -55,9 +55,9 @@ def helper(cache_dir: Path, compiler: tuple[str, str]) -> ctypes.PyDLL:
     library.mg_fold.restype = ctypes.c_double
     library.mg_list_shape.argtypes = [ctypes.py_object, ctypes.c_int, ctypes.POINTER(ctypes.c_int64)]
     library.mg_list_shape.restype = ctypes.c_int
-    for name in ("mg_unbox_into", "mg_box_from"):
+    for name, extra in (("mg_unbox_into", [ctypes.c_int]), ("mg_box_from", [])):   # unbox: rows may be tuples
         function = getattr(library, name)
-        function.argtypes = [ctypes.py_object, ctypes.c_int, ctypes.c_int, ctypes.py_object]
+        function.argtypes = [ctypes.py_object, ctypes.c_int, ctypes.c_int, ctypes.py_object, *extra]
         function.restype = ctypes.c_int
     return library
 

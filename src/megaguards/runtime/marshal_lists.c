@@ -15,8 +15,19 @@ static int element_size(int kind) { return kind == KIND_BOOL ? 1 : kind == KIND_
 /* The part of a nested list that is unboxed or boxed back: ``count[d]`` elements of each
  * dimension from ``low[d]`` (the whole list: 0 and its shape), of which the last dimension's
  * every ``gap``-th only (the others keep whatever the buffer holds: the kernel never reads
- * them); each list visited has exactly ``shape[d]`` elements. */
-typedef struct { const int64_t *shape, *low, *count; int rank, kind; int64_t gap; } mg_box;
+ * them); each list visited has exactly ``shape[d]`` elements.  ``tuples``: its rows may be
+ * tuples (a list the kernel only reads: ``for x, y in pairs``); the list itself is a list. */
+typedef struct { const int64_t *shape, *low, *count; int rank, kind; int64_t gap; int tuples; } mg_box;
+
+/* The elements of one level of a nested list: a list's, or at depth > 0 a tuple's where the
+ * box allows tuples; NULL for anything else or another length than the box's. */
+static PyObject **level_items(PyObject *obj, int depth, const mg_box *box) {
+    if (PyList_CheckExact(obj))
+        return PyList_GET_SIZE(obj) == box->shape[depth] ? ((PyListObject *)obj)->ob_item : NULL;
+    if (depth > 0 && box->tuples && PyTuple_CheckExact(obj))
+        return PyTuple_GET_SIZE(obj) == box->shape[depth] ? ((PyTupleObject *)obj)->ob_item : NULL;
+    return NULL;
+}
 
 /* An exact int below 2**53 in magnitude as a double; 0 if the object is not one. */
 static int exact_int(PyObject *item, double *out) {
@@ -72,9 +83,10 @@ static int unbox_items(PyObject **items, Py_ssize_t n, int64_t gap, int kind, ch
 }
 
 static int unbox_level(PyObject *obj, int depth, const mg_box *box, char *out, int64_t *position) {
-    if (!PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != box->shape[depth]) return 1;
+    PyObject **items = level_items(obj, depth, box);
+    if (items == NULL) return 1;
     Py_ssize_t n = box->count[depth];
-    PyObject **items = ((PyListObject *)obj)->ob_item + box->low[depth];
+    items += box->low[depth];
     if (depth + 1 < box->rank) {
         for (Py_ssize_t i = 0; i < n; i++) {
             int failed = unbox_level(items[i], depth + 1, box, out, position);
@@ -244,13 +256,15 @@ static int append_collected(PyObject *list, const mg_growing *grown, int kind) {
     return 0;
 }
 
-/* Shape of a nested list along its first elements; 0 on success, 1 if not a list of that rank. */
+/* Shape of a nested list along its first elements (rows may be tuples: the unboxing says
+ * which it accepts); 0 on success, 1 if not a list of that rank. */
 static int list_shape(PyObject *obj, int rank, int64_t *shape) {
     for (int d = 0; d < rank; d++) {
-        if (!PyList_CheckExact(obj)) return 1;
-        shape[d] = PyList_GET_SIZE(obj);
+        int tuple = d > 0 && PyTuple_CheckExact(obj);
+        if (!PyList_CheckExact(obj) && !tuple) return 1;
+        shape[d] = tuple ? PyTuple_GET_SIZE(obj) : PyList_GET_SIZE(obj);
         if (shape[d] == 0) { for (int e = d + 1; e < rank; e++) shape[e] = 0; return 0; }
-        obj = PyList_GET_ITEM(obj, 0);
+        obj = tuple ? PyTuple_GET_ITEM(obj, 0) : PyList_GET_ITEM(obj, 0);
     }
     return 0;
 }
