@@ -50,6 +50,36 @@ def test_install_rewrites_modules_imported_afterwards(tmp_path):
     assert result.stdout.splitlines() == ["11.0", '[["dot", 1]]']
 
 
+def test_megaguards_report_is_written_at_exit_under_plain_python(tmp_path):
+    """MEGAGUARDS_REPORT set before megaguards is imported: a program using @jit under plain
+    python writes the report when it ends, as ``megaguards run`` does (once)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "jitted.py"
+    script.write_text(textwrap.dedent("""
+        import megaguards
+
+        @megaguards.jit
+        def total(a):
+            s = 0.0
+            for i in range(len(a)):
+                s += a[i]
+            return s
+
+        print(total([0.5] * 10))
+    """))
+    report = tmp_path / "out" / "report.json"
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                            env=dict(os.environ, MEGAGUARDS_REPORT=str(report)))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "5.0\n" and result.stderr == ""
+    loops = json.loads(report.read_text())["loops"]
+    assert [(loop["function"], loop["entries"], loop["compiled_runs"]) for loop in loops] == [("total", 1, 1)]
+
+
 def test_standard_library_is_never_rewritten():
     from megaguards.importhook import is_user_file
     import json

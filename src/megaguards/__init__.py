@@ -42,6 +42,11 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
 
+if config.current().report_json:  # MEGAGUARDS_REPORT: written at exit under plain python too (@jit, install())
+    from .reports import write_at_exit
+
+    write_at_exit()
+
 if config.current().log_level:  # MEGAGUARDS_LOG=debug ...: the user asked to see the logger
     from .log_setup import configure_logging
 

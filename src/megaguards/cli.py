@@ -192,7 +192,9 @@ def run(options) -> int:
 
 
 def _prepare(options, script: str) -> None:
-    atexit.register(_write_reports)
+    from .reports import write_at_exit
+
+    write_at_exit()
     from .runtime import warmup
 
     warmup.start_for_script(script)   # CUDA starts while the script does, when it will be used
@@ -251,7 +253,9 @@ def _die_of_sigint() -> None:
     """End as python does after an uncaught KeyboardInterrupt: killed by SIGINT."""
     import signal
 
-    _write_reports()
+    from .reports import write
+
+    write()
     sys.stdout.flush()
     sys.stderr.flush()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -280,16 +284,3 @@ def _print_explanation(show_source: bool, verbose: bool = False) -> None:
     from .diagnostics.explain import explain_all
 
     print(explain_all(show_source, verbose), file=sys.stderr)
-
-
-def _write_reports() -> None:
-    configuration = config.current()
-    if not (configuration.report_json or configuration.report_table):
-        return
-    from .diagnostics.report import build_report, format_table, write_json
-
-    report = build_report()
-    if configuration.report_json:
-        write_json(configuration.report_json, report)
-    if configuration.report_table:
-        print(format_table(report), file=sys.stderr)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import linecache
 import os
+import sys
 
 from .. import config
 from ..runtime.site import REGISTRY, Site
@@ -54,16 +55,15 @@ def threads() -> int:
 
 def ran_backend(site: Site) -> str | None:
     """What ran the loop's compiled entries: ``cuda`` where an entry ran on the GPU,
-    ``c-omp`` where one ran the all-cores kernel with more than one thread to fork (auto
-    builds that kernel at the first entry it sends there), ``c-seq`` otherwise; None where
-    nothing compiled.  (The kernel itself runs an entry whose work is below
-    MEGAGUARDS_PARALLEL_WORK on one thread: the runtime does not record which did.)"""
+    ``c-omp`` where one ran a parallel loop with more than one thread (the kernel runs an
+    entry whose work is below MEGAGUARDS_PARALLEL_WORK on one thread, and a child made by
+    fork runs every one so), ``c-seq`` otherwise; None where nothing compiled."""
     compiled = site.compiled
     if not compiled:
         return None
     if any(getattr(s, "gpu_runs", 0) for s in compiled):
         return "cuda"
-    return "c-omp" if site.parallel_depth and threads() > 1 else "c-seq"
+    return "c-omp" if any(getattr(s, "team_runs", 0) for s in compiled) else "c-seq"
 
 
 def source_line(filename: str, line: int) -> str:
@@ -97,6 +97,19 @@ def decisive_reason(record: dict) -> str:
     if not record["compiled_runs"]:
         reasons = [r for r in reasons if "the loop is typed again" not in r] or reasons
     return reasons[0] if reasons else ""
+
+
+def write_configured() -> None:
+    """The reports the settings ask for: the JSON file (MEGAGUARDS_REPORT, --report-json),
+    the table on stderr (--report)."""
+    configuration = config.current()
+    if not (configuration.report_json or configuration.report_table):
+        return
+    report = build_report()
+    if configuration.report_json:
+        write_json(configuration.report_json, report)
+    if configuration.report_table:
+        print(format_table(report), file=sys.stderr)
 
 
 def build_report(sites=None) -> dict:

@@ -67,6 +67,7 @@ _FIELDS = {
     "features_logged": dict,      # (kernel key, bucket) -> lines in MEGAGUARDS_FEATURES_LOG
     "warned": set,                # MegaguardsWarning messages (or keys: settings) already shown
     "preparing": None,            # the SiteInfo of the loop being specialized: its warnings name it
+    "reports_at_exit": False,     # the loop reports the settings ask for are written at exit (report.py)
 }
 
 
