@@ -181,6 +181,19 @@ def test_backend_says_what_ran(script, tmp_path):
     assert "loop 'i' at line 5: can run in parallel (OpenMP), ran on one core" in text
 
 
+def test_backend_counts_the_threads_the_kernel_ran_with(script, tmp_path):
+    """Two threads allowed, but each entry's work below MEGAGUARDS_PARALLEL_WORK: the all-cores
+    kernel runs the loop on one thread, and the report says so (it said c-omp)."""
+    if CORES < 2:
+        pytest.skip("one usable core")
+    report = tmp_path / "r.json"
+    for work, backend in (("1000000000", "c-seq"), ("0", "c-omp")):
+        run_megaguards("run", "--report-json", report, "--device", "cpu", script,
+                       env={"MEGAGUARDS_THREADS": "2", "MEGAGUARDS_PARALLEL_WORK": work})
+        loops = {loop["line"]: loop for loop in json.loads(report.read_text())["loops"]}
+        assert (loops[5]["backend"], loops[5]["parallel_depth"]) == (backend, 1), work
+
+
 REDUCE = """\
 def total(xs):
     s = 0.0

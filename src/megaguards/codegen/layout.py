@@ -100,6 +100,7 @@ class Layout:
     rebound: dict = field(default_factory=dict)  # array a swap exchanges -> ints slot: out, the position (in
                                                  # ``arrays``) of the array it names at the end
     growing: dict = field(default_factory=dict)  # list appended to -> its mg_arrays index (after the shadows)
+    team_slot: int = -1   # ints slot: out, the most threads a parallel loop of the entry ran with (0: none forked)
 
 
 def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[str, ...],
@@ -133,7 +134,8 @@ def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[st
                 next_int += 1
     precondition, in_place, mode, intervals = next_int, next_int + 1, next_int + 2, next_int + 3
     interrupt, float_status = intervals + 2 + 2 * hoisted_loops, intervals + 3 + 2 * hoisted_loops
-    next_int = float_status + 1
+    team = float_status + 1
+    next_int = team + 1
     boxes = {}
     for name in arrays:
         if name in boxed:
@@ -145,7 +147,7 @@ def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[st
         next_int += 1
     growing = {name: len(arrays) + len(shadows) + k for k, name in enumerate(typed.appended)}
     return Layout(arrays, dims, scalars, flags, tags, precondition, shadows, in_place, mode, intervals,
-                  next_int, next_float, interrupt, boxes, float_status, rebound, growing)
+                  next_int, next_float, interrupt, boxes, float_status, rebound, growing, team_slot=team)
 
 
 BOX_TAGS = {scalar: tag for tag, scalar in enumerate(Scalar)}

@@ -110,6 +110,7 @@ class Specialization:
 
     last_device = None   # the executable protocol's: one kernel, one device
     gpu_runs = 0
+    team_runs = 0        # entries a parallel loop of the kernel ran with more than one thread
 
     def run(self, binding: Binding) -> Ran | Raised:
         """The live-outs, or the flag the kernel raised (executable.py)."""
@@ -134,6 +135,8 @@ class Specialization:
             if flag < 0:   # marshal.c's answer: an assumption it checks does not hold
                 raise guard.marshal_failure(flag)
             return Raised(flag, failed_check)
+        if self.parallel_depth and ints[self.layout.team_slot] > 1:
+            self.team_runs += 1
         started = time.perf_counter()
         if shadows and not ints[self.in_place_slot]:
             commit_shadows(shadows)

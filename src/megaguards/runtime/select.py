@@ -118,6 +118,12 @@ class DeviceChoice:
         return self.cpu.parallel_depth
 
     @property
+    def team_runs(self) -> int:
+        """Entries that ran a parallel loop with more than one thread (the all-cores kernel is
+        ``cpu`` once built; the one-core kernel then ``sequential``)."""
+        return self.cpu.team_runs
+
+    @property
     def typed(self):
         return self.cpu.typed
 

@@ -123,10 +123,13 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
         emit(inner, f"if ({label}_round < {label}_threads) {label}_round = {label}_threads;")
     if renderer.watches_float_status:   # each thread has its own IEEE flags: kept, then gathered
         emit(inner, "if (mg_fp_mask) mg_fp_seen |= fetestexcept(FE_ALL_EXCEPT);")
+    # The team OpenMP gave (fewer than asked in a forked child, or nested): what the report says ran.
+    emit(inner, f"int {label}_team_ran = 1;")
     emit(inner, f"#pragma omp parallel num_threads({label}_threads)")
     emit(inner, "{")
     region = inner + 1
     emit(region, "int mg_err = 0;")
+    emit(region, f"if (omp_get_thread_num() == 0) {label}_team_ran = omp_get_num_threads();")
     if renderer.watches_float_status:
         emit(region, "if (mg_fp_mask) feclearexcept(FE_ALL_EXCEPT);")
     emit(region, "uint64_t mg_ticks = 0;")
@@ -162,6 +165,8 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
         if name in renderer.layout.box_tags:
             emit(region, f"{label}_tag_{c_name(name)}[{label}_tid] = mg_tag_{c_name(name)};")
     emit(inner, "}")
+    team = renderer.layout.team_slot
+    emit(inner, f"if ({label}_team_ran > mg_ints[{team}]) mg_ints[{team}] = {label}_team_ran;")
     emit(inner, f"if ({label}_error) {{")
     _free_logs(renderer, label, folds, inner + 1)
     emit(inner + 1, f"mg_err = {label}_error; goto mg_exit;")
