@@ -301,6 +301,31 @@ def test_rows_a_loop_unpacks_hold_as_many_values_and_tuple_rows_are_only_read():
     assert_same_as_cpython(first_columns_doubled, [[1, 2], (3, 4)], 2, compiled=guard(Assumption.LISTS_UNBOX))
 
 
+def test_array_module_arrays_of_doubles_and_int64_only():
+    from array import array
+
+    assert_same_as_cpython(add_one, array("d", [1.5, 2.5]), 2)
+    assert_same_as_cpython(add_one, array("q", [1, 2**40]), 2)
+    assert_same_as_cpython(add_one, array("i", [1, 2]), 2,
+                           compiled=guard(Assumption.BUFFER_TYPECODE, name="'a'", code="i"))
+    assert_same_as_cpython(first_column, array("d", [1.0, 2.0]), 2, compiled=guard(Assumption.LIST_RANK, rank=2))
+    assert_same_as_cpython(add_one, array("q", [2**63 - 1]), 1, compiled="runtime flag")   # CPython: OverflowError
+    # A part of the array, every third element: the others keep their values.
+    assert_same_as_cpython(strided_double, array("d", [float(i) for i in range(100)]), 5, 90, 3)
+    shared = array("d", [float(i) for i in range(50)])
+    assert_same_as_cpython(shifted_copy, shared, shared, 50)   # one array under two names
+
+
+def strided_double(a, start, stop, step):
+    for i in range(start, stop, step):
+        a[i] = a[i] * 2.0 + a[i - 1]
+
+
+def shifted_copy(source, target, n):
+    for i in range(1, n):
+        target[i] = source[i - 1] + 0.5
+
+
 def test_numpy_dtype_and_rank():
     assert_same_as_cpython(add_one, numpy.arange(3, dtype=numpy.uint8), 3,
                            compiled=guard(Assumption.NDARRAY_DTYPE, name="a", dtype="uint8"))

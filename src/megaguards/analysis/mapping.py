@@ -158,6 +158,9 @@ def _cpu_only(typed) -> str:
     CPU ("": it has none)."""
     if typed.appended:
         return f"appending to {', '.join(repr(name) for name in sorted(typed.appended))} runs on the CPU only"
+    buffers = sorted(name for name, info in typed.arrays.items() if info.buffer)
+    if buffers:
+        return f"array.array {', '.join(ir.describe_name(n) for n in buffers)} runs on the CPU only"
     names = sorted([name for name, scalar in typed.variables.items() if scalar.is_int_or_float]
                    + [name for name, info in typed.arrays.items() if info.element.is_int_or_float])
     if not names:

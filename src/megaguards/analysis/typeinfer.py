@@ -32,6 +32,7 @@ class ArrayInfo:
     rank: int
     is_list: bool
     unit_stride: bool = False  # the last dimension is contiguous (lists always are)
+    buffer: bool = False       # an array.array: a list's Python numbers, held as double or int64
 
 
 @record
@@ -166,6 +167,10 @@ class _Inference:
         info = self.arrays[node.array]
         self.indices(node.indices, node)
         value = self.expression(node.value)
+        if info.buffer and value != {info.element}:
+            raise Unsupported(f"storing {describe_types(value)} into the array.array {ir.describe_name(node.array)} "
+                              f"of {describe_types({info.element})} (array.array converts or refuses it)",
+                              node.line, node.col)
         if Scalar.PY_INT_OR_FLOAT in value and not info.is_list:
             raise Unsupported(f"storing an int-or-float value into the NumPy array '{node.array}'",
                               node.line, node.col)

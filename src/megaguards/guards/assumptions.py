@@ -56,6 +56,8 @@ class Assumption(enum.Enum):
     LIST_RANK = ("not a {rank}-D list", "Binder.bind (list_leaf_class)")
     LIST_NOT_EMPTY = ("an empty list (its element type is unknown)", "Binder.bind (list_leaf_class)")
     LIST_LEAF_CLASS = ("a list of {cls}, not of bool, int or float", "Binder.bind (list_leaf_class)")
+    BUFFER_TYPECODE = ("{name} is an array.array of typecode {code!r}: only 'd', 'q' and 'l' (8 bytes) "
+                       "are read", "Binder.bind (buffer_element)")
     ROW_WIDTH = ("the rows of {name} hold {width} values where the loop unpacks {wanted}",
                  "Binder.bind (row_width); the other rows: marshal.c (unbox_level, rectangular)")
     # -- NumPy and CuPy arrays: dtype and rank are in the key -------------------------

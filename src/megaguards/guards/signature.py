@@ -12,6 +12,8 @@ from __future__ import annotations
 import operator
 import types
 
+from array import array as ArrayArray
+
 from ..record import record
 from ..analysis.functions import canonical_name
 from ..codegen.layout import LIST_KIND
@@ -158,7 +160,22 @@ def is_cupy_array(value: object) -> bool:
 def is_array(value: object) -> bool:
     """Of a class ``Binder.bind`` takes for an array (else ARRAY_CLASS fails)."""
     cls = type(value)
-    return cls is list or cls is ndarray_class() or is_cupy_array(value)
+    return cls is list or cls is ndarray_class() or cls is ArrayArray or is_cupy_array(value)
+
+
+# array.array typecodes read in place (copied in and out, a memcpy each): their items are
+# Python's floats and ints, as a list's, held as double and int64 (marshal.c's buffer_items).
+BUFFER_TYPECODES = {"d": Scalar.PY_FLOAT, "q": Scalar.PY_INT, "l": Scalar.PY_INT}
+
+
+def buffer_element(name: str, value, rank: int) -> Scalar:
+    """The element type of an array.array the loop indexes; GuardFailure if unsupported."""
+    if rank != 1:
+        raise Assumption.LIST_RANK.failure(rank=rank)
+    element = BUFFER_TYPECODES.get(value.typecode)
+    if element is None or value.itemsize != 8:
+        raise Assumption.BUFFER_TYPECODE.failure(name=ir.describe_name(name), code=value.typecode)
+    return element
 
 
 def scalar_type(name: str, value: object) -> Scalar:
@@ -173,10 +190,13 @@ def scalar_type(name: str, value: object) -> Scalar:
 def array_element(name: str, value: object, rank: int, mixed: bool = False,
                   tuples: bool = False) -> tuple[Scalar, bool, bool]:
     """(element type, is a list, last dimension contiguous) of an array live-in (``mixed``: a
-    list of ints and floats; ``tuples``: rows may be tuples); GuardFailure if unsupported."""
+    list of ints and floats; ``tuples``: rows may be tuples); GuardFailure if unsupported.
+    An array.array is a list to the stages (its items are Python's numbers), held in a buffer."""
     if type(value) is list:
         leaf = scalar_of_class(list_leaf_class(value, rank, tuples))
         return Scalar.PY_INT_OR_FLOAT if mixed and leaf in (Scalar.PY_INT, Scalar.PY_FLOAT) else leaf, True, True
+    if type(value) is ArrayArray:
+        return buffer_element(name, value, rank), True, True, True
     if type(value) is ndarray_class() or is_cupy_array(value):
         element = numpy_dtype_scalar(value.dtype)
         if element is None or not value.dtype.isnative:
@@ -277,11 +297,14 @@ class Binder:
         mixed_lists = {id(arrays[k]) for k in self.mixed if type(arrays[k]) is list} if self.mixed else ()
         on_device = False
         identities: dict[int, int] = {}
-        for value, (_, rank, tuples) in zip(arrays, self.array_getters):
+        for use, value, (_, rank, tuples) in zip(self.array_uses, arrays, self.array_getters):
             cls = type(value)
             if cls is list:
                 leaf = list_leaf_class(value, rank, tuples)
                 key.append(INT_OR_FLOAT_LIST if id(value) in mixed_lists and leaf is not bool else leaf)
+            elif cls is ArrayArray:
+                key.append(buffer_element(use.name, value, rank))
+                key.append(ArrayArray)
             elif cls is ndarray_class():
                 key.append(value.dtype)
                 key.append(value.ndim)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import builtins
 import functools
 import types
+from array import array as ArrayArray
 
 NODE_SECONDS = 2.5e-9    # CPython 3.11-3.12: one syntax node of a loop body in a function, about
 LOOP_WEIGHT = 3          # nodes an iteration costs beyond its body (the iterator, the target)
@@ -32,7 +33,7 @@ def estimate(formula: tuple, values: tuple) -> float | None:
     return None if weight is None else weight * NODE_SECONDS
 
 
-_SEQUENCES = (list, tuple, range, str, bytes, bytearray)
+_SEQUENCES = (list, tuple, range, str, bytes, bytearray, ArrayArray)
 
 
 class _Evaluator:

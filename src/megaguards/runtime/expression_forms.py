@@ -6,6 +6,7 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import operator
+from array import array as ArrayArray
 
 
 from ..analysis.typeinfer import ArrayInfo, infer_types
@@ -190,9 +191,9 @@ def source_kind(value) -> tuple[str, int]:
             return ("range1" if value.step == 1 else "range"), len(value)
         except OverflowError:
             raise NotHere("a range longer than sys.maxsize") from None
-    if type(value) is list or (type(value) is ndarray_class() and value.ndim == 1):
+    if type(value) is list or type(value) is ArrayArray or (type(value) is ndarray_class() and value.ndim == 1):
         return "seq", len(value)
-    raise NotHere(f"iterating over a {type(value).__name__} (only ranges, lists and 1-D NumPy arrays)")
+    raise NotHere(f"iterating over a {type(value).__name__} (only ranges, lists, array.array and 1-D NumPy arrays)")
 
 
 # Python 3.12+ runs comprehensions inline in their function's frame (PEP 709).

@@ -419,7 +419,8 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
         if (size == 0) { pointers[k] = (char *)mg_empty; continue; }
         PyObject *obj = PyTuple_GET_ITEM(arrays, k);
         mg_box box = {shapes[k], lows[k], counts[k], rank, kind, gaps[k], !boxed_back[k]};
-        mg_snapshot *snapshot = snapshots != NULL && !written[k] && !shared[k] ? &snapshots[k] : NULL;
+        mg_snapshot *snapshot = snapshots != NULL && !written[k] && !shared[k] && PyList_CheckExact(obj)
+                                ? &snapshots[k] : NULL;   /* an array.array is copied: nothing to spare */
         char *buffer = snapshot != NULL ? reuse(snapshot, obj, &box) : NULL;
         if (buffer != NULL) {
             seconds[5] += (double)visited[k];

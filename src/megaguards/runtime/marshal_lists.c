@@ -82,6 +82,38 @@ static int unbox_items(PyObject **items, Py_ssize_t n, int64_t gap, int kind, ch
     return 0;
 }
 
+/* An array.array (guards/signature.py lets no other buffer through) of this kind's items:
+ * its items, or NULL (its buffer released at once: the caller holds the GIL, so that nothing
+ * can resize it before the copy that follows).  ``count``: its length. */
+static char *buffer_items(PyObject *obj, int kind, int writable, Py_ssize_t *count) {
+    Py_buffer view;
+    if (PyList_CheckExact(obj) || !PyObject_CheckBuffer(obj)) return NULL;
+    if (PyObject_GetBuffer(obj, &view, PyBUF_FORMAT | PyBUF_ND | (writable ? PyBUF_WRITABLE : 0)) != 0) {
+        PyErr_Clear();
+        return NULL;
+    }
+    const char *format = view.format == NULL ? "B" : view.format;
+    int fits = view.ndim == 1 && view.itemsize == 8 && format[0] != '\0' && format[1] == '\0'
+               && (kind == KIND_FLOAT ? format[0] == 'd' : kind == KIND_INT && (format[0] == 'q' || format[0] == 'l'));
+    char *items = fits ? (char *)view.buf : NULL;
+    *count = view.len / (view.itemsize ? view.itemsize : 1);
+    PyBuffer_Release(&view);
+    return items;
+}
+
+/* The box of an array.array copied into the buffer, or back (``boxing``): a memcpy each way,
+ * which cannot stop halfway; 1 if it is not one of the box's kind and length. */
+static int copy_buffer(PyObject *obj, const mg_box *box, char *buffer, int64_t *position, int boxing) {
+    Py_ssize_t count = 0;
+    char *items = box->rank == 1 ? buffer_items(obj, box->kind, boxing, &count) : NULL;
+    if (items == NULL || count != box->shape[0]) return 1;
+    size_t bytes = (size_t)box->count[0] * 8;
+    char *mine = buffer + (size_t)*position * 8, *theirs = items + (size_t)box->low[0] * 8;
+    memcpy(boxing ? theirs : mine, boxing ? mine : theirs, bytes);
+    *position += box->count[0];
+    return 0;
+}
+
 static int unbox_level(PyObject *obj, int depth, const mg_box *box, char *out, int64_t *position) {
     PyObject **items = level_items(obj, depth, box);
     if (items == NULL) return 1;
@@ -112,6 +144,7 @@ void mg_set_unbox_team(int threads) { unbox_team = threads > 1 ? threads : 1; }
 /* unbox_level of a whole box, the same answer: the failure of the first element (in the
  * list's order) that fails, the others read but unused. */
 static int unbox_list(PyObject *obj, const mg_box *box, char *out, int64_t *position, int64_t visited) {
+    if (!PyList_CheckExact(obj)) return copy_buffer(obj, box, out, position, 0);
 #ifdef _OPENMP
     int team = unbox_team;
     if (team < 2 || visited < TEAM_ELEMENTS || !PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != box->shape[0])
@@ -176,6 +209,7 @@ static int int_stays(PyObject *old, int64_t value) {
 }
 
 static int box_level(PyObject *obj, int depth, const mg_box *box, const char *buffer, int64_t *position) {
+    if (depth == 0 && !PyList_CheckExact(obj)) return copy_buffer(obj, box, (char *)buffer, position, 1) ? -1 : 0;
     if (!PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != box->shape[depth]) return -1;
     Py_ssize_t n = box->count[depth];
     PyObject **items = ((PyListObject *)obj)->ob_item + box->low[depth];
@@ -259,6 +293,13 @@ static int append_collected(PyObject *list, const mg_growing *grown, int kind) {
 /* Shape of a nested list along its first elements (rows may be tuples: the unboxing says
  * which it accepts); 0 on success, 1 if not a list of that rank. */
 static int list_shape(PyObject *obj, int rank, int64_t *shape) {
+    Py_ssize_t count = 0;
+    if (rank == 1 && !PyList_CheckExact(obj) && PyObject_CheckBuffer(obj)) {   /* an array.array */
+        if (buffer_items(obj, KIND_FLOAT, 0, &count) == NULL && buffer_items(obj, KIND_INT, 0, &count) == NULL)
+            return 1;
+        shape[0] = count;
+        return 0;
+    }
     for (int d = 0; d < rank; d++) {
         int tuple = d > 0 && PyTuple_CheckExact(obj);
         if (!PyList_CheckExact(obj) && !tuple) return 1;

@@ -59,7 +59,8 @@ class Signature:
 
     def describe(self) -> str:
         parts = [f"{name}: {scalar!r}" for name, scalar in self.scalars.items()]
-        parts += [f"{name}: {'list' if info.is_list else 'ndarray'}[{info.rank}-D, {info.element!r}]"
+        parts += [f"{name}: {'array.array' if info.buffer else 'list' if info.is_list else 'ndarray'}"
+                  f"[{info.rank}-D, {info.element!r}]"
                   for name, info in self.arrays.items()]
         return ", ".join(parts)
 
