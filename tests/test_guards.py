@@ -316,6 +316,27 @@ def test_array_module_arrays_of_doubles_and_int64_only():
     assert_same_as_cpython(shifted_copy, shared, shared, 50)   # one array under two names
 
 
+def test_array_module_arrays_stay_on_the_cpu_with_one_reason(monkeypatch):
+    """Under device gpu (GPU or not: the GPU analysis runs), an array.array loop runs on the
+    CPU, the reason said once (the band's and the region's reasons are the same one)."""
+    import warnings
+    from array import array
+
+    from megaguards import config
+    from megaguards.runtime import process
+
+    monkeypatch.setattr(config, "_current", config.current()._replace(device="gpu"))
+    fast = megaguards.jit(add_one)
+    values = array("d", [1.0, 2.0, 3.0])
+    with process.fresh(), warnings.catch_warnings():   # "no CUDA device is usable": this process's own
+        warnings.simplefilter("ignore")
+        fast(values, 3)
+    assert list(values) == [2.0, 3.0, 4.0]
+    [record] = sites_of(fast)
+    notes = [reason for reason in record["reasons"] if reason.startswith("not on the GPU")]
+    assert notes == ["not on the GPU: array.array 'a' runs on the CPU only"], record["reasons"]
+
+
 def strided_double(a, start, stop, step):
     for i in range(start, stop, step):
         a[i] = a[i] * 2.0 + a[i - 1]

@@ -195,7 +195,7 @@ def gpu_side(site, specialization, analysis: pipeline.Analysed, options) -> GpuS
                                                                  analysis.live_outs)
     if not isinstance(band, GpuBand) and not isinstance(region, GpuRegion):
         if wants_gpu:
-            site.note(f"not on the GPU: {band}; {region}")
+            site.note("not on the GPU: " + "; ".join(dict.fromkeys((band, region))))   # one reason said once
         return GpuSide()
     bands = (band,) if region is None else region.bands
     kernels = tuple(render_cuda(typed, analysis.layout, facts, b, analysis.live_outs) for b in bands)
