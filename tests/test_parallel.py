@@ -31,6 +31,18 @@ def decision(function, *arguments):
     return loop["parallel_depth"], loop["backend"], loop["reasons"]
 
 
+def enumerated(xs, out):
+    for i, x in enumerate(xs):   # i is the range loop's own variable: out[i] is indexed by the loop
+        out[i] = x * 2.0
+    return i
+
+
+def enumerated_from_one(xs, out):
+    for i, x in enumerate(xs, 1):
+        out[i - 1] = x + i
+    return i
+
+
 def elementwise(a, b):
     for i in range(len(a)):
         b[i] = math.sqrt(a[i]) * 2.0 + 1.0
@@ -148,6 +160,8 @@ def flattened_other_width(C, ni, nj, nk):
     (mandelbrot, ([[0] * 6 for _ in range(5)], 5, 6)),
     (forces, ([0.0, 1.0, 2.5], [0.0, 2.0, -1.0], [0.0] * 3, [0.0] * 3, 3)),
     (last_values, ([1, 5, 2, 9, 0], [0] * 5)),
+    (enumerated, ([1.0, 4.0, 9.0, 2.0], [0.0] * 4)),
+    (enumerated_from_one, ([1.0, 4.0, 9.0, 2.0], [0.0] * 4)),
 ])
 def test_must_parallelize(function, arguments):
     depth, backend, reasons = decision(function, *arguments)

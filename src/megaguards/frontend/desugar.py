@@ -236,17 +236,34 @@ def for_loop(node: ast.For, fresh: Callable[[], str] = _default_fresh) -> ast.Fo
     source = _source(node.iter, _assigned([node.target, *node.body]))
     if source is None:
         return node
-    index = fresh()
+    counter = _counter_name(node)
+    index = counter or fresh()
     if source.start is None:
         bounds = [_count(source)]
     else:
         bounds = [copy.deepcopy(source.start), _binary(copy.deepcopy(source.start), ast.Add(), _count(source))]
     binds = _unpack(node.target, source.element(_name(index)), node)
+    if counter is not None:
+        binds = binds[1:]   # the counter is the loop's own variable: no ``i = i``
     for bind in binds:   # the lowering may make a row's name an alias of that row (``for row in table``)
         bind.element_bind = True
     loop = ast.For(target=_name(index, store=True), iter=_call("range", *bounds), body=[*binds, *node.body],
                    orelse=node.orelse)
     return _assume(_located([loop], node)[0], *source.builtins)
+
+
+def _counter_name(node: ast.For) -> str | None:
+    """``for i, x in enumerate(xs)``: ``i`` itself as the range loop's variable, where the
+    body does not assign it, so that the analyses see ``out[i]`` as indexed by the loop
+    (parallel, hoisted); it ends as enumerate leaves it (the last index, unbound if none)."""
+    if not (isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name)
+            and node.iter.func.id == "enumerate" and isinstance(node.target, ast.Tuple) and len(node.target.elts) == 2
+            and isinstance(node.target.elts[0], ast.Name)):
+        return None
+    name = node.target.elts[0].id
+    if name in _assigned([node.target.elts[1], *node.body]):
+        return None
+    return name
 
 
 def _reversed_range(node: ast.expr) -> ast.Call | None:
