@@ -188,8 +188,8 @@ def scalar_type(name: str, value: object) -> Scalar:
 
 
 def array_element(name: str, value: object, rank: int, mixed: bool = False,
-                  tuples: bool = False) -> tuple[Scalar, bool, bool]:
-    """(element type, is a list, last dimension contiguous) of an array live-in (``mixed``: a
+                  tuples: bool = False) -> tuple:
+    """(element type, is a list, last dimension contiguous[, an array.array]) of an array live-in (``mixed``: a
     list of ints and floats; ``tuples``: rows may be tuples); GuardFailure if unsupported.
     An array.array is a list to the stages (its items are Python's numbers), held in a buffer."""
     if type(value) is list:

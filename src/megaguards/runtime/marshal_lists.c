@@ -84,9 +84,10 @@ static int unbox_items(PyObject **items, Py_ssize_t n, int64_t gap, int kind, ch
 
 /* An array.array (guards/signature.py lets no other buffer through) of this kind's items:
  * its items, or NULL (its buffer released at once: the caller holds the GIL, so that nothing
- * can resize it before the copy that follows).  ``count``: its length. */
+ * can resize it before the copy that follows).  ``count``: its length, -1 if not a buffer. */
 static char *buffer_items(PyObject *obj, int kind, int writable, Py_ssize_t *count) {
     Py_buffer view;
+    *count = -1;
     if (PyList_CheckExact(obj) || !PyObject_CheckBuffer(obj)) return NULL;
     if (PyObject_GetBuffer(obj, &view, PyBUF_FORMAT | PyBUF_ND | (writable ? PyBUF_WRITABLE : 0)) != 0) {
         PyErr_Clear();
@@ -147,7 +148,7 @@ static int unbox_list(PyObject *obj, const mg_box *box, char *out, int64_t *posi
     if (!PyList_CheckExact(obj)) return copy_buffer(obj, box, out, position, 0);
 #ifdef _OPENMP
     int team = unbox_team;
-    if (team < 2 || visited < TEAM_ELEMENTS || !PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != box->shape[0])
+    if (team < 2 || visited < TEAM_ELEMENTS || PyList_GET_SIZE(obj) != box->shape[0])
         return unbox_level(obj, 0, box, out, position);
     Py_ssize_t n = box->count[0];
     PyObject **items = ((PyListObject *)obj)->ob_item + box->low[0];
@@ -294,11 +295,10 @@ static int append_collected(PyObject *list, const mg_growing *grown, int kind) {
  * which it accepts); 0 on success, 1 if not a list of that rank. */
 static int list_shape(PyObject *obj, int rank, int64_t *shape) {
     Py_ssize_t count = 0;
-    if (rank == 1 && !PyList_CheckExact(obj) && PyObject_CheckBuffer(obj)) {   /* an array.array */
-        if (buffer_items(obj, KIND_FLOAT, 0, &count) == NULL && buffer_items(obj, KIND_INT, 0, &count) == NULL)
-            return 1;
+    if (rank == 1 && !PyList_CheckExact(obj) && PyObject_CheckBuffer(obj)) {   /* an array.array: its */
+        buffer_items(obj, KIND_FLOAT, 0, &count);   /* length (the unboxing checks its kind) */
         shape[0] = count;
-        return 0;
+        return count < 0;
     }
     for (int d = 0; d < rank; d++) {
         int tuple = d > 0 && PyTuple_CheckExact(obj);
