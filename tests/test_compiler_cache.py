@@ -64,7 +64,7 @@ def test_the_python_include_directory_is_remembered_per_interpreter(tmp_path, mo
     def unavailable():
         raise AssertionError("sysconfig asked again")
 
-    monkeypatch.setattr(compiler.sysconfig, "get_paths", unavailable)
+    monkeypatch.setattr(sysconfig, "get_paths", unavailable)
     assert compiler.python_include_flags(tmp_path) == first   # read back, sysconfig not set up
     (tmp_path / compiler.PYTHON_FILE).write_text("[not a mapping")
     monkeypatch.undo()

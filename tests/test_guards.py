@@ -5,7 +5,7 @@ the CPU kernel and the GPU path check an entry through the same function."""
 from __future__ import annotations
 
 import ast
-import dataclasses
+from megaguards import record as records
 import re
 import types
 from pathlib import Path
@@ -480,7 +480,7 @@ def test_marshal_c_answers_through_the_table(captured):
     def with_n(value):
         scalars = list(binding.scalars)
         scalars[n] = value
-        return dataclasses.replace(binding, scalars=tuple(scalars))
+        return records.replace(binding, scalars=tuple(scalars))
     for value, assumption in ((2**70, Assumption.SCALAR_INT64), ("two", Assumption.UNBOXING_SUCCEEDS)):
         with pytest.raises(GuardFailure) as raised:
             specialization.run(with_n(value))

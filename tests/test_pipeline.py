@@ -3,7 +3,7 @@ signature to frozen records, with reasons as values naming the stage that decide
 from __future__ import annotations
 
 import ast
-import dataclasses
+from megaguards import record as records
 
 import pytest
 
@@ -32,7 +32,7 @@ def test_a_parallel_loop_goes_through_every_stage_into_frozen_records():
     assert result.seconds == sum(seconds for _, seconds in result.laps) > 0
     assert result.plan.depth == 1 and "mg_kernel" in result.rendered.source
     assert result.signature.describe() == "n: py_int, a: list[1-D, py_float], b: list[1-D, py_float]"
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(records.FrozenInstanceError):
         result.plan = None
 
 

@@ -1,26 +1,26 @@
 """megaguards.record: the frozen records the IR and analyses are made of behave as the
-dataclasses they replace (issue 25: made at a quarter of the import cost)."""
+dataclasses they replace (issue 25: made without importing dataclasses)."""
 from __future__ import annotations
 
-import dataclasses
 import pickle
 
 import pytest
 
+from megaguards import record as records
 from megaguards.record import record
 
 
 @record
 class Base:
-    line: int = dataclasses.field(default=0, kw_only=True, compare=False)
-    tag: str = dataclasses.field(default="", kw_only=True, compare=False, repr=False)
+    line: int = records.field(default=0, kw_only=True, compare=False)
+    tag: str = records.field(default="", kw_only=True, compare=False, repr=False)
 
 
 @record
 class Pair(Base):
     left: object
     right: object = None
-    items: list = dataclasses.field(default_factory=list)
+    items: list = records.field(default_factory=list)
 
 
 @record
@@ -45,7 +45,7 @@ class Identity:
 def test_fields_defaults_and_keyword_only_order_as_a_dataclass():
     pair = Pair(1, line=7)
     assert (pair.left, pair.right, pair.items, pair.line, pair.tag) == (1, None, [], 7, "")
-    assert [f.name for f in dataclasses.fields(pair)] == ["line", "tag", "left", "right", "items"]
+    assert [f.name for f in records.fields(pair)] == ["line", "tag", "left", "right", "items"]
     assert Pair(1).items is not Pair(1).items    # a fresh default per record
     with pytest.raises(TypeError):
         Pair(1, 2, [], 3)                          # line is keyword-only
@@ -66,17 +66,17 @@ def test_equality_and_hash_compare_the_compared_fields_only():
 
 def test_frozen_replace_repr_pickle_and_post_init():
     pair = Pair(1, 2, line=3)
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(records.FrozenInstanceError):
         pair.left = 5
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(records.FrozenInstanceError):
         del pair.left
-    moved = dataclasses.replace(pair, right=4)
+    moved = records.replace(pair, right=4)
     assert (moved.left, moved.right, moved.line) == (1, 4, 3)
     assert repr(pair) == "Pair(line=3, left=1, right=2, items=[])"    # tag: repr=False
     assert pickle.loads(pickle.dumps(pair)) == pair
     with pytest.raises(ValueError, match="negative"):
         Checked(-1)
-    assert dataclasses.is_dataclass(pair) and dataclasses.asdict(Checked(2)) == {"value": 2}
+    assert records.is_record(pair) and records.asdict(Checked(2)) == {"value": 2}
 
 
 def test_mutable_records_are_unhashable_and_identity_records_compare_by_identity():
@@ -97,3 +97,27 @@ def test_a_class_keeps_the_methods_it_defines_and_gets_a_docstring():
 
     assert repr(Shown(1)) == "shown"
     assert Shown.__doc__ == "Shown(value)" and Checked.__init__.__qualname__ == "Checked.__init__"
+
+
+def test_records_refuse_what_a_dataclass_refuses_and_keep_defaults_as_class_attributes():
+    with pytest.raises(ValueError, match="default_factory"):
+        @record
+        class Shared:
+            items: list = []    # noqa: RUF012 - the refused case
+    with pytest.raises(ValueError, match="both"):
+        records.field(default=1, default_factory=list)
+    with pytest.raises(TypeError):
+        records.fields(3)
+    assert Pair.right is None and "items" not in Pair.__dict__   # a plain default stays; a factory's field goes
+    assert not records.is_record(3) and records.asdict([Checked(1), (Checked(2),)]) == [{"value": 1}, ({"value": 2},)]
+    with pytest.raises(ValueError, match="negative"):
+        records.replace(Checked(1), value=-1)      # replace runs __init__ and __post_init__
+
+
+def test_importing_records_imports_no_dataclasses():
+    import subprocess
+    import sys
+
+    code = "import sys, megaguards.ir.nodes; print('dataclasses' in sys.modules, 'inspect' in sys.modules)"
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert shown.split() == ["False", "False"]

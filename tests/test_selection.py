@@ -268,7 +268,9 @@ def test_background_calibration_starts_once(auto, monkeypatch):
         started.append((command, os.dup(options["pass_fds"][0])))
         children.append(types.SimpleNamespace(returncode=None))
         return children[-1]
-    monkeypatch.setattr(costmodel.subprocess, "Popen", child)
+    import subprocess
+
+    monkeypatch.setattr(subprocess, "Popen", child)
     config.configure(auto_calibrate=True)
     try:
         assert costmodel.calibrate_in_background() is True      # auto's process is a fresh one

@@ -118,6 +118,20 @@ def test_the_first_loop_entry_imports_what_it_needs(tmp_path):
     assert "numpy" not in modules   # no NumPy value anywhere: NumPy's import (40-60 ms) is not paid
 
 
+# What a process whose kernels are all cached needs not import: the compiler's process
+# handling, OpenSSL's hashes, the Python part of pickle, dataclasses and inspect (issue 25:
+# about 20 ms of every compiling run).
+COMPILING = ("subprocess", "hashlib", "_hashlib", "pickle", "dataclasses", "inspect", "platform")
+
+
+def test_a_run_whose_kernels_are_cached_imports_no_compiler_machinery(tmp_path):
+    source = "a = [1.0, 2.0, 3.0]\nfor i in range(3):\n    a[i] = a[i] * 2\nprint(sum(x * x for x in a), a)\n"
+    first = modules_after(tmp_path, source, "56.0 [2.0, 4.0, 6.0]\n")
+    assert "megaguards.runtime.compiler" in first
+    second = modules_after(tmp_path, source, "56.0 [2.0, 4.0, 6.0]\n")
+    assert "megaguards.runtime.kernel" in second and heavy_among(second, COMPILING) == []
+
+
 def test_a_loop_that_cannot_compile_imports_no_back_end(tmp_path):
     modules = modules_after(tmp_path, "words = ['a', 'b']\nn = 0\nfor i in range(2):\n    n += len(words[i])\n"
                                       "print(n)\n", "2\n")

@@ -19,9 +19,9 @@ Before 3.12 ``sum()`` is a plain left fold: nothing here applies.
 """
 from __future__ import annotations
 
-import dataclasses
 import sys
 
+from .. import record as records
 from ..errors import Unsupported
 from ..ir import nodes as ir
 from ..ir.types import Scalar, describe_types
@@ -71,13 +71,13 @@ class _Rewriter:
         reset = ir.Assign(compensation_of(target), ir.Const(0.0, **where), **where)
         if not (isinstance(value, ir.BinOp) and value.sum_step):
             if isinstance(node, ir.EmptyReduction) and node.raises:
-                return [dataclasses.replace(node, value=self.reads(value))]
-            return [dataclasses.replace(node, value=self.reads(value)), reset]
+                return [records.replace(node, value=self.reads(value))]
+            return [records.replace(node, value=self.reads(value)), reset]
         continues = isinstance(value.left, ir.Name) and value.left.id == target
         left = value.left if continues else self.reads(value.left)
         right = self.reads(value.right)
         if self.type_of(value.right) != FLOATS:   # an int joins the running sum plainly
-            return ([] if continues else [reset]) + [dataclasses.replace(node, value=dataclasses.replace(
+            return ([] if continues else [reset]) + [records.replace(node, value=records.replace(
                 value, left=left, right=right, sum_step=False))]
         return ([] if continues else [reset]) + self.neumaier(target, left, right, where)
 
@@ -109,7 +109,7 @@ def _rebuilt(node: ir.Node, expression, statement) -> ir.Node:
     """``node`` with ``expression`` applied to its expressions and ``statement`` (giving a
     list) to the statements of its blocks."""
     changes = {}
-    for field in dataclasses.fields(node):
+    for field in records.fields(node):
         value = getattr(node, field.name)
         if isinstance(value, ir.Expr):
             changes[field.name] = expression(value)
@@ -117,7 +117,7 @@ def _rebuilt(node: ir.Node, expression, statement) -> ir.Node:
             changes[field.name] = tuple(expression(v) for v in value)
         elif isinstance(value, tuple) and value and isinstance(value[0], ir.Stmt):
             changes[field.name] = tuple(s for child in value for s in statement(child))
-    return dataclasses.replace(node, **changes) if changes else node
+    return records.replace(node, **changes) if changes else node
 
 
 def corrected(accumulator: str, where: dict) -> ir.Expr:

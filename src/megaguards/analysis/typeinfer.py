@@ -11,11 +11,11 @@ rules are exactly CPython's and NumPy's, including NEP 50 promotion.
 """
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import operator
 
 from ..record import record
+from .. import record as records
 from ..errors import Unsupported
 from ..ir import nodes as ir
 from ..ir.types import (INT64_MAX, INT64_MIN, MIXABLE, Scalar, binary_result, call_result, describe_types,
@@ -44,7 +44,7 @@ class TypedLoop:
     functions: dict          # call path as written -> canonical function name
     live_ins: frozenset      # scalar variables whose value comes from before the loop
     compensations: tuple = ()  # accumulators of compensated float sums (analysis/compensation.py)
-    appended: dict = dataclasses.field(default_factory=dict)  # list appended to -> the Scalar its kernel
+    appended: dict = records.field(default_factory=dict)  # list appended to -> the Scalar its kernel
                                                               # collects (int-or-float: either class)
 
 
@@ -99,7 +99,7 @@ class _Inference:
                 # A compensation starts at 0.0 in the kernel (an expression site's sum reads it first).
                 implicit = {compensation_of(name): Scalar.PY_FLOAT for name in accumulators}
                 typed = _Inference({**self.entry_types, **implicit}, self.arrays, self.functions).run(loop)
-                return dataclasses.replace(typed, live_ins=typed.live_ins - set(implicit),
+                return records.replace(typed, live_ins=typed.live_ins - set(implicit),
                                            compensations=accumulators)
         self.positions = itertools.count()
         typed = self.rebuild(loop)
@@ -344,10 +344,10 @@ class _Inference:
                                   node.line, node.col)
             changes = {key: self.rebuild_value(value) for key, value in node.__dict__.items()
                        if key not in ("line", "col", "type", "nid")}
-            return dataclasses.replace(node, type=representative(types), nid=position, **changes)
+            return records.replace(node, type=representative(types), nid=position, **changes)
         changes = {key: self.rebuild_value(value) for key, value in node.__dict__.items()
                    if key not in ("line", "col", "nid")}
-        return dataclasses.replace(node, nid=position, **changes)
+        return records.replace(node, nid=position, **changes)
 
     def empty_reduction(self, node: ir.EmptyReduction) -> ir.Assign:
         """A plain assignment when its value has exactly the target's one type, else kept:
@@ -400,5 +400,5 @@ def infer_types(loop: ir.For, live_in_types: dict, arrays: dict, functions: dict
             return _Inference(live_in_types, arrays, functions).run(loop)
         except ListTakesBothClasses as change:
             group = groups.get(change.array, change.array)
-            arrays = {name: dataclasses.replace(info, element=Scalar.PY_INT_OR_FLOAT)
+            arrays = {name: records.replace(info, element=Scalar.PY_INT_OR_FLOAT)
                       if groups.get(name, name) == group else info for name, info in arrays.items()}

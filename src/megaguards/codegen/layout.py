@@ -15,9 +15,9 @@ the typed loop, shared by the renderer and the runtime's marshalling.
 from __future__ import annotations
 
 import enum
-from dataclasses import field
 
 from ..record import record
+from .. import record as records
 from ..analysis.typeinfer import TypedLoop
 from ..ir import nodes as ir
 from ..ir.types import Scalar, numpy_itemsize
@@ -97,9 +97,9 @@ class Layout:
     boxes: dict           # list -> ints slots of the box it touches (mode 1): lo per dim, hi per dim, then
                           # the gap between the elements touched in the last dim (1: each one)
     float_status_slot: int  # ints slot: in, the IEEE flags NumPy would act on (analysis/floatstatus.py's bits)
-    rebound: dict = field(default_factory=dict)  # array a swap exchanges -> ints slot: out, the position (in
+    rebound: dict = records.field(default_factory=dict)  # array a swap exchanges -> ints slot: out, the position (in
                                                  # ``arrays``) of the array it names at the end
-    growing: dict = field(default_factory=dict)  # list appended to -> its mg_arrays index (after the shadows)
+    growing: dict = records.field(default_factory=dict)  # list appended to -> its mg_arrays index (after the shadows)
     team_slot: int = -1   # ints slot: out, the most threads a parallel loop of the entry ran with (0: none forked)
 
 

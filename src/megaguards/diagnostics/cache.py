@@ -15,11 +15,11 @@ import datetime
 import json
 import os
 import shutil
-from dataclasses import field
 from pathlib import Path
 from typing import Callable
 
 from ..record import record
+from .. import record as records
 from ..runtime import cachefile
 from ..runtime.cachefile import TAG_NAME, tagged
 
@@ -38,7 +38,7 @@ KERNEL_SUFFIXES = (".so", ".ptx", ".cubin")
 class Contents:
     files: int = 0
     size: int = 0
-    by_kind: dict = field(default_factory=dict)   # kind -> [files, bytes]
+    by_kind: dict = records.field(default_factory=dict)   # kind -> [files, bytes]
     newest: float = 0.0
     newest_path: str = ""
 

@@ -1,4 +1,4 @@
-"""IR nodes: frozen dataclasses, one per construct the kernels support.
+"""IR nodes: frozen records (megaguards/record.py), one per construct the kernels support.
 
 Expressions carry ``type`` (None until ``analysis.typeinfer`` fills it in) and
 every node carries the source ``line``/``col`` it came from, for diagnostics.
@@ -8,26 +8,25 @@ name ("s", "self.n" for an attribute read).
 from __future__ import annotations
 
 import re
-from dataclasses import field
 
+from .. import record as records
 from ..record import record
-
 from .types import Scalar
 
 
 @record
 class Node:
-    line: int = field(default=0, kw_only=True, compare=False)
-    col: int = field(default=0, kw_only=True, compare=False)
+    line: int = records.field(default=0, kw_only=True, compare=False)
+    col: int = records.field(default=0, kw_only=True, compare=False)
     # The node's position in the typed loop's preorder walk (-1 before type inference
     # numbers it): the key of every analysis fact, the same in every process that types
     # the same loop for the same signature, unlike id().
-    nid: int = field(default=-1, kw_only=True, compare=False, repr=False)
+    nid: int = records.field(default=-1, kw_only=True, compare=False, repr=False)
 
 
 @record
 class Expr(Node):
-    type: Scalar | None = field(default=None, kw_only=True)
+    type: Scalar | None = records.field(default=None, kw_only=True)
 
 
 @record
@@ -67,7 +66,7 @@ class BinOp(Expr):
     op: str
     left: Expr
     right: Expr
-    sum_step: bool = field(default=False, kw_only=True)  # a sum()'s +: compensated on 3.12+ (analysis/compensation.py)
+    sum_step: bool = records.field(default=False, kw_only=True)  # a sum()'s +: compensated on 3.12+ (analysis/compensation.py)
 
 
 @record
@@ -192,7 +191,7 @@ class EmptyReduction(Assign):
     ``raises`` (``max`` of nothing), the loop goes back to CPython. Typing turns it
     into a plain ``Assign`` or keeps it (the renderer then sets the flag)."""
 
-    raises: bool = field(default=False, kw_only=True)
+    raises: bool = records.field(default=False, kw_only=True)
 
 
 @record

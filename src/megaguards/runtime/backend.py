@@ -3,12 +3,12 @@ compile pipeline's stages (pipeline.py), then building the kernel (compiling, ca
 loading), its all-cores and GPU variants, and the device choice around them."""
 from __future__ import annotations
 
-import dataclasses
 import functools
 import logging
 import time
 
 from ..record import record
+from .. import record as records
 from .. import config
 from ..analysis.parallel import ISLPY_MISSING
 from ..codegen.layout import WRITTEN_WHOLE
@@ -154,7 +154,7 @@ def parallel_variant(site, sequential: Specialization, analysis: pipeline.Analys
     return sequential.twin(
         kernel, object_name=object_name, checks_in_loop=rendered.checks_in_loop, preconditions=rendered.preconditions,
         parallel_depth=plan.depth if rendered.parallel else 0,
-        explanation=dataclasses.replace(sequential.explanation, source=kernel_source(rendered.source)))
+        explanation=records.replace(sequential.explanation, source=kernel_source(rendered.source)))
 
 
 @record

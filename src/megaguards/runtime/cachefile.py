@@ -34,6 +34,20 @@ from pathlib import Path
 from .. import __version__, config
 
 
+def sha256(data: bytes = b""):
+    """A SHA-256 hash object, as ``hashlib.sha256`` gives: CPython's own implementation where
+    the build has it (importing ``hashlib`` loads OpenSSL: about 4 ms in every process that
+    compiles a loop), else hashlib's."""
+    try:
+        from _sha2 import sha256 as made        # Python 3.12+
+    except ImportError:
+        try:
+            from _sha256 import sha256 as made  # Python 3.11
+        except ImportError:
+            from hashlib import sha256 as made
+    return made(data)
+
+
 def cache_path(folder: str, name: str) -> str:
     """``<cache dir>/<folder>/<name>`` as a string: two ``Path`` joins cost about 10 us each,
     once per loop and cache."""

@@ -13,22 +13,18 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
-import hashlib
 import logging
 import os
-import shlex
 import shutil
 import stat
-import subprocess
 import sys
-import sysconfig
 import tempfile
 import threading
 from pathlib import Path
 
 from .. import config
 from ..errors import CompilerError, CompilerUnusable
-from .cachefile import make_folder, not_private, read_json, read_verified, write_json, write_new, write_verified
+from .cachefile import make_folder, not_private, read_json, read_verified, sha256, write_json, write_new, write_verified
 
 log = logging.getLogger("megaguards")
 
@@ -51,6 +47,8 @@ def find_compiler(preferred: str | None, cache_dir: Path | None = None) -> tuple
 
     With ``cache_dir`` the version line is remembered there per compiler file (path, size,
     modification time): running ``cc --version`` costs 2-3 ms in every process."""
+    import shlex
+
     for candidate in [preferred] if preferred else ["cc", "gcc", "clang"]:
         try:
             words = shlex.split(candidate)
@@ -71,6 +69,8 @@ def find_compiler(preferred: str | None, cache_dir: Path | None = None) -> tuple
 
 
 def _version(path: str) -> str | None:
+    import subprocess   # here: a process that finds its kernels compiled runs no compiler
+
     try:
         result = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
@@ -109,14 +109,21 @@ def _remember(target: Path, identity: str, value: str) -> None:
 
 def cache_key(source: str, compiler: tuple[str, str], flags: tuple[str, ...]) -> str:
     """The compiled object's name: its source, compiler (command and version), flags and the
-    machine's architecture (a home folder shared by an x86-64 and an Arm machine)."""
-    import platform
-
-    digest = hashlib.sha256()
-    for part in (source, *compiler, *flags, platform.machine()):
+    machine's architecture (a home folder shared by an x86-64 and an Arm machine: what
+    ``platform.machine()`` answers, without importing ``platform``)."""
+    digest = sha256()
+    for part in (source, *compiler, *flags, _machine()):
         digest.update(part.encode())
         digest.update(b"\0")
     return digest.hexdigest()[:32]
+
+
+def _machine() -> str:
+    if hasattr(os, "uname"):
+        return os.uname().machine
+    import platform
+
+    return platform.machine()
 
 
 def build_shared_object(source: str, cache_dir: Path, compiler: tuple[str, str],
@@ -127,6 +134,9 @@ def build_shared_object(source: str, cache_dir: Path, compiler: tuple[str, str],
     target = cache_dir / "kernels" / f"mg_{key}.so"
     if verified(target):
         return target, True
+    import shlex
+    import subprocess
+
     make_folder(target.parent)
     with tempfile.TemporaryDirectory(prefix="megaguards-") as work:
         source_path = Path(work) / "kernel.c"
@@ -145,7 +155,7 @@ def build_shared_object(source: str, cache_dir: Path, compiler: tuple[str, str],
             raise CompilerError(f"C compiler failed ({shlex.join(command)}):\n{result.stderr[-4000:]}")
         data = output.read_bytes()
     # The digest first: a process that finds the object then also finds what vouches for it.
-    write_verified(f"{target}.digest", hashlib.sha256(data).hexdigest(), DIGEST_MAGIC)
+    write_verified(f"{target}.digest", sha256(data).hexdigest(), DIGEST_MAGIC)
     write_new(target, lambda handle: handle.write(data))
     return target, False
 
@@ -165,7 +175,7 @@ def verified(target: Path) -> bool:
         if not stat.S_ISREG(status.st_mode) or not_private(status) is not None:
             raise ValueError("not a private regular file")
         expected = read_verified(f"{target}.digest", DIGEST_MAGIC)
-        if hashlib.sha256(target.read_bytes()).hexdigest() != expected:
+        if sha256(target.read_bytes()).hexdigest() != expected:
             raise ValueError("its bytes do not match its digest")
     except (OSError, ValueError) as error:
         log.debug("cached object %s not loaded (%s): built again", target.name, error)
@@ -238,6 +248,8 @@ def python_include_flags(cache_dir: Path | None = None, refresh: bool = False) -
         if sys.executable else None
     include = _remembered(cache_dir / PYTHON_FILE, identity) if cache_dir and identity and not refresh else None
     if include is None:
+        import sysconfig
+
         include = sysconfig.get_paths()["include"]
         if cache_dir and identity:
             _remember(cache_dir / PYTHON_FILE, identity, include)

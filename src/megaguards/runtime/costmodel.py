@@ -22,8 +22,6 @@ import json
 import logging
 import math
 import os
-import platform
-import subprocess
 import sys
 from functools import cached_property, lru_cache
 from operator import mul
@@ -95,6 +93,8 @@ class Calibration:
 
 def hardware() -> dict:
     """What the constants depend on: the CPU, its usable cores, the GPU (if CuPy sees one)."""
+    import platform
+
     from . import cuda
 
     model = platform.processor() or platform.machine()
@@ -208,6 +208,8 @@ def calibrate_in_background() -> bool:
     # The child holds the lock (an flock: the kernel releases it when the child ends, killed
     # or not) and runs in the private cache folder: ``-m`` puts its working folder first on
     # sys.path, and the user's folder may hold a numpy.py.
+    import subprocess
+
     command = [sys.executable, "-m", "megaguards", "calibrate", "--quiet"]
     try:
         child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

@@ -11,16 +11,15 @@ back and committed.
 from __future__ import annotations
 
 import functools
-import hashlib
 import logging
 import math
 import time
-from dataclasses import field
 from pathlib import Path
 
 import numpy
 
 from ..record import record
+from .. import record as records
 from ..analysis.floatstatus import CATEGORIES
 from ..analysis.mapping import full_overwrites
 from ..codegen.targets.cuda import NVRTC_OPTIONS, CudaKernel
@@ -30,6 +29,7 @@ from ..ir.interp import evaluate
 from .data import (DeviceCopies, StageClock, Transfers, arrays_to_device, box_live_outs, list_shape,
                    numpy_error_categories, ordered_fold, packed_inputs)
 from .executable import FLOAT_STATUS, Declined, Outcome, Raised, Ran
+from .cachefile import sha256
 from .kernel import Specialization
 
 # A GPU has no IEEE flags: its kernels compute overflow and invalid results of NumPy float
@@ -105,7 +105,7 @@ def check_with_nvrtc(source: str, cache_dir: Path, arch: str = "sm_90") -> bool:
     except ImportError:
         return False
     options = tuple(o.encode() for o in (f"--gpu-architecture={arch}", *NVRTC_OPTIONS))
-    key = hashlib.sha256(source.encode() + b"\0".join(options)).hexdigest()[:32]
+    key = sha256(source.encode() + b"\0".join(options)).hexdigest()[:32]
     marker = cache_dir / "cuda" / f"{key}.ok"
     if marker.exists():
         return True
@@ -143,8 +143,8 @@ class GpuSpecialization:
     codec: object                    # marshal helper library (unbox_into / box_from)
     hoisted_loops: tuple             # analysis.bounds.LoopRange of the CPU kernel's prologue
     band_loops: tuple                # the ir.For loops of the band, outermost first
-    transfers: Transfers = field(default_factory=Transfers)
-    clock: StageClock = field(default_factory=StageClock)
+    transfers: Transfers = records.field(default_factory=Transfers)
+    clock: StageClock = records.field(default_factory=StageClock)
 
     def __post_init__(self) -> None:
         self.function = compile_kernel(self.kernel)
@@ -341,8 +341,8 @@ class GpuRegionSpecialization:
     kernels: tuple                   # CudaKernel per band, in body order
     codec: object
     hoisted_loops: tuple
-    transfers: Transfers = field(default_factory=Transfers)
-    clock: StageClock = field(default_factory=StageClock)
+    transfers: Transfers = records.field(default_factory=Transfers)
+    clock: StageClock = records.field(default_factory=StageClock)
 
     def __post_init__(self) -> None:
         # One GpuSpecialization per band: its kernel, its ranges and grid; the copies'

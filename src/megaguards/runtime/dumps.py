@@ -3,12 +3,12 @@ specialization its IR after each stage, ``<file>_line<N>_<digest>.ir`` beside th
 one-core kernel's ``.c`` of the same name."""
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from .. import config
 from ..ir import nodes as ir
 from ..ir.printer import format_expression, format_loop, format_typed
+from .cachefile import sha256
 
 
 def dump(site, source: str, suffix: str = ".c", text: str | None = None) -> None:
@@ -18,7 +18,7 @@ def dump(site, source: str, suffix: str = ".c", text: str | None = None) -> None
         return
     target = Path(directory)
     target.mkdir(parents=True, exist_ok=True)
-    digest = hashlib.sha256(source.encode()).hexdigest()[:10]
+    digest = sha256(source.encode()).hexdigest()[:10]
     stem = Path(site.info.filename).stem
     (target / f"{stem}_line{site.info.line}_{digest}{suffix}").write_text(source if text is None else text)
 

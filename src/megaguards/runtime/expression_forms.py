@@ -4,11 +4,11 @@ expression's value with it (``enter``).  Imported at the first entry of an expre
 from __future__ import annotations
 
 import builtins
-import dataclasses
 import operator
 from array import array as ArrayArray
 
 
+from .. import record as records
 from ..analysis.typeinfer import ArrayInfo, infer_types
 from ..errors import GuardFailure
 from ..frontend.comprehension import ACCUMULATOR, OUTPUT, VALUE, build_loop
@@ -54,7 +54,7 @@ def _strip(node):
         block = getattr(node, name, None)
         if isinstance(block, tuple):
             changes[name] = tuple(_strip(s) for s in block if keep(s))
-    return dataclasses.replace(node, **changes) if changes else node
+    return records.replace(node, **changes) if changes else node
 
 
 class LoopSite(Site):

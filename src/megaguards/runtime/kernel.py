@@ -10,12 +10,11 @@ live-out values (``UNSET`` for names the loop did not assign).
 from __future__ import annotations
 
 import ctypes
-import dataclasses
 import time
 import weakref
-from dataclasses import field
 
 from ..record import record
+from .. import record as records
 from ..analysis.features import sizing_positions
 from ..analysis.typeinfer import TypedLoop
 from ..codegen.layout import Layout, marshalling_plan
@@ -48,7 +47,7 @@ class Specialization:
     live_outs: tuple[str, ...]
     enter: ctypes._CFuncPtr     # marshal.c's mg_enter
     explanation: Explanation
-    seconds: object = field(default_factory=lambda: (ctypes.c_double * 6)())   # marshal.c's mg_enter's
+    seconds: object = records.field(default_factory=lambda: (ctypes.c_double * 6)())   # marshal.c's mg_enter's
     object_name: str = ""            # the compiled object's (a hash of source, compiler, flags): names its decisions
     enter_prologue: ctypes._CFuncPtr = None   # marshal.c's mg_prologue (None: the banks filled from Python)
     groups: dict = None              # array name -> its alias group (pipeline.Signature.groups)
@@ -83,7 +82,7 @@ class Specialization:
         twin.__dict__.update(self.__dict__, **changes, kernel=kernel,
                              kernel_address=ctypes.cast(kernel, ctypes.c_void_p).value)
         if "preconditions" in changes:   # its own hoisted checks
-            twin.assumed = dataclasses.replace(self.assumed, preconditions=tuple(changes["preconditions"]))
+            twin.assumed = records.replace(self.assumed, preconditions=tuple(changes["preconditions"]))
         twin.snapshots = twin.new_snapshots()   # each kernel releases its own
         return twin
 

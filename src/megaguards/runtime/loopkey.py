@@ -8,15 +8,14 @@ development checkout must not meet results of the old one)."""
 from __future__ import annotations
 
 import functools
-import hashlib
 
 from ..record import record
 from ..ir import nodes as ir
-from .cachefile import code_stamp
+from .cachefile import code_stamp, sha256
 
 
 def digest(*parts) -> str:
-    return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
+    return sha256(repr(parts).encode()).hexdigest()[:32]
 
 
 @record

@@ -25,10 +25,10 @@ import json
 import logging
 import math
 import time
-from dataclasses import field
 
 
 from ..record import record
+from .. import record as records
 from .. import config
 from ..analysis import features as feature_analysis
 from . import costmodel, selector, warmup
@@ -89,18 +89,18 @@ class DeviceChoice:
     template: feature_analysis.LoopTemplate
     hoisted_loops: tuple           # analysis.bounds.LoopRange of the CPU kernel's prologue
     key: str                       # the kernel's persistent identity (decisions file name)
-    times: dict = field(default_factory=lambda: {"seq": [], "cpu": [], "cuda": []})   # explore's (and device=gpu's)
+    times: dict = records.field(default_factory=lambda: {"seq": [], "cpu": [], "cuda": []})   # explore's (and device=gpu's)
     entries: int = 0
     last_device: str = "cpu"
     gpu_runs: int = 0
-    last: dict = field(default_factory=dict)   # features, predictions, choice of the last entry
-    decided: dict = field(default_factory=dict)  # size key -> device chosen for it
-    seen: dict = field(default_factory=dict)     # size key -> entries of that size
-    renting: set = field(default_factory=set)    # size keys on one thread until all cores pay off
+    last: dict = records.field(default_factory=dict)   # features, predictions, choice of the last entry
+    decided: dict = records.field(default_factory=dict)  # size key -> device chosen for it
+    seen: dict = records.field(default_factory=dict)     # size key -> entries of that size
+    renting: set = records.field(default_factory=set)    # size keys on one thread until all cores pay off
     rented: float = 0.0                          # seconds this loop ran on one thread while renting
-    awaiting_gpu: dict = field(default_factory=dict)  # size key -> seconds lost per entry on the CPU
-    surprised: dict = field(default_factory=dict)     # size key -> the device its next entry tries
-    checked: set = field(default_factory=set)         # size keys whose first entry met SURPRISE's test
+    awaiting_gpu: dict = records.field(default_factory=dict)  # size key -> seconds lost per entry on the CPU
+    surprised: dict = records.field(default_factory=dict)     # size key -> the device its next entry tries
+    checked: set = records.field(default_factory=set)         # size keys whose first entry met SURPRISE's test
     entry_size: tuple = ()                             # the size key of the entry under way
     sequential: Specialization | None = None   # the one-core kernel, once cpu is the parallel one
     store: DecisionStore | None = None

@@ -17,9 +17,9 @@ An error in any iteration stops the others and discards the results.
 """
 from __future__ import annotations
 
-import dataclasses
 
 from ...record import record
+from ... import record as records
 from ...analysis.parallel import INNER_LOOP_TRIPS, BodyWeight, ParallelLoop
 from ...ir import nodes as ir
 from ...ir.types import Scalar
@@ -293,5 +293,5 @@ def _combine(kind: str, scalar: Scalar, total: str, part: str) -> str:
     return f"mg_to_i32({text}, &mg_err)" if scalar.ctype == "int32_t" else text
 
 
-OPENMP = dataclasses.replace(C, name="openmp", parallel_loop=render_parallel_loop,
+OPENMP = records.replace(C, name="openmp", parallel_loop=render_parallel_loop,
                              parallel_headers="#include <omp.h>\n")
