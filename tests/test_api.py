@@ -87,3 +87,24 @@ def test_standard_library_is_never_rewritten():
     assert not is_user_file(json.__file__, None)
     assert not is_user_file(megaguards.__file__, None)
     assert is_user_file(__file__, None)
+
+
+def test_submodules_of_installed_packages_are_not_searched_twice_and_a_users_package_still_is(tmp_path, monkeypatch):
+    import email
+    import importlib.machinery
+
+    from megaguards.importhook import RewritingFinder, _installation_roots
+
+    finder = RewritingFinder(None)
+    _installation_roots()   # sysconfig's first answer imports a module of its own
+    searched = []
+    search = importlib.machinery.PathFinder.find_spec
+    monkeypatch.setattr(importlib.machinery.PathFinder, "find_spec",
+                        lambda *arguments: searched.append(arguments[0]) or search(*arguments))
+    assert finder.find_spec("email.mime", email.__path__) is None and searched == []   # answered without a search
+    package = tmp_path / "userpackage"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "inner.py").write_text("def f(a):\n    for i in range(len(a)):\n        a[i] += 1\n")
+    spec = finder.find_spec("userpackage.inner", [str(package)])
+    assert spec is not None and type(spec.loader).__name__ == "RewritingLoader" and searched == ["userpackage.inner"]

@@ -121,3 +121,15 @@ def test_importing_records_imports_no_dataclasses():
     code = "import sys, megaguards.ir.nodes; print('dataclasses' in sys.modules, 'inspect' in sys.modules)"
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert shown.split() == ["False", "False"]
+
+
+def test_the_initializer_is_compiled_at_the_first_record_and_checks_that_call_too():
+    @record
+    class Late:
+        value: int
+        scale: float = 1.0
+
+    first = Late.__init__
+    with pytest.raises(TypeError):
+        Late(1, 2.0, 3)            # the first call compiles, then refuses as the compiled one does
+    assert Late.__init__ is not first and Late(2).scale == 1.0 and Late.__init__ is Late.__init__

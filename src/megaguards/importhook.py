@@ -46,9 +46,25 @@ def _user_folder(folder: str, roots: tuple | None, path: tuple) -> bool:
         resolved = Path(folder).resolve()
     except OSError:
         return False
-    if resolved.is_relative_to(_PACKAGE_ROOT) or any(resolved.is_relative_to(root) for root in _system_roots(path)):
+    if _installed(resolved, path):
         return False
     return roots is None or any(resolved.is_relative_to(root) for root in roots)
+
+
+def _installed(resolved: Path, path: tuple) -> bool:
+    """Is the folder megaguards' own, the standard library's or a site-packages folder's (or inside one)?"""
+    return resolved.is_relative_to(_PACKAGE_ROOT) or any(resolved.is_relative_to(root) for root in _system_roots(path))
+
+
+@functools.lru_cache(maxsize=4096)
+def _installed_package(folders: tuple, path: tuple) -> bool:
+    """Are all the folders of a package's ``__path__`` installed ones?  Then none of its
+    submodules is the user's, and finding it twice (here, then by the import system's own
+    finder) is not needed: about 65 us an import."""
+    try:
+        return bool(folders) and all(_installed(Path(folder).resolve(), path) for folder in folders)
+    except (OSError, TypeError):
+        return False
 
 
 def is_user_file(path: str, roots: list[Path] | None) -> bool:
@@ -89,6 +105,8 @@ class RewritingFinder(importlib.abc.MetaPathFinder):
         self.roots = roots
 
     def find_spec(self, fullname, path=None, target=None):
+        if path is not None and type(path) is list and _installed_package(tuple(path), tuple(sys.path)):
+            return None   # a submodule of megaguards, NumPy, the standard library...
         spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
         if (spec is None or spec.origin is None or not isinstance(spec.loader, importlib.machinery.SourceFileLoader)
                 or not is_user_file(spec.origin, self.roots)):
