@@ -54,7 +54,7 @@ if __package__ in (None, ""):   # run as a script: make `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.everyday_report import chart_svg, markdown, text_table  # noqa: E402
-from benchmarks.harness import export_source, machine_info  # noqa: E402
+from benchmarks.harness import export_source, machine_info, progress_bar  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 EVERYDAY = HERE / "everyday"
@@ -219,7 +219,7 @@ def measure(program: Program, arguments: tuple, repetitions: int, options, cache
     def show(engine: str, label: str, outcome: dict) -> None:
         state = ("TIMEOUT" if outcome.get("timeout") else outcome.get("error") or f"checksum={outcome['checksum']}")
         log(f"  {program.name} {label:9s} {engine:10s} wall={outcome['wall']:.3f}s cpu={outcome['cpu']:.3f}s  "
-            f"{state[:80]}")
+            f"{state[:80]}", runs=1)
 
     cold = megaguards("cold")
     show("megaguards", "cold", cold)
@@ -359,7 +359,8 @@ def parser_for() -> argparse.ArgumentParser:
     parser.add_argument("--note", action="append", default=[], help="a line for the results header")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder of the results (default %(default)s)")
     parser.add_argument("--ref", help="benchmark src/ as of this git commit instead of the working tree")
-    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress on stderr (a bar with tqdm installed and a terminal, else lines)")
     parser.add_argument("--render", type=Path, metavar="JSON",
                         help="measure nothing: re-write the .md and .svg beside a JSON this runner wrote")
     return parser
@@ -378,8 +379,14 @@ def main(argv: list[str] | None = None) -> int:
     if repetitions < 1:
         raise SystemExit("--repetitions must be at least 1")
 
-    def log(message: str) -> None:
-        if not options.quiet:
+    bar = None   # harness.progress_bar's, once calibrated: each process run is a step
+
+    def log(message: str, runs: int = 0) -> None:
+        """A line on stderr (above the bar, if any); ``runs``: process runs it reports done."""
+        if bar is not None:
+            bar.write(message, file=sys.stderr)
+            bar.update(runs)
+        elif not options.quiet:
             print(message, file=sys.stderr, flush=True)
 
     started = time.time()
@@ -392,13 +399,20 @@ def main(argv: list[str] | None = None) -> int:
             if options.quick or options.no_calibrate else calibrate(scratch, bool(options.ref), log)
         run_directory = scratch / "run"     # the programs' working directory
         run_directory.mkdir()
-        for number, program in enumerate(chosen, 1):
-            arguments = program.quick if options.quick else program.arguments
-            count = max(repetitions, 10) if program.startup and not options.quick else repetitions
+        plan = [(program, program.quick if options.quick else program.arguments,
+                 max(repetitions, 10) if program.startup and not options.quick else repetitions) for program in chosen]
+        bar = progress_bar(sum(1 + 2 * count for *_, count in plan), options.quiet)   # cold + N x both engines
+        planned = 0
+        for number, (program, arguments, count) in enumerate(plan, 1):
             log(f"[{number}/{len(chosen)}] {program.name} {' '.join(arguments)} ({count} repetitions)")
             rows.append(measure(program, arguments, count, options, scratch / "cache" / program.name,
                                 run_directory, calibration, log))
+            planned += 1 + 2 * count
+            if bar is not None:   # runs skipped after a timeout
+                bar.update(planned - bar.n)
     finally:
+        if bar is not None:
+            bar.close()
         shutil.rmtree(scratch, ignore_errors=True)
         if snapshot is not None:
             shutil.rmtree(snapshot, ignore_errors=True)

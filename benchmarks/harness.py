@@ -1,8 +1,8 @@
 """What the benchmark scripts share: running a program under each engine and reading its
 ``checksum=``/``time=``/``first=`` lines (``Runner``), the machine a run measured, a
-megaguards report's loop sites, and the formatting of rows and tables.
+megaguards report's loop sites, the formatting of rows and tables, and the runners' progress bar.
 
-Used by ``run.py`` (the sequential targets), ``calls.py`` and the suite runner.
+Used by ``run.py`` (the sequential targets), ``calls.py``, the suite runner and the everyday runner.
 """
 from __future__ import annotations
 
@@ -24,6 +24,19 @@ REPOSITORY = HERE.parent
 
 class BenchmarkError(RuntimeError):
     pass
+
+
+def progress_bar(total: int, quiet: bool):
+    """A tqdm bar on stderr (done of ``total``, elapsed, ETA), or None: --quiet, tqdm not
+    installed (the ``bench`` extra has it), or stderr not a terminal, where a log keeps the
+    runners' plain lines."""
+    if quiet or not sys.stderr.isatty():
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, file=sys.stderr, unit="run", dynamic_ncols=True)
 
 
 

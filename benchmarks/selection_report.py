@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import statistics
 import sys
@@ -83,7 +82,7 @@ def bootstrap_interval(runs: dict, policies: list[str], statistic: str = "median
                     ratios[policy].append(drawn[policy] / oracle)
         for policy, values in ratios.items():
             if values:
-                geomeans[policy].append(geomean(values))
+                geomeans[policy].append(statistics.geometric_mean(values))
     return {policy: (percentile(values, 2.5), percentile(values, 97.5))
             for policy, values in geomeans.items() if values and redrawable(runs, policy)}
 
@@ -120,7 +119,7 @@ def table(size: str, measured: dict, rerun: dict, intervals: dict | None = None)
             else:
                 cells.append("-")
         lines.append("| " + " | ".join(cells) + " |")
-    summary = {column: (geomean(values), max(values)) for column, values in ratios.items() if values}
+    summary = {column: (statistics.geometric_mean(values), max(values)) for column, values in ratios.items() if values}
     lines.append("| **geomean** | | " + " | ".join(
         f"**{summary[c][0]:.2f}x**" if c in summary else "-" for c in header[2:]) + " |")
     lines.append("| **worst** | | " + " | ".join(
@@ -129,10 +128,6 @@ def table(size: str, measured: dict, rerun: dict, intervals: dict | None = None)
         cells = [f"{intervals[p][0]:.2f}-{intervals[p][1]:.2f}x" if p in intervals else "one run" for p in policies]
         lines.append("| **geomean, 95% interval** | | " + " | ".join(cells + ["-"] * len(extra)) + " |")
     return lines + [""], summary
-
-
-def geomean(values: list[float]) -> float:
-    return math.exp(sum(map(math.log, values)) / len(values))
 
 
 def main(argv=None) -> int:

@@ -4,6 +4,7 @@ breakdown table (MegaGuards' Table 3) and the PNG chart (its Figure 13)."""
 from __future__ import annotations
 
 import math
+import statistics
 from pathlib import Path
 
 STAGES = ("analysis", "compile", "unbox", "transfer", "execute", "writeback")
@@ -19,7 +20,7 @@ def speedup(results: dict, system: str) -> float | None:
 
 
 def geometric_mean(values: list[float]) -> float | None:
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+    return statistics.geometric_mean(values) if values else None
 
 
 def others(report: dict) -> list[str]:

@@ -74,7 +74,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmarks.harness import export_source, machine_info
+from benchmarks.harness import export_source, machine_info, progress_bar
 from benchmarks.suite_report import chart, markdown, stages_markdown
 
 HERE = Path(__file__).resolve().parent
@@ -477,7 +477,8 @@ def parser_for() -> argparse.ArgumentParser:
     parser.add_argument("--stages", action="store_true",
                         help="stage breakdown (cold vs warm) of the megaguards systems from their loop reports")
     parser.add_argument("--ref", help="benchmark src/ as of this git commit instead of the working tree")
-    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress on stderr (a bar with tqdm installed and a terminal, else lines)")
     parser.add_argument("--peak", type=int, nargs="?", const=3, default=0, metavar="CALLS",
                         help="peak mode: each process runs the program's computation CALLS times (default 3, "
                              "fresh inputs each time) and the last, warm call is timed; results go to "
@@ -523,10 +524,13 @@ def main(argv: list[str] | None = None) -> int:
                         job.environment = {**job.environment, "SUITE_CALLS": str(options.peak)}
             progress = Progress(sum(job.runs(options.repeat) for jobs in plan.values() for job in jobs),
                                 options.quiet)
-            for name, jobs in plan.items():
-                report["programs"][name] = measure(jobs, options.repeat, options.stages, progress)
-                # What is measured so far survives a run stopped by a time limit.
-                partial.write_text(json.dumps(report, indent=1) + "\n")
+            try:
+                for name, jobs in plan.items():
+                    report["programs"][name] = measure(jobs, options.repeat, options.stages, progress)
+                    # What is measured so far survives a run stopped by a time limit.
+                    partial.write_text(json.dumps(report, indent=1) + "\n")
+            finally:
+                progress.close()
     finally:
         if snapshot is not None:
             shutil.rmtree(snapshot, ignore_errors=True)
@@ -538,17 +542,29 @@ def main(argv: list[str] | None = None) -> int:
 
 
 class Progress:
-    """'[k/N] program [size] system run i/n (cold)' on stderr, one line per run."""
+    """Called as each run starts: a bar on stderr of the runs done, the ETA and the run
+    (harness.progress_bar), else '[k/N] program [size] system run i/n (cold)' lines on stderr."""
 
     def __init__(self, total: int, quiet: bool) -> None:
         self.done, self.total, self.quiet = 0, total, quiet
+        self.bar = progress_bar(total, quiet)
 
     def __call__(self, job: Job, attempt: int, count: int, phase: str | None) -> None:
         self.done += 1
-        if not self.quiet:
-            size = f"{job.size}, derived" if job.derived_from else job.size
-            print(f"[{self.done}/{self.total}] {job.program.stem} [{size}] {job.system} run {attempt + 1}/{count}"
-                  + (f" ({phase})" if phase else ""), file=sys.stderr, flush=True)
+        if self.quiet:
+            return
+        size = f"{job.size}, derived" if job.derived_from else job.size
+        text = f"{job.program.stem} [{size}] {job.system} run {attempt + 1}/{count}" + (f" ({phase})" if phase else "")
+        if self.bar is None:
+            print(f"[{self.done}/{self.total}] {text}", file=sys.stderr, flush=True)
+        else:   # the runs before this one are done
+            self.bar.set_description_str(text, refresh=False)
+            self.bar.update(self.done - 1 - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.update(self.done - self.bar.n)
+            self.bar.close()
 
 
 def stem_of(report: dict) -> str:

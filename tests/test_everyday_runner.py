@@ -4,9 +4,13 @@ megaguards run whose checksum differs as FAIL, never as a number; a run past the
 limit is a lower bound; rows come slow-downs first."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import io
 import json
 from xml.dom import minidom
+
+import pytest
 
 from benchmarks import everyday_report, everyday_runner
 
@@ -86,3 +90,33 @@ def test_a_run_past_the_limit_is_a_bound_and_rows_sort_slow_downs_first():
     text = " ".join(node.data for node in minidom.parseString(svg).getElementsByTagName("text")
                     for node in node.childNodes)
     assert "< 0.00833x" in text and "5x" in text and "FAIL: checksum mismatch" in text
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_progress_is_a_bar_of_every_process_run_on_a_terminal(monkeypatch, quiet):
+    """Each program: a cold run, then cpython and megaguards per repetition; runs skipped
+    after a timeout still count as done."""
+    pytest.importorskip("tqdm")
+
+    def measure(program, arguments, count, options, cache_dir, scratch, calibration, log):
+        log(f"  {program.name} cold", runs=1)
+        log(f"  {program.name} [1/1] cpython", runs=1)   # megaguards' warm run skipped
+        return {"id": program.id, "program": program.name, "ratio": 1.0, "status": "PASS"}
+
+    monkeypatch.setattr(everyday_runner, "measure", measure)
+    monkeypatch.setattr(everyday_runner, "write", lambda result, options: 0)
+    monkeypatch.setattr(everyday_runner, "machine_info", lambda *arguments: {})
+    err = Terminal()
+    with contextlib.redirect_stderr(err):
+        assert everyday_runner.main(["--quick", "--only", "rowsums,sieve"] + ["--quiet"] * quiet) == 0
+    if quiet:
+        assert err.getvalue() == ""
+        return
+    text = err.getvalue()
+    assert "[1/2] rowsums 200 2 (1 repetitions)" in text and "  sieve [1/1] cpython" in text
+    assert "0/6 [00:00<?" in text and "6/6 [" in text.splitlines()[-1]   # 2 programs x (cold + 2 engines)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -107,3 +108,26 @@ def test_one_run_per_program_reads_one_run_instead_of_a_zero_width_interval(tmp_
     twice = write_runs(tmp_path / "b.json", {"mm": {"megaguards-cpu": [1.0, 1.2], "megaguards-auto-fresh": [2.0]}})
     assert "megaguards-auto-fresh" in selection_report.bootstrap_interval(
         selection_report.warm_runs([twice]), ["megaguards-auto-fresh"], resamples=20)
+
+
+def hand_written_geomean(values):
+    """The formula the reports used before statistics.geometric_mean."""
+    return math.exp(sum(map(math.log, values)) / len(values))
+
+
+@pytest.mark.parametrize("values", [[2.0], [1.0, 4.0], [0.5, 3.0, 7.25, 1e-3], [1e150, 1e-150, 2.0, 9.0]])
+def test_geometric_means_agree_with_the_hand_written_ones(values):
+    """Each report's geometric mean, with what it did around the formula: the suite's is None
+    without values, the trainer's skips values <= 0 and NaN and is NaN without any."""
+    import suite_report
+    from selector import train
+
+    expected = hand_written_geomean(values)
+    assert suite_report.geometric_mean(values) == pytest.approx(expected, rel=1e-12)
+    assert suite_report.geometric_mean([]) is None
+    assert train.geomean(values + [0.0, -1.0, math.nan]) == pytest.approx(expected, rel=1e-12)
+    assert math.isnan(train.geomean([])) and math.isnan(train.geomean([0.0]))
+    oracle = {"megaguards-seq": 1.0}   # each program's oracle time 1: the ratios are the values
+    measured = {f"p{k}": {**oracle, "megaguards-auto": value} for k, value in enumerate(values)}
+    _, summary = selection_report.table("small", measured, {})
+    assert summary["auto, warm store"] == (pytest.approx(expected, rel=1e-12), max(values))

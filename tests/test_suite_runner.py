@@ -6,7 +6,10 @@ import importlib.util
 import io
 import json
 import math
+import sys
 import textwrap
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -311,3 +314,34 @@ def test_peak_mode_times_the_last_of_several_calls_in_one_process(tmp_path):
     assert "peak mode" in (tmp_path / "suite-small-peak.md").read_text()
     with pytest.raises(SystemExit):
         suite_runner.main(["--peak", "1", "--out", str(tmp_path)])
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def progress_on_a_terminal(quiet: bool, systems=("cpython", "megaguards-seq", "numba")) -> str:
+    """What Progress writes on a terminal for one run of each system (then closed)."""
+    err = Terminal()
+    with contextlib.redirect_stderr(err):
+        progress = suite_runner.Progress(len(systems), quiet)
+        for system in systems:
+            progress(SimpleNamespace(program=Path("mm.py"), size="small", derived_from=None, system=system), 0, 1,
+                     None)
+        progress.close()
+    return err.getvalue()
+
+
+def test_progress_is_a_bar_of_the_runs_with_the_eta_on_a_terminal():
+    pytest.importorskip("tqdm")
+    text = progress_on_a_terminal(False)
+    assert "0/3 [00:00<?" in text and "3/3 [" in text.splitlines()[-1]   # the total; the time left (?: unknown yet)
+    assert "mm [small] numba run 1/1" in text and "[1/3]" not in text
+
+
+def test_progress_lines_without_tqdm_and_nothing_when_quiet(monkeypatch):
+    assert progress_on_a_terminal(True) == ""
+    monkeypatch.setitem(sys.modules, "tqdm", None)   # not installed
+    assert progress_on_a_terminal(False).splitlines() == [
+        "[1/3] mm [small] cpython run 1/1", "[2/3] mm [small] megaguards-seq run 1/1", "[3/3] mm [small] numba run 1/1"]

@@ -173,8 +173,9 @@ def main() -> int:
 
 
 def geomean(values) -> float:
+    """Of the positive values (nan: none)."""
     values = [v for v in values if v > 0]
-    return math.exp(sum(map(math.log, values)) / len(values)) if values else float("nan")
+    return statistics.geometric_mean(values) if values else float("nan")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import sys
 import time
 
 import numpy
@@ -47,8 +48,14 @@ def shapes():
     ]
 
 
+def steps() -> int:
+    """How many (shape, size, device) steps ``measure`` takes."""
+    return sum(len(sizes) for *_, sizes in shapes()) * len(costmodel.DEVICES)
+
+
 def measure(progress=lambda text: None) -> list[tuple[str, object, float, int, str]]:
-    """(shape name, Features, seconds, threads, device) for every shape, size and device."""
+    """(shape name, Features, seconds, threads, device) for every shape, size and device.
+    ``progress`` is called once per step: with the sample's line, or None (no sample)."""
     from .api import jit
 
     samples = []
@@ -64,18 +71,12 @@ def measure(progress=lambda text: None) -> list[tuple[str, object, float, int, s
             slow: set[str] = set()
             for size in sizes:
                 arguments = build(size)
-                for device in ("seq", "cpu", "cuda"):
-                    if device in slow:
+                for device in costmodel.DEVICES:
+                    fastest = None if device in slow else _fastest(compiled, arguments, device, observed)
+                    if fastest is None:
+                        progress(None)
                         continue
-                    config.configure(select=device)
-                    compiled(*arguments)          # compiles and warms up, untimed
-                    observed.clear()
-                    for _ in range(REPEATS):
-                        compiled(*arguments)
-                    runs = [(f, s) for f, s in observed if f is not None]
-                    if not runs or len(runs) < REPEATS:
-                        continue  # this device is not available for the loop (or the GPU declined)
-                    features, seconds = min(runs, key=lambda run: run[1])
+                    features, seconds = fastest
                     samples.append((name, features, seconds, costmodel.threads(), device))
                     progress(f"{name:15} size {size:>8}  {device:4}  {seconds * 1e3:9.3f} ms")
                     if seconds > SLOW:
@@ -84,6 +85,20 @@ def measure(progress=lambda text: None) -> list[tuple[str, object, float, int, s
         state.observer = None
         config.configure(device=saved.device, select=saved.select)
     return samples
+
+
+def _fastest(compiled, arguments, device: str, observed: list) -> tuple | None:
+    """(features, seconds) of the fastest of ``REPEATS`` timed runs on ``device``, after an
+    untimed one (None: the loop cannot run there, or the GPU declined)."""
+    config.configure(select=device)
+    compiled(*arguments)          # compiles and warms up, untimed
+    observed.clear()
+    for _ in range(REPEATS):
+        compiled(*arguments)
+    runs = [(f, s) for f, s in observed if f is not None]
+    if not runs or len(runs) < REPEATS:
+        return None
+    return min(runs, key=lambda run: run[1])
 
 
 def calibrate(progress=lambda text: None) -> tuple[costmodel.Calibration, dict, int]:
@@ -100,10 +115,38 @@ def calibrate(progress=lambda text: None) -> tuple[costmodel.Calibration, dict, 
     return calibration, errors, len(samples)
 
 
+def reporter(quiet: bool, total: int) -> tuple:
+    """(``measure``'s progress, a tqdm bar to close or None).  Nothing with --quiet; with tqdm
+    installed and stderr a terminal, a bar on stderr (steps done of ``total``, elapsed, ETA)
+    below the samples' lines; else the lines alone on stdout, as without tqdm."""
+    bar = None
+    if not quiet and sys.stderr.isatty():
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            pass
+        else:
+            bar = tqdm(total=total, file=sys.stderr, unit="step", dynamic_ncols=True)
+
+    def progress(text: str | None) -> None:
+        if bar is not None:
+            if text is not None:
+                bar.write(text, file=sys.stdout)
+            bar.update()
+        elif text is not None and not quiet:
+            print(text, flush=True)
+
+    return progress, bar
+
+
 def main(quiet: bool = False) -> int:
-    progress = (lambda text: None) if quiet else (lambda text: print(text, flush=True))
+    progress, bar = reporter(quiet, steps())
     started = time.perf_counter()
-    calibration, errors, count = calibrate(progress)   # a background run's lock ends with it (an flock)
+    try:
+        calibration, errors, count = calibrate(progress)   # a background run's lock ends with it (an flock)
+    finally:
+        if bar is not None:
+            bar.close()
     if not quiet:
         print(f"calibrated on {calibration.hardware.get('cpu')} ({calibration.hardware.get('threads')} threads), "
               f"GPUs: {', '.join(calibration.hardware.get('gpus') or []) or 'none'}; {count} samples in "

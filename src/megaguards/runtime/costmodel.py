@@ -119,13 +119,34 @@ def fit(samples: list[tuple], device: str) -> tuple[dict, float]:
     weights = 1.0 / numpy.maximum(seconds, 1e-7)
     try:
         from scipy.optimize import nnls
-        solution, _ = nnls(rows * weights[:, None], seconds * weights)
-    except ImportError:  # scipy is optional: least squares with negative constants cut to zero
-        solution = numpy.linalg.lstsq(rows * weights[:, None], seconds * weights, rcond=None)[0]
-        solution = numpy.maximum(solution, 0.0)
+    except ImportError:  # SciPy is optional: the same answer by enumeration
+        nnls = nonnegative_least_squares
+    solution, _ = nnls(rows * weights[:, None], seconds * weights)
     predicted = rows @ solution
     error = float(numpy.median(numpy.abs(predicted - seconds) / numpy.maximum(seconds, 1e-9)))
     return dict(zip(TERMS[device], map(float, solution))), error
+
+
+def nonnegative_least_squares(matrix, target) -> tuple:
+    """(x >= 0 minimizing |matrix @ x - target|, that residual), as ``scipy.optimize.nnls``.
+    The optimum is the least-squares solution on its nonzero columns, which can be chosen
+    independent: so it is the best nonnegative one among the least-squares solutions on every
+    subset of the columns (a device has at most 6 terms: 63 subsets).  Least squares with
+    negative constants cut to zero is not it: the others stay fitted around the cut ones."""
+    import itertools
+
+    import numpy
+
+    columns = matrix.shape[1]
+    best, best_residual = numpy.zeros(columns), float(numpy.linalg.norm(target))
+    for size in range(1, columns + 1):
+        for chosen in map(list, itertools.combinations(range(columns), size)):
+            solution = numpy.linalg.lstsq(matrix[:, chosen], target, rcond=None)[0]
+            residual = float(numpy.linalg.norm(matrix[:, chosen] @ solution - target))
+            if (solution >= 0).all() and residual < best_residual:
+                best, best_residual = numpy.zeros(columns), residual
+                best[chosen] = solution
+    return best, best_residual
 
 
 def _read(path: Path, source: str) -> Calibration | None:
@@ -164,7 +185,9 @@ LOCK = "calibration.lock"   # in the cache folder: flock'ed by the calibration r
 
 def _calibration_lock(folder: Path) -> int | None:
     """A descriptor holding the calibration lock of ``folder`` (None: held elsewhere, or no
-    ``flock`` on this system: then no background calibration)."""
+    ``flock`` on this system: then no background calibration).  An flock, not filelock (whose
+    lock stays with its process): the detached calibration inherits this descriptor and holds
+    the lock while it runs."""
     try:
         import fcntl
     except ImportError:
