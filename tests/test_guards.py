@@ -433,6 +433,40 @@ def test_append_needs_a_list_of_its_own():
     assert_same_as_cpython(collect, shared, 2, shared, compiled=guard(Assumption.APPENDED_DISTINCT))
 
 
+class Body:
+    def __init__(self, x):
+        self.x = x
+        self.v = 1.0
+
+
+class Other:
+    def __init__(self, x):
+        self.x = x
+        self.v = 2.0
+
+
+def push(make, n):
+    bodies = make()   # made here: objects compare by identity, results by their fields
+    for p in bodies:
+        p.x += p.v * 0.5
+    return [(b.x, b.v) for b in bodies], bodies[0] is bodies[-1]
+
+
+def test_fields_of_a_lists_objects():
+    """frontend/fields.py: one class, each object once where a field is set, the field on every object."""
+    assert_same_as_cpython(push, lambda: [Body(1.0), Body(2.0), Body(4.5)], 3)
+    assert_same_as_cpython(push, lambda: (lambda b: [b, Body(1.0), b])(Body(3.0)), 3,
+                           compiled=guard(Assumption.FIELD_DISTINCT, name="'bodies'", field="x"))
+    assert_same_as_cpython(push, lambda: [Body(1.0), Other(2.0)], 2,
+                           compiled=guard(Assumption.FIELD_ONE_CLASS, name="'bodies'", classes="Body and Other"))
+
+    def without_v():
+        bodies = [Body(1.0), Body(2.0)]
+        del bodies[1].v
+        return bodies
+    assert_same_as_cpython(push, without_v, 2, compiled=guard(Assumption.FIELD_PRESENT, name="'bodies'", field="v"))
+
+
 def test_lists_unbox_in_marshal_c():
     ragged = guard(Assumption.LISTS_UNBOX)
     assert_same_as_cpython(add_one, [1, True, 2], 3, compiled=ragged)                 # homogeneous

@@ -215,7 +215,7 @@ class _Planner:
                     continue
                 if carries_dependence(loop, outer, first, second, self.invariant, self.facts):
                     kind = "output" if second.write else "flow/anti"
-                    return (f"carries a {kind} dependence on '{first.group}' (lines {first.node.line} "
+                    return (f"carries a {kind} dependence on {ir.describe_name(first.group)} (lines {first.node.line} "
                             f"and {second.node.line})")
         assigned = {n.target for n in ir.walk(loop) if isinstance(n, ir.Assign)}
         assigned |= {n.var for n in ir.walk(loop) if isinstance(n, ir.For) and n is not loop}

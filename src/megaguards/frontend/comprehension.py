@@ -324,6 +324,8 @@ def build_loop(info: ExpressionInfo, kinds: tuple, reducer: tuple) -> ast.For:
             body = [ast.If(test=condition, body=body, orelse=[])]
         bindings = [_assign(target, _element(number, k, kind))
                     for k, (target, kind) in enumerate(zip(level.targets, kinds[number]))]
+        for binding in bindings:   # an element of a list: its objects' fields may be read (fields.py)
+            binding.element_bind = isinstance(binding.value, ast.Subscript)
         bounds = [ast.Name(id=f"mg_n{number}", ctx=ast.Load())]
         if number == 0 and info.kind == "reduce":
             bounds.insert(0, ast.Name(id="mg_b0", ctx=ast.Load()))  # 1 when the first element is the start

@@ -10,7 +10,7 @@ import itertools
 
 from ..errors import Unsupported
 from ..ir import nodes as ir
-from . import desugar, early_exits, inline
+from . import desugar, early_exits, fields, inline
 from .lower_calls import NO_RETURN_VALUE, CallLowering, Resolver, _Callee, _Row
 from .syntax import _unsupported, _where, dotted_path, int_literal
 
@@ -21,7 +21,7 @@ UNARY = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "not"}
 COMPARE = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
 
-class _Lowerer(CallLowering):
+class _Lowerer(CallLowering, fields.FieldLowering):
     def __init__(self, resolve: Resolver | None = None) -> None:
         self.resolve = resolve
         self.callees: list[_Callee] = []       # the inlined calls being lowered, innermost last
@@ -47,6 +47,8 @@ class _Lowerer(CallLowering):
         self.site_rows: dict[str, _Row] = {}
         self.row_names: set[str] = set()   # names that may become such aliases (``row_candidates``)
         self.row_aliases: dict[str, str] = {}   # each alias made -> the array it is a row of
+        self.objects = fields.NONE              # lists used through their items' fields (fields.py)
+        self.object_rows: dict[str, tuple] = {}  # alias ``p`` of ``for p in ps`` -> (list, index expressions)
 
     # statements -------------------------------------------------------------
     def block(self, statements: list[ast.stmt]) -> tuple[ir.Stmt, ...]:
@@ -92,6 +94,10 @@ class _Lowerer(CallLowering):
                 array, indices = self.subscript(node.target, written=True)
                 value = ir.BinOp(op, ir.Load(array, indices, **where), self.expression(node.value), **where)
                 return [ir.Store(array, indices, value, **where)]
+            access = self.field_access(node.target, written=True)
+            if access is not None:   # p.x += v: a field of a list's objects
+                value = ir.BinOp(op, ir.Load(*access, **where), self.expression(node.value), **where)
+                return [ir.Store(*access, value, **where)]
             if isinstance(node.target, ast.Attribute):   # self.total += x
                 path = self.attribute_variable(node.target)
                 value = ir.BinOp(op, self.expression(node.target), self.expression(node.value), **where)
@@ -151,11 +157,12 @@ class _Lowerer(CallLowering):
         return [ir.Append(path, self.expression(value), **_where(node)) for value in values]
 
     def range_loop(self, node: ast.For) -> ir.For:
-        rows_before = dict(self.site_rows)
+        rows_before, objects_before = dict(self.site_rows), dict(self.object_rows)
         try:
             return self.plain_range_loop(node)
         finally:
             self.site_rows = rows_before   # a row alias holds inside its loop's body only
+            self.object_rows = objects_before
 
     def plain_range_loop(self, node: ast.For) -> ir.For:
         node = desugar.for_loop(node, self.temporary)
@@ -187,6 +194,9 @@ class _Lowerer(CallLowering):
             row = self.site_rows[targets[0].id] = self.row_argument(value_node, setup)
             self.row_aliases[targets[0].id] = row.array
             return setup
+        alias = self.object_alias(targets, value_node, node)
+        if alias is not None:
+            return alias
         rebind = self.rebind(targets, value_node, node)
         if rebind is not None:
             return [rebind]
@@ -260,6 +270,9 @@ class _Lowerer(CallLowering):
         if isinstance(target, ast.Subscript):
             array, indices = self.subscript(target, written=True)
             return ir.Store(array, indices, value, **_where(node))
+        access = self.field_access(target, written=True)
+        if access is not None:
+            return ir.Store(*access, value, **_where(node))
         if isinstance(target, ast.Attribute):
             return self.bind(self.attribute_variable(target), value, node)
         raise _unsupported(target)
@@ -323,6 +336,9 @@ class _Lowerer(CallLowering):
         if isinstance(node, ast.Name) and not self.callees and node.id in self.site_rows:
             raise _unsupported(node, f"'{node.id}', a row of '{self.site_rows[node.id].array}', used as a value "
                                      "(only its elements can be)")
+        access = self.field_access(node)
+        if access is not None:
+            return ir.Load(*access, **where)
         if isinstance(node, (ast.Name, ast.Attribute)):
             path = self.rename(dotted_path(node))
             if path is None:
@@ -395,7 +411,7 @@ class _Lowerer(CallLowering):
             prefix[:0] = base.slice.elts if isinstance(base.slice, ast.Tuple) else [base.slice]
             base = base.value
         row = self.row_alias(dotted_path(base))
-        path = row.array if row else self.rename(dotted_path(base))
+        path = row.array if row else self.objects_length(self.rename(dotted_path(base)))
         if path is None or path in self.assigned:
             raise _unsupported(node, "len() of something other than an array")
         outer = row.prefix if row else ()
@@ -455,8 +471,10 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
     ``resolve`` finds the user-defined functions the loop calls (they are inlined)."""
     lowerer = _Lowerer(resolve)
     lowerer.row_names = row_candidates(loop, resolve)
+    lowerer.objects = fields.object_uses(loop)
     body = lowerer.range_loop(loop)
     arrays = lowerer.array_uses()
+    fields.check_shared_fields(arrays, lowerer.scalar_reads, lowerer.assigned)
     array_names = {a.name for a in arrays}
     scalars = tuple(n for n in lowerer.scalar_reads if n not in array_names and n not in lowerer.functions)
     assigned = tuple(n for n in lowerer.assigned if not n.startswith("mg_tmp"))
@@ -478,7 +496,7 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
             raise Unsupported(f"list '{path}' is appended to and also used otherwise in the loop")
     return ir.Loop(body, scalars, arrays, assigned, tuple(lowerer.functions), tuple(lowerer.inlined.items()),
                    tuple(lowerer.assumed.items()), tuple(sorted(lowerer.appended)),
-                   tuple(lowerer.row_aliases.items()))
+                   tuple(lowerer.row_aliases.items()), tuple(lowerer.objects.aliases.items()))
 
 
 def row_candidates(loop: ast.For, resolve: Resolver | None) -> set[str]:

@@ -21,6 +21,7 @@ from ..errors import GuardFailure, Unsupported
 from ..ir import nodes as ir
 from ..ir.types import INT64_MAX, INT64_MIN, Scalar, ndarray_class, numpy_dtype_scalar, scalar_of_class
 from .assumptions import Assumption
+from .fields import FieldReader, all_distinct, copy_rows
 
 _MISSING = object()
 INT_OR_FLOAT_LIST = "list of ints and floats"   # a list's entry in the key where the site saw one mix them
@@ -231,6 +232,16 @@ class Binding:
     on_device: bool = False  # some array is a CuPy array (the CPU cannot run it)
     mixed: frozenset = frozenset()  # positions of the lists typed int-or-float (Binder.mixed)
     appended: tuple = ()    # the lists the loop appends to (loop.appended order)
+    fields: tuple = ()      # (position, objects, writer, rank, values before) per field set (fields.store_fields)
+
+
+def _array_getter(use: ir.ArrayUse, index: dict, binder: Binder):
+    """How to fetch an array live-in: a field array's getter reads the field of its objects."""
+    field = ir.field_of(use.name)
+    if field is None:
+        return _getter(use.name, index)
+    return FieldReader(_getter(field[0], index), field[0], field[1], use.rank, use.written,
+                       settable if use.written else safe_getattr, binder)
 
 
 def _getter(path: str, index: dict):
@@ -266,7 +277,13 @@ class Binder:
         self.array_uses = loop.arrays
         self.function_getters = tuple(_getter(p, index) for p in self.function_paths)
         self.scalar_getters = tuple(_getter(p, index) for p in self.scalar_paths)
-        self.array_getters = tuple((_getter(a.name, index), a.rank, not a.written) for a in loop.arrays)
+        self.distinct = all_distinct   # marshal.c's mg_distinct once the back end has loaded it
+        self.array_getters = tuple((_array_getter(a, index, self), a.rank, not a.written) for a in loop.arrays)
+        # Fields the loop sets on a list's objects (frontend/fields.py): (position, the list's getter).
+        self.field_setters = tuple((k, _getter(ir.field_of(a.name)[0], index)) for k, a in enumerate(loop.arrays)
+                                   if a.written and ir.field_of(a.name))
+        # ``for p in ps`` over objects: p's value after the run is the object at its index.
+        self.object_getters = tuple((name, _getter(array, index)) for name, array in loop.object_aliases)
         # Arrays whose rows the loop unpacks (``for x, y in pairs``): (position, rank, width).
         self.widths = tuple((k, a.rank, a.width) for k, a in enumerate(loop.arrays) if a.width)
         self.appended_getters = tuple(_getter(path, index) for path in loop.appended)
@@ -325,7 +342,20 @@ class Binder:
             if id(value) in identities:   # an array the loop reads, or another list appended to
                 raise Assumption.APPENDED_DISTINCT.failure()
             identities[id(value)] = len(identities)
-        return Binding(tuple(key), functions, tuple(scalars), tuple(arrays), on_device, mixed, appended)
+        fields = tuple((k, get(values), self.array_getters[k][0].write, self.array_uses[k].rank,
+                        copy_rows(arrays[k], self.array_uses[k].rank)) for k, get in self.field_setters)
+        return Binding(tuple(key), functions, tuple(scalars), tuple(arrays), on_device, mixed, appended, fields)
+
+    def objects_after(self, values: tuple, live_outs: tuple, outputs: tuple, unset) -> tuple:
+        """The live-outs with each object alias (``for p in ps``) given its object: the
+        kernel's value is the index it was bound to last (``unset``: never bound)."""
+        outputs = list(outputs)
+        for name, get in self.object_getters:
+            if name in live_outs:
+                k = live_outs.index(name)
+                if outputs[k] is not unset:
+                    outputs[k] = get(values)[outputs[k]]
+        return tuple(outputs)
 
     def describe(self, binding: Binding):
         """Slow path, once per signature: canonical functions, scalar and array types."""

@@ -219,6 +219,7 @@ class Loop:
     appended: tuple[str, ...] = ()  # lists the loop only appends to (``Append``), sorted: the order of the
                                     # kernel's buffers (TypedLoop.appended, codegen/layout.py) and of the guard's
     row_aliases: tuple = ()  # (name, array) of the site's ``for row in table``: the row read in place
+    object_aliases: tuple = ()  # (name, list) of ``for p in ps`` over objects: p holds the index (fields.py)
 
 
 def is_call_result(name: str) -> bool:
@@ -235,6 +236,19 @@ _INLINED_LOCAL = re.compile(r"mg_tmp_(\w+?)\d+_(\w+)$")
 # followed by the guard (guards/signature.py): ``f.__globals__.N``, ``f.__closure__.k``,
 # ``f.__defaults__.alpha``.
 ROUTE_SEGMENTS = ("__globals__", "__closure__", "__defaults__")
+# A field of the objects of a list (frontend/fields.py): ``ps.__items__.x`` is the array of
+# ``ps[k].x`` over k, which the guard reads into a list (guards/signature.py field_values).
+ITEMS_SEGMENT = "__items__"
+
+
+def field_path(array: str, field: str) -> str:
+    return f"{array}.{ITEMS_SEGMENT}.{field}"
+
+
+def field_of(path: str) -> tuple[str, str] | None:
+    """(list path, field) of a field array's path, else None."""
+    array, found, field = path.rpartition(f".{ITEMS_SEGMENT}.")
+    return (array, field) if found and array and "." not in field else None
 _ROUTE = re.compile(r"(?<![^.])([^.]+)\.__(globals|closure|defaults)__\.")
 
 
@@ -256,6 +270,9 @@ def describe_name(name: str) -> str:
         if variable == CALL_RESULT_SUFFIX[1:]:
             return f"the value returned by '{function}'"
         return f"'{variable}' (in '{function}')"
+    field = field_of(name)
+    if field is not None:
+        return f"'{field[0]}[...].{field[1]}'"
     routes = list(_ROUTE.finditer(name))
     if routes:  # the last step is the one the user sees: a name read by the innermost function
         owner, kind = routes[-1].groups()

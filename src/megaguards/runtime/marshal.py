@@ -53,6 +53,8 @@ def helper(cache_dir: Path, compiler: tuple[str, str]) -> ctypes.PyDLL:
     library.mg_fold.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_double, ctypes.c_int,
                                 ctypes.POINTER(ctypes.c_int)]
     library.mg_fold.restype = ctypes.c_double
+    library.mg_distinct.argtypes = [ctypes.py_object]
+    library.mg_distinct.restype = ctypes.c_int
     library.mg_list_shape.argtypes = [ctypes.py_object, ctypes.c_int, ctypes.POINTER(ctypes.c_int64)]
     library.mg_list_shape.restype = ctypes.c_int
     for name, extra in (("mg_unbox_into", [ctypes.c_int]), ("mg_box_from", [])):   # unbox: rows may be tuples

@@ -310,3 +310,29 @@ static int list_shape(PyObject *obj, int rank, int64_t *shape) {
     return 0;
 }
 
+
+/* Does each object appear once in ``rows`` (a list of lists of objects, guards/fields.py)?
+ * 1 yes, 0 no (or out of memory: the guard then fails, CPython runs the loop).  An open
+ * addressing table of the pointers: a few ns an object, where a Python set of ids costs 150. */
+int mg_distinct(PyObject *rows) {
+    Py_ssize_t total = 0, count = PyList_GET_SIZE(rows);
+    for (Py_ssize_t r = 0; r < count; r++) total += PyList_GET_SIZE(PyList_GET_ITEM(rows, r));
+    int bits = 4;
+    while (((size_t)1 << bits) < 2 * (size_t)total) bits++;
+    size_t mask = ((size_t)1 << bits) - 1;
+    PyObject **table = calloc(mask + 1, sizeof *table);
+    if (table == NULL) return 0;
+    int answer = 1;
+    for (Py_ssize_t r = 0; r < count && answer; r++) {
+        PyObject *row = PyList_GET_ITEM(rows, r);
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(row); i++) {
+            PyObject *item = PyList_GET_ITEM(row, i);
+            size_t slot = (size_t)(((uint64_t)(uintptr_t)item * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+            while (table[slot] != NULL && table[slot] != item) slot = (slot + 1) & mask;
+            if (table[slot] == item) { answer = 0; break; }
+            table[slot] = item;
+        }
+    }
+    free(table);
+    return answer;
+}

@@ -173,6 +173,11 @@ class Site(Reporting):
                     index = {name: k for k, name in enumerate(self.info.live_ins)}
                     self.loop = lower_loop(self.info.loop, lambda path: resolve_callee(path, values, index))
                     self.binder = Binder(self.loop, self.info.live_ins)
+                    if self.binder.field_setters and config.current().enabled:
+                        back_end()
+                        from .backend import check_distinct_in_c
+
+                        check_distinct_in_c(self.binder)
             except Unsupported as unsupported:
                 self.disabled, self.disabled_at = unsupported.describe(), (unsupported.line, unsupported.col)
                 return self.cannot_compile(self.disabled, self.disabled_at)
@@ -215,7 +220,13 @@ class Site(Reporting):
             self.stats.compiled_runs += 1
             if self.failures:
                 self.succeeded()
-            return self.last_rows(outcome.values, binding) if self.loop.row_aliases else outcome.values
+            outputs = outcome.values
+            if binding.fields or self.loop.object_aliases:   # lists of objects (frontend/fields.py)
+                from ..guards.fields import store_fields
+
+                store_fields(binding)
+                outputs = self.binder.objects_after(values, self.info.live_outs, outputs, UNSET)
+            return self.last_rows(outputs, binding) if self.loop.row_aliases else outputs
         if type(outcome) is Raised:
             if outcome.flag != INTERRUPTED:   # Ctrl-C: Python raises its KeyboardInterrupt at once
                 self.failed(binding.key, "flag", f"runtime flag: {outcome.reason}")

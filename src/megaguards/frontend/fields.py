@@ -1,0 +1,205 @@
+"""Lists of objects with numeric fields (issue 29): ``for p in particles: p.x += p.vx * dt``
+and ``particles[i].x``.
+
+Each field the loop uses is an array of its own to the later stages, named
+``particles.__items__.x`` (``ir.field_path``): at each entry the guard reads the field of
+every object into a list (guards/signature.py ``field_values``), the kernel runs on that
+list as on any other, and after a clean run the values the loop changed are set on the
+objects.  Inside its loop, ``p`` is the index of its object in the list: the kernel keeps it
+as an int, and the site gives the name the object at that index after the run
+(``Loop.object_aliases``), as CPython's loop leaves it.
+
+Only what reads and writes the fields as plain stored values qualifies (the guard checks
+the class: no property, no ``__setattr__``, no ``__getattr__``); a name or list used any
+other way (``p.update()``, ``f(p)``, ``p.pos.x``, ``ps[i]`` as a value) keeps the lowering's
+usual reasons.
+"""
+from __future__ import annotations
+
+import ast
+from collections import Counter
+
+from ..errors import Unsupported
+from ..ir import nodes as ir
+from ..record import record
+from .syntax import dotted_path
+
+
+@record
+class ObjectUses:
+    """What the prescan found: list name -> (rank, fields used), alias name -> its list."""
+
+    lists: dict
+    aliases: dict
+
+
+NONE = ObjectUses({}, {})
+
+
+def object_uses(loop: ast.For) -> ObjectUses:
+    """The named lists whose items the site's loop uses only through their fields, and the
+    element-loop targets (``for p in ps``, ``for i, p in enumerate(ps)``) that stand for them."""
+    parents = {child: node for node in ast.walk(loop) for child in ast.iter_child_nodes(node)}
+    stores = Counter(node.id for node in ast.walk(loop) if isinstance(node, ast.Name)
+                     and not isinstance(node.ctx, ast.Load))
+    aliases = {}   # alias -> (list name, its loop, the list's name node in the loop's header)
+    for node in ast.walk(loop):
+        if isinstance(node, ast.For) and not node.orelse:
+            source, target = node.iter, node.target
+            if (isinstance(source, ast.Call) and dotted_path(source.func) == "enumerate" and len(source.args) == 1
+                    and not source.keywords and isinstance(target, ast.Tuple) and len(target.elts) == 2):
+                source, target = source.args[0], target.elts[1]
+            if isinstance(source, ast.Name) and isinstance(target, ast.Name) and stores[target.id] == 1:
+                aliases[target.id] = (source.id, node, source)
+            for statement in node.body:   # a comprehension's loop (comprehension.py): ``p = ps[k]`` first
+                if not getattr(statement, "element_bind", False):
+                    break
+                target, value = statement.targets[0], statement.value
+                if (isinstance(target, ast.Name) and stores[target.id] == 1 and isinstance(value, ast.Subscript)
+                        and isinstance(value.value, ast.Name)):
+                    aliases[target.id] = (value.value.id, node, value.value)
+    lists: dict[str, list] = {}   # name -> [rank or None, fields]
+    refused: set[str] = set()
+
+    def use(name: str, rank: int | None, field: str | None) -> None:
+        """A use of list ``name``: its items' ``field`` at subscript depth ``rank`` (None: a length)."""
+        known = lists.setdefault(name, [None, set()])
+        if rank is not None:
+            if rank == 0 or known[0] not in (None, rank):
+                refused.add(name)
+            known[0] = rank
+        if field is not None:
+            known[1].add(field)
+
+    for node in ast.walk(loop):
+        if not isinstance(node, ast.Name):
+            continue
+        name, parent = node.id, parents.get(node)
+        if name in aliases and node is not aliases[name][1].target and not _target_of(aliases[name][1], node):
+            field = _field(node, parents)
+            if field is None or not _inside(node, aliases[name][1], parents):
+                refused.add(aliases.pop(name)[0])
+            else:
+                use(aliases[name][0], 1, field)
+            continue
+        if not isinstance(node.ctx, ast.Load) or stores[name]:
+            continue
+        if any(node is header for _, _, header in aliases.values()):
+            use(name, 1, None)
+        elif _in_length(node, parents):
+            use(name, None, None)
+        elif isinstance(parent, ast.Subscript) and parent.value is node:
+            top, rank = _subscripts(parent, parents)
+            field = _field(top, parents)
+            if field is not None:
+                use(name, rank, field)
+            elif not _in_length(top, parents):
+                refused.add(name)
+    found = {name: (rank, frozenset(fields)) for name, (rank, fields) in lists.items()
+             if name not in refused and fields and not stores[name]}
+    return ObjectUses(found, {alias: source for alias, (source, _, _) in aliases.items() if source in found})
+
+
+def _target_of(loop: ast.For, node: ast.Name) -> bool:
+    """Is ``node`` where ``loop`` binds an alias (its target, or a comprehension's element bind)?"""
+    target = loop.target
+    if node is target or (isinstance(target, ast.Tuple) and any(node is element for element in target.elts)):
+        return True
+    return any(getattr(statement, "element_bind", False) and statement.targets[0] is node for statement in loop.body)
+
+
+def _field(node: ast.expr, parents: dict) -> str | None:
+    """The attribute read or assigned on ``node`` (``node.x``, and no further attribute or
+    call on it: ``p.pos.x`` and ``p.update()`` do not qualify), else None."""
+    parent = parents.get(node)
+    if not isinstance(parent, ast.Attribute) or parent.value is not node:
+        return None
+    above = parents.get(parent)
+    if isinstance(above, ast.Attribute) or (isinstance(above, ast.Call) and above.func is parent):
+        return None
+    if isinstance(parent.ctx, ast.Del):
+        return None
+    return parent.attr
+
+
+def _subscripts(node: ast.Subscript, parents: dict) -> tuple[ast.expr, int]:
+    """The outermost of a chain of subscripts ``ps[i][j]`` starting at ``node``, and its depth."""
+    rank = 1
+    while isinstance(parents.get(node), ast.Subscript) and parents[node].value is node:
+        node, rank = parents[node], rank + 1
+    if isinstance(node.slice, ast.Tuple) or isinstance(node.slice, ast.Slice):
+        return node, 0   # ps[i, j] or a slice: not a field access
+    return node, rank
+
+
+def _in_length(node: ast.expr, parents: dict) -> bool:
+    parent = parents.get(node)
+    return isinstance(parent, ast.Call) and dotted_path(parent.func) == "len" and parent.args == [node]
+
+
+def _inside(node: ast.AST, loop: ast.For, parents: dict) -> bool:
+    """Is ``node`` in ``loop``'s body (the alias is used only where it names an object)?"""
+    while node is not None:
+        parent = parents.get(node)
+        if parent is loop:
+            return node in loop.body
+        node = parent
+    return False
+
+
+class FieldLowering:
+    """The lowering's part (mixed into frontend/lower.py's ``_Lowerer``): ``p.x`` and
+    ``ps[i].x`` as elements of the field array ``ps.__items__.x``."""
+
+    def object_alias(self, targets: list, value_node: ast.expr, node: ast.stmt) -> list | None:
+        """``p = ps[i]`` bound by ``for p in ps`` over objects: the kernel keeps the index."""
+        aliases = self.objects.aliases
+        if not (getattr(node, "element_bind", False) and not self.callees and len(targets) == 1
+                and isinstance(targets[0], ast.Name) and targets[0].id in aliases
+                and isinstance(value_node, ast.Subscript) and isinstance(value_node.value, ast.Name)
+                and value_node.value.id == aliases[targets[0].id]):
+            return None
+        index = self.expression(value_node.slice)
+        self.object_rows[targets[0].id] = (value_node.value.id, (index,))
+        return [self.bind(targets[0].id, index, node)]
+
+    def field_access(self, node: ast.expr, written: bool = False) -> tuple[str, tuple] | None:
+        """(field array, indices) of ``p.x`` or ``ps[i][j].x`` over a list of objects, else None."""
+        if self.callees or not isinstance(node, ast.Attribute):
+            return None
+        base = node.value
+        if isinstance(base, ast.Name) and base.id in self.object_rows:
+            array, indices = self.object_rows[base.id]
+        else:
+            subscripts: list[ast.expr] = []
+            while isinstance(base, ast.Subscript):
+                subscripts[:0] = [base.slice]
+                base = base.value
+            if not subscripts or not isinstance(base, ast.Name) or base.id not in self.objects.lists:
+                return None
+            array, indices = base.id, tuple(self.expression(index) for index in subscripts)
+        path = ir.field_path(array, node.attr)
+        self.array_ranks.setdefault(path, set()).add(len(indices))
+        if written:
+            self.written_arrays.add(path)
+        return path, indices
+
+    def objects_length(self, path: str | None) -> str | None:
+        """``len(ps)`` of a list used through its items' fields: a length of one field array."""
+        found = self.objects.lists.get(path) if path is not None and not self.callees else None
+        return path if found is None else ir.field_path(path, min(found[1]))
+
+
+def check_shared_fields(arrays, scalars, assigned) -> None:
+    """A field the loop sets (``ps[i].x``) must be reachable by no other path the loop uses
+    (``qs[j].x``, ``self.x``): one object may be behind both, and the kernel's copies of the
+    two would differ where CPython's object has one value."""
+    names = [use.name for use in arrays] + list(scalars) + list(assigned)
+    for use in arrays:
+        field = ir.field_of(use.name) if use.written else None
+        if field is None:
+            continue
+        other = next((name for name in names if name != use.name and name.endswith("." + field[1])), None)
+        if other is not None:
+            raise Unsupported(f"field '{field[1]}' of the items of '{field[0]}' is set and {ir.describe_name(other)} "
+                              "is used too (one object may be behind both)")

@@ -1,0 +1,101 @@
+"""The guard's side of lists of objects with numeric fields (frontend/fields.py).
+
+At each entry, the field array ``ps.__items__.x`` is read into a list shaped as ``ps``
+(``FieldReader``): every object must be of one class whose field Python stores as a plain
+value (checked on the first object: the class decides), and where the loop sets the field,
+every object must be in the list once (two cells of the kernel's copy would be one value in
+CPython).  After a clean run, the values the kernel changed are set on their objects
+(``store_fields``): the boxing keeps the old value object where the value did not change.
+
+Reading and setting go through small functions compiled per field name (``item.x`` in a
+comprehension): CPython's specialized attribute access is about twice as fast as
+``operator.attrgetter`` or ``setattr`` on plain objects.
+"""
+from __future__ import annotations
+
+from itertools import compress
+from operator import is_not
+
+from ..ir import nodes as ir
+from .assumptions import Assumption
+
+
+def all_distinct(rows: list) -> bool:
+    """Does each object appear once in the rows (lists of objects)?  (Python's answer, for
+    the entries before the back end has loaded marshal.c's ``mg_distinct``.)"""
+    count = sum(map(len, rows))
+    return len({id(item) for row in rows for item in row}) == count
+
+
+class FieldReader:
+    """The getter of one field array: its objects' field values, as a list of their shape."""
+
+    def __init__(self, objects, array: str, field: str, rank: int, written: bool, check, binder) -> None:
+        if not field.isidentifier():
+            raise ValueError(f"not a field name: {field!r}")
+        self.objects, self.array, self.field, self.rank, self.written = objects, array, field, rank, written
+        self.check = check      # guards/signature.py's settable (a field set) or safe_getattr (read only)
+        self.binder = binder    # its ``distinct``: marshal.c's, once loaded
+        namespace: dict = {}
+        exec(f"def read(items):\n    return [item.{field} for item in items]\n\n"   # noqa: S102 - an identifier
+             f"def write(objects, changed, values):\n    for k in changed:\n        objects[k].{field} = values[k]\n",
+             namespace)
+        self.read, self.write_changed = namespace["read"], namespace["write"]
+
+    def __call__(self, values: tuple) -> list:
+        objects = self.objects(values)
+        rows = [objects]
+        for _ in range(self.rank - 1):
+            if any(type(row) is not list for row in rows):
+                raise Assumption.LIST_RANK.failure(rank=self.rank)
+            rows = [row for outer in rows for row in outer]
+        if any(type(row) is not list for row in rows):
+            if self.rank == 1:
+                raise Assumption.ARRAY_CLASS.failure(cls=type(objects).__name__)
+            raise Assumption.LIST_RANK.failure(rank=self.rank)
+        first = next((row[0] for row in rows if row), None)
+        if first is None:
+            return _shaped(objects, self.rank, [[] for _ in rows])
+        classes = set()
+        for row in rows:
+            classes.update(map(type, row))
+        if len(classes) > 1:
+            raise Assumption.FIELD_ONE_CLASS.failure(name=ir.describe_name(self.array),
+                                                     classes=" and ".join(sorted(c.__name__ for c in classes)))
+        self.check(first, self.field)   # no property, no __getattr__, no __setattr__: the class decides
+        if self.written and not self.binder.distinct(rows):
+            raise Assumption.FIELD_DISTINCT.failure(name=ir.describe_name(self.array), field=self.field)
+        try:
+            return _shaped(objects, self.rank, [self.read(row) for row in rows])
+        except AttributeError:
+            raise Assumption.FIELD_PRESENT.failure(name=ir.describe_name(self.array), field=self.field) from None
+
+    def write(self, objects: list, before: list, after: list, rank: int) -> None:
+        """Set the values that changed (``after[k] is not before[k]``) on their objects."""
+        if rank > 1:
+            for inner, old, new in zip(objects, before, after):
+                self.write(inner, old, new, rank - 1)
+            return
+        self.write_changed(objects, compress(range(len(after)), map(is_not, after, before)), after)
+
+
+def _shaped(objects: list, rank: int, values: list) -> list:
+    """``values`` (one list per innermost row of ``objects``) nested as ``objects`` is."""
+    if rank == 1:
+        return values[0]
+    rows = iter(values)
+
+    def nest(level: list, depth: int) -> list:
+        return [next(rows) for _ in level] if depth == rank - 1 else [nest(row, depth + 1) for row in level]
+    return nest(objects, 1)
+
+
+def copy_rows(values: list, rank: int) -> list:
+    """The value objects as they were unboxed (``store_fields`` compares the boxed ones with them)."""
+    return list(values) if rank == 1 else [copy_rows(row, rank - 1) for row in values]
+
+
+def store_fields(binding) -> None:
+    """After a clean run: set on each object the field values the kernel changed."""
+    for position, objects, write, rank, before in binding.fields:
+        write(objects, before, binding.arrays[position], rank)

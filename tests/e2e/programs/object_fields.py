@@ -1,0 +1,149 @@
+# expect: compiled
+"""Lists of objects with numeric fields (``p.x += p.vx * dt``, ``ps[i].m``): each field the
+loop uses is read into an array, the kernel runs on it, and the values it changed are set on
+the objects after the run; ``p`` after the loop is the last object, as in CPython.  Classes
+whose fields run code (a property, ``__setattr__``), lists holding one object twice (a written
+field), or objects of several classes stay in CPython."""
+
+
+class Particle:
+    def __init__(self, k):
+        self.x = k * 0.5
+        self.y = 1.0 - k * 0.25
+        self.vx = (k % 3) - 1.0
+        self.vy = 0.5 * (k % 2)
+        self.m = 1 + k % 4          # an int field
+
+
+class Slotted:
+    __slots__ = ("value", "weight")
+
+    def __init__(self, k):
+        self.value = k * 1.5
+        self.weight = 2.0
+
+
+class Guarded:
+    def __init__(self, k):
+        self._x = float(k)
+
+    @property
+    def x(self):
+        return self._x
+
+    @x.setter
+    def x(self, value):
+        self._x = min(value, 3.0)
+
+
+class Defaulted:
+    scale = 2.0                    # read from the class: no instance has its own
+
+    def __init__(self, k):
+        self.v = float(k)
+
+
+def drift(ps, dt, steps):
+    for step in range(steps):  # mg: compiled
+        for p in ps:
+            p.x += p.vx * dt
+            p.y += p.vy * dt
+    return p
+
+
+def drift_shared(ps, dt, steps):
+    for step in range(steps):  # mg: fallback "more than once"
+        for p in ps:
+            p.x += p.vx * dt
+
+
+def drift_mixed(ps, dt, steps):
+    for step in range(steps):  # mg: fallback "several classes"
+        for p in ps:
+            p.x += p.vx * dt
+
+
+def energy(ps):
+    total = 0.0
+    for i in range(len(ps)):  # mg: compiled
+        total += 0.5 * ps[i].m * (ps[i].vx ** 2 + ps[i].vy ** 2)
+    return total
+
+
+def counted(ps):
+    heavy = 0
+    for i, p in enumerate(ps):  # mg: compiled
+        if p.m > 2:
+            heavy += p.m
+            p.vx = -p.vx
+    return heavy, i
+
+
+def slotted_sum(items):
+    s = 0.0
+    for item in items:  # mg: compiled
+        s += item.value * item.weight
+        item.weight += 1.0
+    return s
+
+
+def clamp(items):
+    for item in items:  # mg: fallback "property"
+        item.x += 2.5
+
+
+def defaulted(items):
+    out = 0.0
+    for d in items:  # mg: compiled
+        out += d.v * d.scale
+    return out
+
+
+def grid_scale(g):
+    for i in range(len(g)):  # mg: compiled
+        for j in range(len(g[i])):
+            g[i][j].x *= 2.0
+
+
+def show(ps):
+    print([round(p.x, 6) for p in ps][:6], [round(p.y, 6) for p in ps][-3:], [p.vx for p in ps][:6])
+
+
+ps = [Particle(k) for k in range(5000)]
+last = drift(ps, 0.01, 20)
+print(last is ps[-1], round(last.x, 9))
+show(ps)
+print(energy(ps))
+print(counted(ps))
+show(ps)
+print(type(ps[3].m).__name__, ps[3].m)
+
+items = [Slotted(k) for k in range(3000)]
+print(slotted_sum(items), items[5].weight)
+
+guarded = [Guarded(k) for k in range(2000)]
+clamp(guarded)
+print(sum(item.x for item in guarded))
+
+print(defaulted([Defaulted(k) for k in range(2000)]), "scale" in vars(Defaulted(1)))
+
+twice = [Particle(k) for k in range(1000)]
+twice[7] = twice[3]                # one object twice: its field is written twice per sweep
+drift_shared(twice, 0.5, 3)
+print(twice[3].x, twice[7] is twice[3], round(sum(p.x for p in twice), 6))
+
+mixed = [Particle(k) for k in range(1500)] + [Slotted(1)]
+try:
+    drift_mixed(mixed, 0.1, 2)
+except AttributeError as error:
+    print("AttributeError:", error, round(mixed[0].x, 6), round(mixed[1499].x, 6))
+
+grid = [[Particle(i * 10 + j) for j in range(300)] for i in range(40)]
+grid_scale(grid)
+print(grid[3][4].x, grid[39][299].x)
+
+empty = []
+p = "before"
+for p in empty:
+    p.x = 1
+print(p)

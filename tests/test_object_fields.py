@@ -1,0 +1,102 @@
+"""Lists of objects with numeric fields (issue 29, item 7; frontend/fields.py, guards/fields.py):
+which loops qualify, what they lower to, and the guard's reading and setting of the fields."""
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+from conftest import assert_same_as_cpython, sites_of
+
+from megaguards.errors import Unsupported
+from megaguards.frontend.fields import object_uses
+from megaguards.frontend.lower import lower_loop
+from megaguards.guards.fields import all_distinct
+from megaguards.ir import nodes as ir
+
+
+def loop_of(source: str) -> ast.For:
+    return ast.parse(textwrap.dedent(source)).body[0]
+
+
+@pytest.mark.parametrize("source, lists, aliases", [
+    ("for p in ps:\n    p.x += p.vx * dt\n", {"ps": (1, {"x", "vx"})}, {"p": "ps"}),
+    ("for t in range(9):\n    for i, p in enumerate(ps):\n        p.x = qs[i].m * len(ps)\n",
+     {"ps": (1, {"x"}), "qs": (1, {"m"})}, {"p": "ps"}),
+    ("for i in range(len(g)):\n    for j in range(len(g[i])):\n        g[i][j].v *= 2\n", {"g": (2, {"v"})}, {}),
+    ("for p in ps:\n    p.update()\n", {}, {}),                      # a method: inlining is another matter
+    ("for p in ps:\n    p.pos.x += 1\n", {}, {}),                    # a field of a field
+    ("for p in ps:\n    s += p.m\n    q = p\n", {}, {}),            # the object itself used as a value
+    ("for i in range(len(ps)):\n    f(ps[i])\n    ps[i].x = 1\n", {}, {}),
+    ("for p in ps:\n    p.x = 1\nps = []\n", {"ps": (1, {"x"})}, {"p": "ps"}),   # after the loop: not the site's
+    ("for p in ps:\n    p.x = 1\n    ps = qs\n", {}, {}),               # the list rebound inside
+    ("for p in ps:\n    p.x = 1\nelse:\n    pass\n", {}, {}),
+])
+def test_which_lists_are_used_through_their_objects_fields(source, lists, aliases):
+    tree = ast.parse(source)
+    found = object_uses(tree.body[0])
+    assert {name: (rank, set(fields)) for name, (rank, fields) in found.lists.items()} == lists
+    assert found.aliases == aliases
+
+
+def test_fields_lower_to_arrays_and_the_alias_to_an_index():
+    loop = lower_loop(loop_of("""
+        for step in range(steps):
+            for p in ps:
+                p.x += p.vx * dt
+    """))
+    assert {(use.name, use.rank, use.written) for use in loop.arrays} == {
+        ("ps.__items__.x", 1, True), ("ps.__items__.vx", 1, False)}
+    assert loop.object_aliases == (("p", "ps"),) and "p" in loop.assigned
+    assert ir.field_of("ps.__items__.vx") == ("ps", "vx") and ir.field_of("self.x") is None
+    assert ir.describe_name("ps.__items__.vx") == "'ps[...].vx'"
+
+
+@pytest.mark.parametrize("source, other", [
+    ("for p in ps:\n    p.x = q.x\n", "'q.x'"),
+    ("for i in range(len(ps)):\n    ps[i].x = qs[i].x + 1\n", "'qs[...].x'"),
+])
+def test_a_field_set_must_be_reachable_no_other_way(source, other):
+    with pytest.raises(Unsupported, match=r"field 'x' of the items of 'ps' is set and " + other.replace(".", r"\.")
+                       .replace("[", r"\[").replace("]", r"\]")):
+        lower_loop(loop_of(source))
+
+
+def test_each_object_once_in_python_and_in_marshal_c(tmp_path):
+    from megaguards import config
+    from megaguards.runtime.backend import compiler
+    from megaguards.runtime.marshal import helper
+
+    a, b = object(), object()
+    found = compiler()
+    if found is None:
+        pytest.skip("no C compiler")
+    distinct = helper(config.current().cache_dir, found).mg_distinct
+    for rows, expected in [([[a, b]], True), ([[a], [b, a]], False), ([[], []], True), ([[a, a]], False),
+                           ([list(range(1000, 60000))], True), ([[*map(str, range(500)), a, a]], False)]:
+        assert all_distinct(rows) is expected and bool(distinct(rows)) is expected
+
+
+class Cell:
+    def __init__(self, value):
+        self.value = value
+        self.hits = 0
+
+
+def relax(make, sweeps):
+    cells = make()
+    for sweep in range(sweeps):
+        for i in range(1, len(cells) - 1):
+            cells[i].value = 0.5 * (cells[i - 1].value + cells[i + 1].value)
+            cells[i].hits += 1
+    c = None
+    for c in cells:
+        c.value *= 2.0
+    return [(cell.value, cell.hits, type(cell.value).__name__) for cell in cells], c is (cells[-1] if cells else None)
+
+
+def test_fields_are_set_in_cpythons_order_and_the_alias_ends_on_the_last_object():
+    fast = assert_same_as_cpython(relax, lambda: [Cell(float(k % 5)) for k in range(40)], 6)
+    assert sum(1 for record in sites_of(fast) if record["compiled_runs"]) == 2, sites_of(fast)   # both loops
+    assert_same_as_cpython(relax, lambda: [Cell(k % 5) for k in range(40)], 6)          # int fields: ints mix
+    assert_same_as_cpython(relax, lambda: [], 2)                                         # no object: no entry
