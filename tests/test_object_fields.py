@@ -31,12 +31,37 @@ def loop_of(source: str) -> ast.For:
     ("for p in ps:\n    p.x = 1\nps = []\n", {"ps": (1, {"x"})}, {"p": "ps"}),   # after the loop: not the site's
     ("for p in ps:\n    p.x = 1\n    ps = qs\n", {}, {}),               # the list rebound inside
     ("for p in ps:\n    p.x = 1\nelse:\n    pass\n", {}, {}),
+    ("for i in range(n):\n    b = bs[i]\n    b.v += b.m\n", {"bs": (1, {"v", "m"})}, {"b": "bs"}),
+    ("for i in range(n):\n    s += b.v\n    b = bs[i]\n", {}, {}),                  # read before it is bound
+    ("for i in range(n):\n    b = bs[i]\n    c = b\n", {}, {}),
+    ("for i in range(n):\n    if i:\n        b = bs[i]\n        b.v = 1\n", {}, {}),  # bound inside an if
 ])
 def test_which_lists_are_used_through_their_objects_fields(source, lists, aliases):
     tree = ast.parse(source)
     found = object_uses(tree.body[0])
     assert {name: (rank, set(fields)) for name, (rank, fields) in found.lists.items()} == lists
     assert found.aliases == aliases
+
+
+def test_an_alias_bound_by_an_assignment_is_checked_there():
+    found = object_uses(loop_of("for i in range(n):\n    b = bs[i]\n    b.v += 1\n"))
+    assert found.checked == {"b"} and object_uses(loop_of("for b in bs:\n    b.v += 1\n")).checked == frozenset()
+
+
+def pairs(make, shift):
+    cells = make()
+    total = 0.0
+    for i in range(len(cells)):
+        a = cells[i]
+        b = cells[i + shift]  # noqa: F841 - IndexError past the end, where CPython raises it (unused or not)
+        total += a.value * 0.5
+        a.hits += 1
+    return total, [(cell.value, cell.hits) for cell in cells]
+
+
+def test_an_index_out_of_range_raises_where_cpython_does():
+    assert_same_as_cpython(pairs, lambda: [Cell(float(k)) for k in range(30)], -3)   # negative: from the end
+    assert_same_as_cpython(pairs, lambda: [Cell(float(k)) for k in range(30)], 2, compiled="runtime flag")
 
 
 def test_fields_lower_to_arrays_and_the_alias_to_an_index():

@@ -22,15 +22,17 @@ from collections import Counter
 from ..errors import Unsupported
 from ..ir import nodes as ir
 from ..record import record
-from .syntax import dotted_path
+from .syntax import _where, dotted_path
 
 
 @record
 class ObjectUses:
-    """What the prescan found: list name -> (rank, fields used), alias name -> its list."""
+    """What the prescan found: list name -> (rank, fields used), alias name -> its list, and
+    the aliases an assignment binds (``b = bodies[i]``: the index is checked there)."""
 
     lists: dict
     aliases: dict
+    checked: frozenset = frozenset()
 
 
 NONE = ObjectUses({}, {})
@@ -42,7 +44,8 @@ def object_uses(loop: ast.For) -> ObjectUses:
     parents = {child: node for node in ast.walk(loop) for child in ast.iter_child_nodes(node)}
     stores = Counter(node.id for node in ast.walk(loop) if isinstance(node, ast.Name)
                      and not isinstance(node.ctx, ast.Load))
-    aliases = {}   # alias -> (list name, its loop, the list's name node in the loop's header)
+    aliases = {}   # alias -> (list name, its loop, the list's name node, the statement binding it or None)
+    checked = set()   # aliases bound by an assignment of the loop's body (``b = bodies[i]``)
     for node in ast.walk(loop):
         if isinstance(node, ast.For) and not node.orelse:
             source, target = node.iter, node.target
@@ -50,14 +53,17 @@ def object_uses(loop: ast.For) -> ObjectUses:
                     and not source.keywords and isinstance(target, ast.Tuple) and len(target.elts) == 2):
                 source, target = source.args[0], target.elts[1]
             if isinstance(source, ast.Name) and isinstance(target, ast.Name) and stores[target.id] == 1:
-                aliases[target.id] = (source.id, node, source)
-            for statement in node.body:   # a comprehension's loop (comprehension.py): ``p = ps[k]`` first
-                if not getattr(statement, "element_bind", False):
-                    break
+                aliases[target.id] = (source.id, node, source, None)
+            for statement in node.body:   # ``p = ps[k]``: a comprehension's element (comprehension.py) or b1 = ...
+                if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+                    continue
                 target, value = statement.targets[0], statement.value
                 if (isinstance(target, ast.Name) and stores[target.id] == 1 and isinstance(value, ast.Subscript)
-                        and isinstance(value.value, ast.Name)):
-                    aliases[target.id] = (value.value.id, node, value.value)
+                        and isinstance(value.value, ast.Name)
+                        and not isinstance(value.slice, (ast.Tuple, ast.Slice))):
+                    aliases[target.id] = (value.value.id, node, value.value, statement)
+                    if not getattr(statement, "element_bind", False):
+                        checked.add(target.id)
     lists: dict[str, list] = {}   # name -> [rank or None, fields]
     refused: set[str] = set()
 
@@ -75,16 +81,17 @@ def object_uses(loop: ast.For) -> ObjectUses:
         if not isinstance(node, ast.Name):
             continue
         name, parent = node.id, parents.get(node)
-        if name in aliases and node is not aliases[name][1].target and not _target_of(aliases[name][1], node):
+        if name in aliases and not isinstance(node.ctx, ast.Store):
+            source, scope, _, statement = aliases[name]
             field = _field(node, parents)
-            if field is None or not _inside(node, aliases[name][1], parents):
+            if field is None or not _inside(node, scope, parents, statement):
                 refused.add(aliases.pop(name)[0])
             else:
-                use(aliases[name][0], 1, field)
+                use(source, 1, field)
             continue
         if not isinstance(node.ctx, ast.Load) or stores[name]:
             continue
-        if any(node is header for _, _, header in aliases.values()):
+        if any(node is header for _, _, header, _ in aliases.values()):
             use(name, 1, None)
         elif _in_length(node, parents):
             use(name, None, None)
@@ -97,15 +104,8 @@ def object_uses(loop: ast.For) -> ObjectUses:
                 refused.add(name)
     found = {name: (rank, frozenset(fields)) for name, (rank, fields) in lists.items()
              if name not in refused and fields and not stores[name]}
-    return ObjectUses(found, {alias: source for alias, (source, _, _) in aliases.items() if source in found})
-
-
-def _target_of(loop: ast.For, node: ast.Name) -> bool:
-    """Is ``node`` where ``loop`` binds an alias (its target, or a comprehension's element bind)?"""
-    target = loop.target
-    if node is target or (isinstance(target, ast.Tuple) and any(node is element for element in target.elts)):
-        return True
-    return any(getattr(statement, "element_bind", False) and statement.targets[0] is node for statement in loop.body)
+    kept = {alias: source for alias, (source, _, _, _) in aliases.items() if source in found}
+    return ObjectUses(found, kept, frozenset(checked & set(kept)))
 
 
 def _field(node: ast.expr, parents: dict) -> str | None:
@@ -137,12 +137,15 @@ def _in_length(node: ast.expr, parents: dict) -> bool:
     return isinstance(parent, ast.Call) and dotted_path(parent.func) == "len" and parent.args == [node]
 
 
-def _inside(node: ast.AST, loop: ast.For, parents: dict) -> bool:
-    """Is ``node`` in ``loop``'s body (the alias is used only where it names an object)?"""
+def _inside(node: ast.AST, loop: ast.For, parents: dict, statement: ast.stmt | None) -> bool:
+    """Is ``node`` in ``loop``'s body, after ``statement`` (one of the body's) if given: where
+    the alias names an object?"""
     while node is not None:
         parent = parents.get(node)
         if parent is loop:
-            return node in loop.body
+            if node not in loop.body:
+                return False
+            return statement is None or loop.body.index(node) > loop.body.index(statement)
         node = parent
     return False
 
@@ -152,16 +155,27 @@ class FieldLowering:
     ``ps[i].x`` as elements of the field array ``ps.__items__.x``."""
 
     def object_alias(self, targets: list, value_node: ast.expr, node: ast.stmt) -> list | None:
-        """``p = ps[i]`` bound by ``for p in ps`` over objects: the kernel keeps the index."""
+        """``p = ps[i]``, bound by ``for p in ps`` over objects or written so: the kernel keeps
+        the index in ``p``."""
         aliases = self.objects.aliases
-        if not (getattr(node, "element_bind", False) and not self.callees and len(targets) == 1
-                and isinstance(targets[0], ast.Name) and targets[0].id in aliases
+        name = targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
+        checked = name in self.objects.checked
+        if not ((getattr(node, "element_bind", False) or checked) and not self.callees and name in aliases
                 and isinstance(value_node, ast.Subscript) and isinstance(value_node.value, ast.Name)
-                and value_node.value.id == aliases[targets[0].id]):
+                and value_node.value.id == aliases[name]):
             return None
+        array = value_node.value.id
         index = self.expression(value_node.slice)
-        self.object_rows[targets[0].id] = (value_node.value.id, (index,))
-        return [self.bind(targets[0].id, index, node)]
+        if not checked:   # the loop's own element: its index, an affine one for the analyses
+            self.object_rows[name] = (array, (index,))
+            return [self.bind(name, index, node)]
+        # ``b = bodies[i]``: indexed through ``b`` (``i`` may change after), and one field read
+        # here, so that an index out of range fails where CPython raises (the run falls back).
+        self.object_rows[name] = (array, (ir.Name(name, **_where(node)),))
+        first = ir.field_path(array, min(self.objects.lists[array][1]))
+        self.array_ranks.setdefault(first, set()).add(1)
+        read = ir.Load(first, (ir.Name(name, **_where(node)),), **_where(node))
+        return [self.bind(name, index, node), self.bind(self.temporary(), read, node)]
 
     def field_access(self, node: ast.expr, written: bool = False) -> tuple[str, tuple] | None:
         """(field array, indices) of ``p.x`` or ``ps[i][j].x`` over a list of objects, else None."""

@@ -105,6 +105,17 @@ def grid_scale(g):
             g[i][j].x *= 2.0
 
 
+def attract(ps, dt):
+    for i in range(len(ps)):  # mg: compiled
+        b1 = ps[i]
+        for j in range(i + 1, len(ps)):
+            b2 = ps[j]
+            dx = b1.x - b2.x
+            d2 = dx * dx + 0.01
+            b1.vx -= dx * b2.m * dt / d2
+            b2.vx += dx * b1.m * dt / d2
+
+
 def show(ps):
     print([round(p.x, 6) for p in ps][:6], [round(p.y, 6) for p in ps][-3:], [p.vx for p in ps][:6])
 
@@ -117,6 +128,9 @@ print(energy(ps))
 print(counted(ps))
 show(ps)
 print(type(ps[3].m).__name__, ps[3].m)
+few = ps[:300]
+attract(few, 0.001)
+show(few)
 
 items = [Slotted(k) for k in range(3000)]
 print(slotted_sum(items), items[5].weight)
