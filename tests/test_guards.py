@@ -445,6 +445,18 @@ class Other:
         self.v = 2.0
 
 
+class Mover(Body):
+    def move(self, dt):
+        self.x += self.v * dt
+
+
+def move_all(make, n):
+    bodies = make()
+    for p in bodies:
+        p.move(0.5)
+    return [(b.x, b.v) for b in bodies]
+
+
 def push(make, n):
     bodies = make()   # made here: objects compare by identity, results by their fields
     for p in bodies:
@@ -465,6 +477,20 @@ def test_fields_of_a_lists_objects():
         del bodies[1].v
         return bodies
     assert_same_as_cpython(push, without_v, 2, compiled=guard(Assumption.FIELD_PRESENT, name="'bodies'", field="v"))
+
+
+def test_methods_of_a_lists_objects():
+    """A method called on the objects (``p.move(dt)``) is their class's, inlined with ``self``
+    standing for each object; an object holding an attribute of that name runs CPython's loop."""
+    fast = assert_same_as_cpython(move_all, lambda: [Mover(1.0), Mover(2.0)], 2)
+
+    def shadowed():
+        bodies = [Mover(1.0), Mover(2.0)]
+        bodies[1].move = lambda dt: None
+        return bodies
+    assert fast(shadowed, 2) == move_all(shadowed, 2) == [(1.5, 1.0), (2.0, 1.0)]
+    [loop] = [record for record in sites_of(fast) if record["compiled_runs"]]
+    assert loop["fallback_runs"] == 1 and guard(Assumption.METHOD_NOT_SHADOWED, method="move") in loop["reasons"]
 
 
 def test_lists_unbox_in_marshal_c():

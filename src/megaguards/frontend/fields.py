@@ -21,7 +21,10 @@ from collections import Counter
 
 from ..errors import Unsupported
 from ..ir import nodes as ir
+from .. import record as records
 from ..record import record
+from . import inline
+from .lower_calls import _Objects
 from .syntax import _where, dotted_path
 
 
@@ -33,9 +36,12 @@ class ObjectUses:
     lists: dict
     aliases: dict
     checked: frozenset = frozenset()
+    methods: dict = records.field(default_factory=dict)   # list -> methods called on its aliases (p.update())
+    refused: dict = records.field(default_factory=dict)   # alias -> why its methods keep the loop in CPython
 
 
 NONE = ObjectUses({}, {})
+METHOD_DEPTH = 3   # methods calling methods of the same object (self.helper()), at most this deep
 
 
 def object_uses(loop: ast.For) -> ObjectUses:
@@ -66,6 +72,7 @@ def object_uses(loop: ast.For) -> ObjectUses:
                         checked.add(target.id)
     lists: dict[str, list] = {}   # name -> [rank or None, fields]
     refused: set[str] = set()
+    methods: dict[str, set] = {}
 
     def use(name: str, rank: int | None, field: str | None) -> None:
         """A use of list ``name``: its items' ``field`` at subscript depth ``rank`` (None: a length)."""
@@ -83,9 +90,12 @@ def object_uses(loop: ast.For) -> ObjectUses:
         name, parent = node.id, parents.get(node)
         if name in aliases and not isinstance(node.ctx, ast.Store):
             source, scope, _, statement = aliases[name]
-            field = _field(node, parents)
-            if field is None or not _inside(node, scope, parents, statement):
+            field, method = _field(node, parents), _method(node, parents)
+            if (field is None and method is None) or not _inside(node, scope, parents, statement):
                 refused.add(aliases.pop(name)[0])
+            elif method is not None:
+                use(source, 1, None)
+                methods.setdefault(source, set()).add(method)
             else:
                 use(source, 1, field)
             continue
@@ -103,9 +113,63 @@ def object_uses(loop: ast.For) -> ObjectUses:
             elif not _in_length(top, parents):
                 refused.add(name)
     found = {name: (rank, frozenset(fields)) for name, (rank, fields) in lists.items()
-             if name not in refused and fields and not stores[name]}
+             if name not in refused and (fields or name in methods) and not stores[name]}
     kept = {alias: source for alias, (source, _, _, _) in aliases.items() if source in found}
-    return ObjectUses(found, kept, frozenset(checked & set(kept)))
+    return ObjectUses(found, kept, frozenset(checked & set(kept)),
+                      {name: frozenset(called) for name, called in methods.items() if name in found})
+
+
+def with_method_fields(uses: ObjectUses, resolve) -> ObjectUses:
+    """The fields the methods called on the lists' objects use (``p.update(dt)`` reading and
+    setting ``self.x``), found in the methods' definitions (``resolve`` gives the function the
+    objects' class holds); a list whose method cannot be read so is dropped, with its aliases
+    (the lowering then says why)."""
+    if not uses.methods:
+        return uses
+    lists, reasons = dict(uses.lists), {}
+    for name, called in uses.methods.items():
+        fields = set(lists[name][1])
+        try:
+            for method in called:
+                fields |= _method_fields(name, method, resolve, 1)
+            if not fields or lists[name][0] != 1:
+                raise Unsupported(f"the methods called on the items of '{name}' use none of their fields")
+        except Unsupported as problem:
+            del lists[name]
+            reasons[name] = problem.reason
+            continue
+        lists[name] = (1, frozenset(fields))
+    aliases = {alias: source for alias, source in uses.aliases.items() if source in lists}
+    refused = {alias: reasons[source] for alias, source in uses.aliases.items() if source in reasons}
+    return ObjectUses(lists, aliases, uses.checked & set(aliases), {n: m for n, m in uses.methods.items() if n in lists},
+                      refused)
+
+
+def _method_fields(array: str, method: str, resolve, depth: int) -> set:
+    """The fields ``method`` of the objects of ``array`` reads or sets through its first
+    parameter, and those of the methods it calls on it; Unsupported if it uses that
+    parameter otherwise (passes it on, rebinds it)."""
+    found = resolve(ir.field_path(array, method)) if resolve is not None else None
+    if found is None or depth > METHOD_DEPTH:
+        raise Unsupported(f"method '{method}' of the items of '{array}' is not a plain Python function their "
+                          "class holds (or one of them hides it), or calls methods more than 3 deep")
+    definition = inline.check_callable(found[0], method)
+    if not isinstance(definition, ast.FunctionDef) or not definition.args.args:
+        raise Unsupported(f"method '{method}' takes no object")
+    own = definition.args.args[0].arg
+    parents = {child: node for node in ast.walk(definition) for child in ast.iter_child_nodes(node)}
+    fields: set = set()
+    for node in ast.walk(definition):
+        if not (isinstance(node, ast.Name) and node.id == own) or node is definition.args.args[0]:
+            continue
+        field, called = _field(node, parents), _method(node, parents)
+        if not isinstance(node.ctx, ast.Load) or (field is None and called is None):
+            raise Unsupported(f"method '{method}' uses '{own}' other than through its fields")
+        if field is not None:
+            fields.add(field)
+        else:
+            fields |= _method_fields(array, called, resolve, depth + 1)
+    return fields
 
 
 def _field(node: ast.expr, parents: dict) -> str | None:
@@ -120,6 +184,15 @@ def _field(node: ast.expr, parents: dict) -> str | None:
     if isinstance(parent.ctx, ast.Del):
         return None
     return parent.attr
+
+
+def _method(node: ast.expr, parents: dict) -> str | None:
+    """The method called on ``node`` (``node.update(dt)``), else None."""
+    parent = parents.get(node)
+    if not isinstance(parent, ast.Attribute) or parent.value is not node:
+        return None
+    above = parents.get(parent)
+    return parent.attr if isinstance(above, ast.Call) and above.func is parent else None
 
 
 def _subscripts(node: ast.Subscript, parents: dict) -> tuple[ast.expr, int]:
@@ -167,11 +240,11 @@ class FieldLowering:
         array = value_node.value.id
         index = self.expression(value_node.slice)
         if not checked:   # the loop's own element: its index, an affine one for the analyses
-            self.object_rows[name] = (array, (index,))
+            self.object_rows[name] = _Objects(array, (index,))
             return [self.bind(name, index, node)]
         # ``b = bodies[i]``: indexed through ``b`` (``i`` may change after), and one field read
         # here, so that an index out of range fails where CPython raises (the run falls back).
-        self.object_rows[name] = (array, (ir.Name(name, **_where(node)),))
+        self.object_rows[name] = _Objects(array, (ir.Name(name, **_where(node)),))
         first = ir.field_path(array, min(self.objects.lists[array][1]))
         self.array_ranks.setdefault(first, set()).add(1)
         read = ir.Load(first, (ir.Name(name, **_where(node)),), **_where(node))
@@ -179,11 +252,14 @@ class FieldLowering:
 
     def field_access(self, node: ast.expr, written: bool = False) -> tuple[str, tuple] | None:
         """(field array, indices) of ``p.x`` or ``ps[i][j].x`` over a list of objects, else None."""
-        if self.callees or not isinstance(node, ast.Attribute):
+        if not isinstance(node, ast.Attribute):
             return None
         base = node.value
-        if isinstance(base, ast.Name) and base.id in self.object_rows:
-            array, indices = self.object_rows[base.id]
+        objects = self.objects_named(base)
+        if objects is not None:
+            array, indices = objects.array, objects.prefix
+        elif self.callees:
+            return None
         else:
             subscripts: list[ast.expr] = []
             while isinstance(base, ast.Subscript):
@@ -197,6 +273,30 @@ class FieldLowering:
         if written:
             self.written_arrays.add(path)
         return path, indices
+
+    def objects_named(self, node: ast.expr) -> _Objects | None:
+        """The list's object a name stands for (an alias, or a method's ``self`` bound to one)."""
+        if not isinstance(node, ast.Name):
+            return None
+        found = self.callees[-1].names.get(node.id) if self.callees else self.object_rows.get(node.id)
+        return found if isinstance(found, _Objects) else None
+
+    def object_method(self, node: ast.Call) -> tuple | None:
+        """(path, (function, receiver)) of ``p.update(dt)`` on a list's object: the method its
+        class holds, inlined with ``self`` standing for the object; None for other calls."""
+        function = node.func
+        objects = self.objects_named(function.value) if isinstance(function, ast.Attribute) else None
+        if objects is None:
+            if (isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and not self.callees
+                    and function.value.id in self.objects.refused):
+                raise Unsupported(self.objects.refused[function.value.id], node.lineno, node.col_offset)
+            return None
+        path = ir.field_path(objects.array, function.attr)
+        found = self.resolve(path) if self.resolve is not None else None
+        if found is None:
+            raise Unsupported(f"method '{function.attr}' of the items of '{objects.array}' is not a plain Python "
+                              "function of their class", node.lineno, node.col_offset)
+        return path, (found[0], objects)
 
     def objects_length(self, path: str | None) -> str | None:
         """``len(ps)`` of a list used through its items' fields: a length of one field array."""

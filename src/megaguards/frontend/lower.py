@@ -48,7 +48,7 @@ class _Lowerer(CallLowering, fields.FieldLowering):
         self.row_names: set[str] = set()   # names that may become such aliases (``row_candidates``)
         self.row_aliases: dict[str, str] = {}   # each alias made -> the array it is a row of
         self.objects = fields.NONE              # lists used through their items' fields (fields.py)
-        self.object_rows: dict[str, tuple] = {}  # alias ``p`` of ``for p in ps`` -> (list, index expressions)
+        self.object_rows: dict = {}             # alias ``p`` of ``for p in ps`` -> its _Objects (list, indices)
 
     # statements -------------------------------------------------------------
     def block(self, statements: list[ast.stmt]) -> tuple[ir.Stmt, ...]:
@@ -384,6 +384,10 @@ class _Lowerer(CallLowering, fields.FieldLowering):
         raise _unsupported(node)
 
     def call(self, node: ast.Call, value_used: bool = True):
+        method = self.object_method(node)   # p.update(dt) on a list's object (fields.py)
+        if method is not None:
+            result = self.inline(node, method[0], *method[1], value_used)
+            return result if value_used else NO_RETURN_VALUE
         written = dotted_path(node.func)
         path = self.rename(written)
         if path is None:
@@ -471,7 +475,7 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
     ``resolve`` finds the user-defined functions the loop calls (they are inlined)."""
     lowerer = _Lowerer(resolve)
     lowerer.row_names = row_candidates(loop, resolve)
-    lowerer.objects = fields.object_uses(loop)
+    lowerer.objects = fields.with_method_fields(fields.object_uses(loop), resolve)
     body = lowerer.range_loop(loop)
     arrays = lowerer.array_uses()
     fields.check_shared_fields(arrays, lowerer.scalar_reads, lowerer.assigned)

@@ -33,6 +33,16 @@ class _Row:
 
 
 @record
+class _Objects:
+    """A name standing for one object of a list used through its fields (frontend/fields.py):
+    ``p`` of ``for p in ps``, or a method's ``self`` bound to it: ``name.x`` is the field array
+    ``array.__items__.x`` at ``prefix``."""
+
+    array: str
+    prefix: tuple
+
+
+@record
 class _Constant:
     """A parameter bound to a number literal (``step(A, B, 0.5)``): read as that constant."""
 
@@ -96,6 +106,8 @@ class CallLowering:
             raise Unsupported(f"the number passed as {ir.describe_name(path)} used other than as a value")
         if isinstance(callee.names.get(head), _Row):
             raise Unsupported(f"row {ir.describe_name(path)} of an array used other than by subscripts or len()")
+        if isinstance(callee.names.get(head), _Objects):
+            raise Unsupported(f"the object {ir.describe_name(path)} used other than through its fields")
         if head in callee.names:
             base = callee.names[head]
         elif head in callee.free:
@@ -104,7 +116,7 @@ class CallLowering:
             base = f"{callee.route}.__globals__.{head}"
         return base + dot + rest
 
-    def inline(self, node: ast.Call, path: str, function, receiver: str | None, value_used: bool):
+    def inline(self, node: ast.Call, path: str, function, receiver, value_used: bool):
         """Lower ``f(args)`` as f's body (pending before the current statement); returns the
         name holding its value."""
         where = _where(node)
@@ -128,6 +140,9 @@ class CallLowering:
         setup: list[ir.Stmt] = []
         rows = inline.array_parameters(definition) - assigned
         for parameter, argument in bound.items():  # evaluated in the caller's scope, left to right
+            if argument is _RECEIVER and isinstance(receiver, _Objects):   # a list's object (fields.py)
+                names[parameter] = receiver
+                continue
             if parameter in rows and isinstance(argument, (ast.Subscript, ast.Name)):
                 row = self.row_argument(argument, setup)
                 if row is not None:

@@ -58,6 +58,8 @@ class Assumption(enum.Enum):
     LIST_LEAF_CLASS = ("a list of {cls}, not of bool, int or float", "Binder.bind (list_leaf_class)")
     FIELD_ONE_CLASS = ("the items of {name} are of several classes ({classes})", "Binder.bind (field_values)")
     FIELD_PRESENT = ("an item of {name} has no attribute {field!r}", "Binder.bind (field_values)")
+    METHOD_NOT_SHADOWED = ("an object has an attribute {method!r} of its own, hiding its class's method",
+                           "Binder.bind (item_method)")
     FIELD_DISTINCT = ("{name} holds one object more than once and the loop sets its {field!r}",
                       "Binder.bind (field_values)")
     BUFFER_TYPECODE = ("{name} is an array.array of typecode {code!r}: only 'd', 'q' and 'l' (8 bytes) "

@@ -97,7 +97,7 @@ def _steps(path: str) -> tuple[str, list]:
     head, *parts = path.split(".")
     steps, k = [], 0
     while k < len(parts):
-        if parts[k] in ir.ROUTE_SEGMENTS and k + 1 < len(parts):
+        if (parts[k] in ir.ROUTE_SEGMENTS or parts[k] == ir.ITEMS_SEGMENT) and k + 1 < len(parts):
             steps.append((parts[k], parts[k + 1]))
             k += 2
         else:
@@ -110,6 +110,8 @@ def follow(value: object, kind: str, name: str) -> object:
     """One step of a path: an attribute, or a function's global, free variable or default."""
     if kind == "attribute":
         return safe_getattr(value, name)
+    if kind == ir.ITEMS_SEGMENT:
+        return item_method(value, name)
     if not isinstance(value, types.FunctionType):
         raise Assumption.PYTHON_FUNCTION.failure(cls=type(value).__name__)
     if kind == "__globals__":
@@ -131,6 +133,22 @@ def follow(value: object, kind: str, name: str) -> object:
     if name in (value.__kwdefaults__ or {}):
         return value.__kwdefaults__[name]
     raise Assumption.PARAMETER_DEFAULT.failure(name=name, function=value.__name__)
+
+
+def item_method(objects, name: str):
+    """The method ``name`` the objects of a list share (``p.update(dt)`` over ``for p in ps``,
+    frontend/fields.py): their class's function, where no object holds an attribute of that
+    name of its own (the guard's field readers check they are of one class)."""
+    if type(objects) is not list:
+        raise Assumption.ARRAY_CLASS.failure(cls=type(objects).__name__)
+    if not objects:
+        raise Assumption.LIST_NOT_EMPTY.failure()
+    method = safe_getattr(objects[0], name)
+    if not isinstance(method, types.FunctionType):
+        raise Assumption.PYTHON_FUNCTION.failure(cls=type(method).__name__)
+    if any(name in getattr(item, "__dict__", ()) for item in objects):
+        raise Assumption.METHOD_NOT_SHADOWED.failure(method=name)
+    return method
 
 
 def resolve_callee(path: str, values: tuple, index: dict) -> tuple[object, str | None] | None:

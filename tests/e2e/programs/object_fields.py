@@ -15,6 +15,21 @@ class Particle:
         self.m = 1 + k % 4          # an int field
 
 
+class Planet(Particle):
+    def advance(self, dt):
+        self.x += self.vx * dt
+        self.y += self.vy * dt
+        self.bounce()
+
+    def bounce(self):
+        if self.y < 0.0:
+            self.y = -self.y
+            self.vy = -self.vy
+
+    def energy(self):
+        return 0.5 * self.m * (self.vx * self.vx + self.vy * self.vy)
+
+
 class Slotted:
     __slots__ = ("value", "weight")
 
@@ -116,6 +131,15 @@ def attract(ps, dt):
             b2.vx += dx * b1.m * dt / d2
 
 
+def orbit(planets, dt, steps):
+    total = 0.0
+    for step in range(steps):  # mg: compiled
+        for planet in planets:
+            planet.advance(dt)
+            total += planet.energy()
+    return total
+
+
 def show(ps):
     print([round(p.x, 6) for p in ps][:6], [round(p.y, 6) for p in ps][-3:], [p.vx for p in ps][:6])
 
@@ -131,6 +155,10 @@ print(type(ps[3].m).__name__, ps[3].m)
 few = ps[:300]
 attract(few, 0.001)
 show(few)
+
+planets = [Planet(k) for k in range(2000)]
+print(orbit(planets, 0.05, 30))
+show(planets)
 
 items = [Slotted(k) for k in range(3000)]
 print(slotted_sum(items), items[5].weight)
