@@ -35,6 +35,9 @@ def loop_of(source: str) -> ast.For:
     ("for i in range(n):\n    s += b.v\n    b = bs[i]\n", {}, {}),                  # read before it is bound
     ("for i in range(n):\n    b = bs[i]\n    c = b\n", {}, {}),
     ("for i in range(n):\n    if i:\n        b = bs[i]\n        b.v = 1\n", {}, {}),  # bound inside an if
+    ("for b in self.bodies:\n    b.x += b.v\n", {"self.bodies": (1, {"x", "v"})}, {"b": "self.bodies"}),
+    ("for i in range(len(sim.ps)):\n    sim.ps[i].x = 1.0\n", {"sim.ps": (1, {"x"})}, {}),
+    ("for b in self.bodies:\n    b.x = 1\n    self.bodies = []\n", {}, {}),       # the path rebound
 ])
 def test_which_lists_are_used_through_their_objects_fields(source, lists, aliases):
     tree = ast.parse(source)
@@ -87,6 +90,26 @@ def test_methods_called_on_the_objects_are_inlined_with_their_fields():
     assert uses.methods == {"ws": {"move", "turn"}} and uses.aliases == {"w": "ws"}
     assert_same_as_cpython(leaking, lambda: [Walker(k) for k in range(5)], 1,
                            compiled="uses 'self' other than through its fields")
+
+
+class Swarm:
+    def __init__(self, count):
+        self.walkers = [Walker(k) for k in range(count)]
+        self.clock = 0.0
+
+
+def swarm_steps(count, steps):
+    swarm = Swarm(count)
+    for step in range(steps):
+        for w in swarm.walkers:
+            w.move(0.5)
+        swarm.clock += 0.5
+    return [(w.x, w.v) for w in swarm.walkers], swarm.clock
+
+
+def test_a_list_held_by_an_object_is_used_through_its_path():
+    fast = assert_same_as_cpython(swarm_steps, 30, 4)
+    assert [record["compiled_runs"] for record in sites_of(fast) if record["function"] == "swarm_steps"][0] == 1
 
 
 def test_an_alias_bound_by_an_assignment_is_checked_there():

@@ -50,6 +50,12 @@ def object_uses(loop: ast.For) -> ObjectUses:
     parents = {child: node for node in ast.walk(loop) for child in ast.iter_child_nodes(node)}
     stores = Counter(node.id for node in ast.walk(loop) if isinstance(node, ast.Name)
                      and not isinstance(node.ctx, ast.Load))
+    stored = {dotted_path(node) for node in ast.walk(loop) if isinstance(node, ast.Attribute)
+              and not isinstance(node.ctx, ast.Load)}
+
+    def rebound(path: str) -> bool:
+        """Does the loop rebind the list's path (its head, or an attribute on the way)?"""
+        return bool(stores[path.split(".")[0]]) or any(path == s or path.startswith(s + ".") for s in stored if s)
     aliases = {}   # alias -> (list name, its loop, the list's name node, the statement binding it or None)
     checked = set()   # aliases bound by an assignment of the loop's body (``b = bodies[i]``)
     for node in ast.walk(loop):
@@ -58,16 +64,15 @@ def object_uses(loop: ast.For) -> ObjectUses:
             if (isinstance(source, ast.Call) and dotted_path(source.func) == "enumerate" and len(source.args) == 1
                     and not source.keywords and isinstance(target, ast.Tuple) and len(target.elts) == 2):
                 source, target = source.args[0], target.elts[1]
-            if isinstance(source, ast.Name) and isinstance(target, ast.Name) and stores[target.id] == 1:
-                aliases[target.id] = (source.id, node, source, None)
+            if _list_path(source) and isinstance(target, ast.Name) and stores[target.id] == 1:
+                aliases[target.id] = (_list_path(source), node, source, None)
             for statement in node.body:   # ``p = ps[k]``: a comprehension's element (comprehension.py) or b1 = ...
                 if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
                     continue
                 target, value = statement.targets[0], statement.value
                 if (isinstance(target, ast.Name) and stores[target.id] == 1 and isinstance(value, ast.Subscript)
-                        and isinstance(value.value, ast.Name)
-                        and not isinstance(value.slice, (ast.Tuple, ast.Slice))):
-                    aliases[target.id] = (value.value.id, node, value.value, statement)
+                        and _list_path(value.value) and not isinstance(value.slice, (ast.Tuple, ast.Slice))):
+                    aliases[target.id] = (_list_path(value.value), node, value.value, statement)
                     if not getattr(statement, "element_bind", False):
                         checked.add(target.id)
     lists: dict[str, list] = {}   # name -> [rank or None, fields]
@@ -85,10 +90,8 @@ def object_uses(loop: ast.For) -> ObjectUses:
             known[1].add(field)
 
     for node in ast.walk(loop):
-        if not isinstance(node, ast.Name):
-            continue
-        name, parent = node.id, parents.get(node)
-        if name in aliases and not isinstance(node.ctx, ast.Store):
+        if isinstance(node, ast.Name) and node.id in aliases and not isinstance(node.ctx, ast.Store):
+            name = node.id
             source, scope, _, statement = aliases[name]
             field, method = _field(node, parents), _method(node, parents)
             if (field is None and method is None) or not _inside(node, scope, parents, statement):
@@ -99,7 +102,12 @@ def object_uses(loop: ast.For) -> ObjectUses:
             else:
                 use(source, 1, field)
             continue
-        if not isinstance(node.ctx, ast.Load) or stores[name]:
+        parent = parents.get(node)
+        if (not isinstance(node, (ast.Name, ast.Attribute)) or not isinstance(node.ctx, ast.Load)
+                or (isinstance(parent, ast.Attribute) and parent.value is node)):
+            continue   # a list is named by a whole path: ``ps``, ``self.bodies``
+        name = _list_path(node)
+        if name is None or rebound(name):
             continue
         if any(node is header for _, _, header, _ in aliases.values()):
             use(name, 1, None)
@@ -113,7 +121,7 @@ def object_uses(loop: ast.For) -> ObjectUses:
             elif not _in_length(top, parents):
                 refused.add(name)
     found = {name: (rank, frozenset(fields)) for name, (rank, fields) in lists.items()
-             if name not in refused and (fields or name in methods) and not stores[name]}
+             if name not in refused and (fields or name in methods) and not rebound(name)}
     kept = {alias: source for alias, (source, _, _, _) in aliases.items() if source in found}
     return ObjectUses(found, kept, frozenset(checked & set(kept)),
                       {name: frozenset(called) for name, called in methods.items() if name in found})
@@ -186,6 +194,11 @@ def _field(node: ast.expr, parents: dict) -> str | None:
     return parent.attr
 
 
+def _list_path(node: ast.expr) -> str | None:
+    """The path naming a list (``ps``, ``self.bodies``), else None."""
+    return dotted_path(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+
+
 def _method(node: ast.expr, parents: dict) -> str | None:
     """The method called on ``node`` (``node.update(dt)``), else None."""
     parent = parents.get(node)
@@ -234,10 +247,9 @@ class FieldLowering:
         name = targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
         checked = name in self.objects.checked
         if not ((getattr(node, "element_bind", False) or checked) and not self.callees and name in aliases
-                and isinstance(value_node, ast.Subscript) and isinstance(value_node.value, ast.Name)
-                and value_node.value.id == aliases[name]):
+                and isinstance(value_node, ast.Subscript) and _list_path(value_node.value) == aliases[name]):
             return None
-        array = value_node.value.id
+        array = aliases[name]
         index = self.expression(value_node.slice)
         if not checked:   # the loop's own element: its index, an affine one for the analyses
             self.object_rows[name] = _Objects(array, (index,))
@@ -265,9 +277,10 @@ class FieldLowering:
             while isinstance(base, ast.Subscript):
                 subscripts[:0] = [base.slice]
                 base = base.value
-            if not subscripts or not isinstance(base, ast.Name) or base.id not in self.objects.lists:
+            array = _list_path(base)
+            if not subscripts or array not in self.objects.lists:
                 return None
-            array, indices = base.id, tuple(self.expression(index) for index in subscripts)
+            indices = tuple(self.expression(index) for index in subscripts)
         path = ir.field_path(array, node.attr)
         self.array_ranks.setdefault(path, set()).add(len(indices))
         if written:
