@@ -479,6 +479,22 @@ def test_fields_of_a_lists_objects():
     assert_same_as_cpython(push, without_v, 2, compiled=guard(Assumption.FIELD_PRESENT, name="'bodies'", field="v"))
 
 
+def compare_all(make, n):
+    bodies = make()
+    for p in bodies:
+        for q in bodies:
+            if p is not q:
+                p.x += q.v
+    return [(b.x, b.v) for b in bodies]
+
+
+def test_objects_compared_in_the_loop():
+    """Assumption.OBJECTS_COMPARED: ``p is not q`` compares indices, which needs each object once."""
+    assert_same_as_cpython(compare_all, lambda: [Body(1.0), Body(2.0)], 2)
+    assert_same_as_cpython(compare_all, lambda: (lambda b: [b, b])(Body(1.0)), 2,
+                           compiled=guard(Assumption.OBJECTS_COMPARED, name="'bodies'"))
+
+
 def test_methods_of_a_lists_objects():
     """A method called on the objects (``p.move(dt)``) is their class's, inlined with ``self``
     standing for each object; an object holding an attribute of that name runs CPython's loop."""

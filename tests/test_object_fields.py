@@ -112,6 +112,38 @@ def test_a_list_held_by_an_object_is_used_through_its_path():
     assert [record["compiled_runs"] for record in sites_of(fast) if record["function"] == "swarm_steps"][0] == 1
 
 
+class Star:
+    def __init__(self, k):
+        self.x, self.f = float(k % 7), 0.0
+
+
+class Equal(Star):
+    def __eq__(self, other):
+        return self.x == other.x
+
+    __hash__ = object.__hash__
+
+
+def forces(make):
+    stars = make()
+    for a in stars:
+        for b in stars:
+            if a is not b:
+                a.f += b.x - a.x
+            if a != b:
+                a.f += 0.5
+    return [star.f for star in stars]
+
+
+def test_objects_of_one_list_compared_by_their_indices():
+    fast = assert_same_as_cpython(forces, lambda: [Star(k) for k in range(12)])
+    assert object_uses(loop_of("for a in s:\n    for b in s:\n        if a is not b:\n            a.f += b.x\n"))\
+        .compared == {"s"}
+    twice = assert_same_as_cpython(forces, lambda: (lambda s: [s, Star(2), s])(Star(1)), compiled="compares them")
+    assert_same_as_cpython(forces, lambda: [Equal(k) for k in range(6)], compiled="compares them")
+    assert fast and twice
+
+
 def test_an_alias_bound_by_an_assignment_is_checked_there():
     found = object_uses(loop_of("for i in range(n):\n    b = bs[i]\n    b.v += 1\n"))
     assert found.checked == {"b"} and object_uses(loop_of("for b in bs:\n    b.v += 1\n")).checked == frozenset()

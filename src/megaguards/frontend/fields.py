@@ -38,6 +38,7 @@ class ObjectUses:
     checked: frozenset = frozenset()
     methods: dict = records.field(default_factory=dict)   # list -> methods called on its aliases (p.update())
     refused: dict = records.field(default_factory=dict)   # alias -> why its methods keep the loop in CPython
+    compared: frozenset = frozenset()   # lists whose objects are compared (``b1 is not b2``, ``b1 != b2``)
 
 
 NONE = ObjectUses({}, {})
@@ -78,6 +79,7 @@ def object_uses(loop: ast.For) -> ObjectUses:
     lists: dict[str, list] = {}   # name -> [rank or None, fields]
     refused: set[str] = set()
     methods: dict[str, set] = {}
+    compared: set[str] = set()
 
     def use(name: str, rank: int | None, field: str | None) -> None:
         """A use of list ``name``: its items' ``field`` at subscript depth ``rank`` (None: a length)."""
@@ -94,7 +96,11 @@ def object_uses(loop: ast.For) -> ObjectUses:
             name = node.id
             source, scope, _, statement = aliases[name]
             field, method = _field(node, parents), _method(node, parents)
-            if (field is None and method is None) or not _inside(node, scope, parents, statement):
+            other = _compared_with(node, parents)
+            if other is not None and other.id in aliases and aliases[other.id][0] == source \
+                    and _inside(node, scope, parents, statement):
+                compared.add(source)   # b1 is not b2, two objects of one list: their indices compared
+            elif (field is None and method is None) or not _inside(node, scope, parents, statement):
                 refused.add(aliases.pop(name)[0])
             elif method is not None:
                 use(source, 1, None)
@@ -124,7 +130,8 @@ def object_uses(loop: ast.For) -> ObjectUses:
              if name not in refused and (fields or name in methods) and not rebound(name)}
     kept = {alias: source for alias, (source, _, _, _) in aliases.items() if source in found}
     return ObjectUses(found, kept, frozenset(checked & set(kept)),
-                      {name: frozenset(called) for name, called in methods.items() if name in found})
+                      {name: frozenset(called) for name, called in methods.items() if name in found},
+                      compared=frozenset(compared & set(found)))
 
 
 def with_method_fields(uses: ObjectUses, resolve) -> ObjectUses:
@@ -150,7 +157,7 @@ def with_method_fields(uses: ObjectUses, resolve) -> ObjectUses:
     aliases = {alias: source for alias, source in uses.aliases.items() if source in lists}
     refused = {alias: reasons[source] for alias, source in uses.aliases.items() if source in reasons}
     return ObjectUses(lists, aliases, uses.checked & set(aliases), {n: m for n, m in uses.methods.items() if n in lists},
-                      refused)
+                      refused, uses.compared & set(lists))
 
 
 def _method_fields(array: str, method: str, resolve, depth: int) -> set:
@@ -192,6 +199,17 @@ def _field(node: ast.expr, parents: dict) -> str | None:
     if isinstance(parent.ctx, ast.Del):
         return None
     return parent.attr
+
+
+def _compared_with(node: ast.Name, parents: dict) -> ast.Name | None:
+    """The other name of ``a is b``, ``a is not b``, ``a == b`` or ``a != b`` that ``node`` is
+    one side of, else None."""
+    parent = parents.get(node)
+    if not (isinstance(parent, ast.Compare) and len(parent.ops) == 1
+            and isinstance(parent.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))):
+        return None
+    other = parent.comparators[0] if parent.left is node else parent.left
+    return other if isinstance(other, ast.Name) else None
 
 
 def _list_path(node: ast.expr) -> str | None:
@@ -310,6 +328,18 @@ class FieldLowering:
             raise Unsupported(f"method '{function.attr}' of the items of '{objects.array}' is not a plain Python "
                               "function of their class", node.lineno, node.col_offset)
         return path, (found[0], objects)
+
+    def object_comparison(self, node: ast.Compare) -> ir.Compare | None:
+        """``b1 is not b2`` (or ``!=``, ``is``, ``==``) of two objects of one list: their indices
+        compared (the guard checks that the list holds each object once and that the class
+        compares by identity)."""
+        if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
+            return None
+        left, right = self.objects_named(node.left), self.objects_named(node.comparators[0])
+        if left is None or right is None or left.array != right.array or len(left.prefix) != 1:
+            return None
+        operator = "==" if isinstance(node.ops[0], (ast.Is, ast.Eq)) else "!="
+        return ir.Compare(left.prefix[0], (operator,), (right.prefix[0],), **_where(node))
 
     def objects_length(self, path: str | None) -> str | None:
         """``len(ps)`` of a list used through its items' fields: a length of one field array."""

@@ -365,6 +365,9 @@ class _Lowerer(CallLowering, fields.FieldLowering):
         if isinstance(node, ast.BoolOp):
             return self.boolean(node)
         if isinstance(node, ast.Compare):
+            compared = self.object_comparison(node)
+            if compared is not None:
+                return compared
             ops = []
             for op in node.ops:
                 if type(op) not in COMPARE:
@@ -500,7 +503,8 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
             raise Unsupported(f"list '{path}' is appended to and also used otherwise in the loop")
     return ir.Loop(body, scalars, arrays, assigned, tuple(lowerer.functions), tuple(lowerer.inlined.items()),
                    tuple(lowerer.assumed.items()), tuple(sorted(lowerer.appended)),
-                   tuple(lowerer.row_aliases.items()), tuple(lowerer.objects.aliases.items()))
+                   tuple(lowerer.row_aliases.items()), tuple(lowerer.objects.aliases.items()),
+                   tuple(sorted(lowerer.objects.compared)))
 
 
 def row_candidates(loop: ast.For, resolve: Resolver | None) -> set[str]:

@@ -54,8 +54,7 @@ def is_site_loop(node: ast.AST) -> bool:
 _NEVER_COMPILED = (ast.Try, ast.With, ast.AsyncWith, ast.Raise, ast.Delete, ast.Global, ast.Nonlocal,
                    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom,
                    ast.JoinedStr, ast.Dict, ast.Set, ast.DictComp, ast.SetComp, ast.Match, ast.Assert,
-                   ast.Yield, ast.YieldFrom, ast.Await, ast.Slice, ast.Is, ast.IsNot, ast.In,
-                   ast.NotIn)
+                   ast.Yield, ast.YieldFrom, ast.Await, ast.Slice, ast.In, ast.NotIn)
 
 
 def never_compiles(loop: ast.For) -> bool:
@@ -67,6 +66,9 @@ def never_compiles(loop: ast.For) -> bool:
             return True
         if isinstance(node, ast.Constant) and type(node.value) not in (int, float, bool, complex):
             return True
+        if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops) \
+                and not all(isinstance(side, ast.Name) for side in (node.left, *node.comparators)):
+            return True   # ``x is None``; ``a is not b`` of two names may be two objects of one list (fields.py)
     return False
 
 

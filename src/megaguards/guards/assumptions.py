@@ -60,6 +60,8 @@ class Assumption(enum.Enum):
     FIELD_PRESENT = ("an item of {name} has no attribute {field!r}", "Binder.bind (field_values)")
     METHOD_NOT_SHADOWED = ("an object has an attribute {method!r} of its own, hiding its class's method",
                            "Binder.bind (item_method)")
+    OBJECTS_COMPARED = ("{name} holds one object more than once, or its objects' class defines ==, and the "
+                        "loop compares them", "Binder.bind (field_values)")
     FIELD_DISTINCT = ("{name} holds one object more than once and the loop sets its {field!r}",
                       "Binder.bind (field_values)")
     BUFFER_TYPECODE = ("{name} is an array.array of typecode {code!r}: only 'd', 'q' and 'l' (8 bytes) "

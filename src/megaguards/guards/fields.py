@@ -35,6 +35,7 @@ class FieldReader:
             raise ValueError(f"not a field name: {field!r}")
         self.objects, self.array, self.field, self.rank, self.written = objects, array, field, rank, written
         self.check = check      # guards/signature.py's settable (a field set) or safe_getattr (read only)
+        self.compared = False   # the loop compares the list's objects (Binder: Loop.compared_lists)
         self.binder = binder    # its ``distinct``: marshal.c's, once loaded
         namespace: dict = {}
         exec(f"def read(items):\n    return [item.{field} for item in items]\n\n"   # noqa: S102 - an identifier
@@ -63,7 +64,11 @@ class FieldReader:
             raise Assumption.FIELD_ONE_CLASS.failure(name=ir.describe_name(self.array),
                                                      classes=" and ".join(sorted(c.__name__ for c in classes)))
         self.check(first, self.field)   # no property, no __getattr__, no __setattr__: the class decides
-        if self.written and not self.binder.distinct(rows):
+        cls = type(first)
+        if self.compared and (cls.__eq__ is not object.__eq__ or cls.__ne__ is not object.__ne__
+                              or not self.binder.distinct(rows)):
+            raise Assumption.OBJECTS_COMPARED.failure(name=ir.describe_name(self.array))
+        if self.written and not self.compared and not self.binder.distinct(rows):
             raise Assumption.FIELD_DISTINCT.failure(name=ir.describe_name(self.array), field=self.field)
         try:
             return _shaped(objects, self.rank, [self.read(row) for row in rows])

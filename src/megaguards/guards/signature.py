@@ -302,6 +302,9 @@ class Binder:
                                    if a.written and ir.field_of(a.name))
         # ``for p in ps`` over objects: p's value after the run is the object at its index.
         self.object_getters = tuple((name, _getter(array, index)) for name, array in loop.object_aliases)
+        for get, _, _ in self.array_getters:   # objects compared by index: each once, compared by identity
+            if isinstance(get, FieldReader) and get.array in loop.compared_lists:
+                get.compared = True
         # Arrays whose rows the loop unpacks (``for x, y in pairs``): (position, rank, width).
         self.widths = tuple((k, a.rank, a.width) for k, a in enumerate(loop.arrays) if a.width)
         self.appended_getters = tuple(_getter(path, index) for path in loop.appended)

@@ -220,6 +220,7 @@ class Loop:
                                     # kernel's buffers (TypedLoop.appended, codegen/layout.py) and of the guard's
     row_aliases: tuple = ()  # (name, array) of the site's ``for row in table``: the row read in place
     object_aliases: tuple = ()  # (name, list) of ``for p in ps`` over objects: p holds the index (fields.py)
+    compared_lists: tuple = ()  # lists whose objects the loop compares (``b1 is not b2``): by their indices
 
 
 def is_call_result(name: str) -> bool:

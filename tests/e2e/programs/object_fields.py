@@ -140,6 +140,13 @@ def orbit(planets, dt, steps):
     return total
 
 
+def pull(ps):
+    for a in ps:  # mg: compiled
+        for b in ps:
+            if a is not b:
+                a.vx += (b.x - a.x) * 0.001
+
+
 def show(ps):
     print([round(p.x, 6) for p in ps][:6], [round(p.y, 6) for p in ps][-3:], [p.vx for p in ps][:6])
 
@@ -154,6 +161,8 @@ show(ps)
 print(type(ps[3].m).__name__, ps[3].m)
 few = ps[:300]
 attract(few, 0.001)
+show(few)
+pull(few)
 show(few)
 
 planets = [Planet(k) for k in range(2000)]
