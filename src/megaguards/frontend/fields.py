@@ -1,18 +1,21 @@
-"""Lists of objects with numeric fields (issue 29): ``for p in particles: p.x += p.vx * dt``
-and ``particles[i].x``.
+"""Lists of objects with numeric fields (issue 29): ``for p in particles: p.x += p.vx * dt``,
+``particles[i].x``, ``b1 = bodies[i]`` then ``b1.vx``, methods ``p.advance(dt)``, lists held
+by an object (``self.bodies``), and ``a is not b`` of two objects of one list.
 
 Each field the loop uses is an array of its own to the later stages, named
 ``particles.__items__.x`` (``ir.field_path``): at each entry the guard reads the field of
-every object into a list (guards/signature.py ``field_values``), the kernel runs on that
-list as on any other, and after a clean run the values the loop changed are set on the
-objects.  Inside its loop, ``p`` is the index of its object in the list: the kernel keeps it
-as an int, and the site gives the name the object at that index after the run
-(``Loop.object_aliases``), as CPython's loop leaves it.
+every object into a list (guards/fields.py ``FieldReader``), the kernel runs on that list as
+on any other, and after a clean run the values the loop changed are set on the objects.  A
+name standing for an object (``p``) holds its index in the list in the kernel, and the site
+gives the name the object at that index after the run (``Loop.object_aliases``), as CPython's
+loop leaves it.  A method called on it is inlined with ``self`` standing for the object
+(``_Objects`` in the callee's names); its fields are found in its definition beforehand
+(``with_method_fields``).
 
 Only what reads and writes the fields as plain stored values qualifies (the guard checks
 the class: no property, no ``__setattr__``, no ``__getattr__``); a name or list used any
-other way (``p.update()``, ``f(p)``, ``p.pos.x``, ``ps[i]`` as a value) keeps the lowering's
-usual reasons.
+other way (``f(p)``, ``p.pos.x``, ``ps[i]`` as a value, a method passing ``self`` on) keeps
+the lowering's usual reasons, or the method's.
 """
 from __future__ import annotations
 
