@@ -139,7 +139,8 @@ def compile_kernel(site, rendered, found: tuple[str, str], what: str = "compile"
     started = time.perf_counter()
     try:
         flags = KERNEL_FLAGS + (("-fopenmp",) if rendered.parallel else ())
-        path, cached = build_shared_object(rendered.source, config.current().cache_dir, found, flags)
+        path, cached = build_shared_object(rendered.source, config.current().cache_dir, found, flags,
+                                           what=f"compiling the loop at {short_location(site.info)}, once")
     except CompilerUnusable as error:
         raise unusable(error) from None
     except CompilerError as error:

@@ -25,6 +25,7 @@ from pathlib import Path
 from .. import config
 from ..errors import CompilerError, CompilerUnusable
 from .cachefile import make_folder, not_private, read_json, read_verified, sha256, write_json, write_new, write_verified
+from .status import status
 
 log = logging.getLogger("megaguards")
 
@@ -134,9 +135,10 @@ def _machine() -> str:
 
 
 def build_shared_object(source: str, cache_dir: Path, compiler: tuple[str, str],
-                        flags: tuple[str, ...] = KERNEL_FLAGS, libraries: tuple[str, ...] = ("-lm",)
-                        ) -> tuple[Path, bool]:
-    """Path of the compiled object for ``source`` and whether it came from the cache."""
+                        flags: tuple[str, ...] = KERNEL_FLAGS, libraries: tuple[str, ...] = ("-lm",),
+                        what: str = "compiling") -> tuple[Path, bool]:
+    """Path of the compiled object for ``source`` and whether it came from the cache.  A
+    compile running past a second says ``what`` on a terminal's status line (status.py)."""
     key = cache_key(source, compiler, flags + libraries)
     target = cache_dir / "kernels" / f"mg_{key}.so"
     if verified(target):
@@ -152,7 +154,8 @@ def build_shared_object(source: str, cache_dir: Path, compiler: tuple[str, str],
         command = [*shlex.split(compiler[0]), *flags, str(source_path), "-o", str(output), *libraries]
         limit = config.current().compile_timeout
         try:
-            result = subprocess.run(command, capture_output=True, text=True, timeout=limit)
+            with status(what):
+                result = subprocess.run(command, capture_output=True, text=True, timeout=limit)
         except subprocess.TimeoutExpired:
             raise CompilerUnusable(f"the C compiler {compiler[0]} ran past {limit:g} s "
                                    "(MEGAGUARDS_COMPILE_TIMEOUT)") from None

@@ -74,7 +74,7 @@ def _build(source: str, cache_dir: Path, compiler: tuple[str, str], flags: tuple
             try:
                 path, _ = build_shared_object(source, cache_dir, compiler,
                                               flags + openmp + python_include_flags(cache_dir, refresh=refresh),
-                                              libraries=())
+                                              libraries=(), what="building megaguards' list helper, once per machine")
                 return path
             except CompilerUnusable:
                 raise
