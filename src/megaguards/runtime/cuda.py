@@ -31,6 +31,7 @@ from .data import (DeviceCopies, StageClock, Transfers, arrays_to_device, box_li
 from .executable import FLOAT_STATUS, Declined, Outcome, Raised, Ran
 from .cachefile import sha256
 from .kernel import Specialization
+from .status import status
 
 # A GPU has no IEEE flags: its kernels compute overflow and invalid results of NumPy float
 # operations themselves (prelude's mg_np_*), not underflow, which NumPy ignores by default.
@@ -74,14 +75,15 @@ def cupy_module():
     """CuPy, if it is installed and sees a GPU; else None."""
     from . import warmup
 
-    warmup.wait()   # a warm-up thread importing CuPy finishes first
-    try:
-        import cupy
+    with status("starting CUDA, once per process"):   # on a terminal, past a second (status.py)
+        warmup.wait()   # a warm-up thread importing CuPy finishes first
+        try:
+            import cupy
 
-        if cupy.cuda.runtime.getDeviceCount() > 0:
-            return cupy
-    except Exception:  # no CuPy, no driver, no device: the CPU it is
-        return None
+            if cupy.cuda.runtime.getDeviceCount() > 0:
+                return cupy
+        except Exception:  # no CuPy, no driver, no device: the CPU it is
+            return None
     return None
 
 
@@ -126,7 +128,9 @@ def check_with_nvrtc(source: str, cache_dir: Path, arch: str = "sm_90") -> bool:
 
 @functools.lru_cache(maxsize=None)
 def _module_function(source: str):
-    return cupy_module().RawModule(code=source, options=NVRTC_OPTIONS).get_function("mg_kernel")
+    cupy = cupy_module()
+    with status("compiling a loop for the GPU"):   # NVRTC, or CuPy's cache of its output
+        return cupy.RawModule(code=source, options=NVRTC_OPTIONS).get_function("mg_kernel")
 
 
 def compile_kernel(kernel: CudaKernel):
