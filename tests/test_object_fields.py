@@ -226,3 +226,23 @@ def test_fields_are_set_in_cpythons_order_and_the_alias_ends_on_the_last_object(
     assert sum(1 for record in sites_of(fast) if record["compiled_runs"]) == 2, sites_of(fast)   # both loops
     assert_same_as_cpython(relax, lambda: [Cell(k % 5) for k in range(40)], 6)          # int fields: ints mix
     assert_same_as_cpython(relax, lambda: [], 2)                                         # no object: no entry
+
+
+def test_a_list_whose_objects_are_only_compared_is_checked_in_c():
+    """Objects compared but no field set: distinctness is still checked, by marshal.c's function."""
+    import megaguards
+    from megaguards.runtime.site import REGISTRY
+
+    def spread(make):
+        stars, total = make(), 0.0
+        for a in stars:
+            for b in stars:
+                if a is not b:
+                    total += b.x - a.x
+        return total
+
+    fast = megaguards.jit(spread)
+    assert fast(lambda: [Star(k) for k in range(4)]) == spread(lambda: [Star(k) for k in range(4)])
+    binders = [REGISTRY.sites[k].binder for k in fast.__megaguards_sites__
+               if getattr(REGISTRY.sites[k], "binder", None) is not None]
+    assert binders and all(b.checks_distinct and b.distinct is not all_distinct for b in binders)

@@ -56,14 +56,14 @@ class Assumption(enum.Enum):
     LIST_RANK = ("not a {rank}-D list", "Binder.bind (list_leaf_class)")
     LIST_NOT_EMPTY = ("an empty list (its element type is unknown)", "Binder.bind (list_leaf_class)")
     LIST_LEAF_CLASS = ("a list of {cls}, not of bool, int or float", "Binder.bind (list_leaf_class)")
-    FIELD_ONE_CLASS = ("the items of {name} are of several classes ({classes})", "Binder.bind (field_values)")
-    FIELD_PRESENT = ("an item of {name} has no attribute {field!r}", "Binder.bind (field_values)")
+    FIELD_ONE_CLASS = ("the items of {name} are of several classes ({classes})", "Binder.bind (guards/fields.py FieldReader)")
+    FIELD_PRESENT = ("an item of {name} has no attribute {field!r}", "Binder.bind (guards/fields.py FieldReader)")
     METHOD_NOT_SHADOWED = ("an object has an attribute {method!r} of its own, hiding its class's method",
                            "Binder.bind (item_method)")
     OBJECTS_COMPARED = ("{name} holds one object more than once, or its objects' class defines ==, and the "
-                        "loop compares them", "Binder.bind (field_values)")
+                        "loop compares them", "Binder.bind (guards/fields.py FieldReader)")
     FIELD_DISTINCT = ("{name} holds one object more than once and the loop sets its {field!r}",
-                      "Binder.bind (field_values)")
+                      "Binder.bind (guards/fields.py FieldReader)")
     BUFFER_TYPECODE = ("{name} is an array.array of typecode {code!r}: only 'd', 'q' and 'l' (8 bytes) "
                        "are read", "Binder.bind (buffer_element)")
     ROW_WIDTH = ("the rows of {name} hold {width} values where the loop unpacks {wanted}",

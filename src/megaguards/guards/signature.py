@@ -305,6 +305,10 @@ class Binder:
         for get, _, _ in self.array_getters:   # objects compared by index: each once, compared by identity
             if isinstance(get, FieldReader) and get.array in loop.compared_lists:
                 get.compared = True
+        # Some list must hold each object once (a field set, or objects compared): the runtime
+        # gives ``distinct`` marshal.c's mg_distinct before the first bind.
+        self.checks_distinct = any(isinstance(get, FieldReader) and (get.written or get.compared)
+                                   for get, _, _ in self.array_getters)
         # Arrays whose rows the loop unpacks (``for x, y in pairs``): (position, rank, width).
         self.widths = tuple((k, a.rank, a.width) for k, a in enumerate(loop.arrays) if a.width)
         self.appended_getters = tuple(_getter(path, index) for path in loop.appended)

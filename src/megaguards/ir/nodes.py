@@ -238,7 +238,7 @@ _INLINED_LOCAL = re.compile(r"mg_tmp_(\w+?)\d+_(\w+)$")
 # ``f.__defaults__.alpha``.
 ROUTE_SEGMENTS = ("__globals__", "__closure__", "__defaults__")
 # A field of the objects of a list (frontend/fields.py): ``ps.__items__.x`` is the array of
-# ``ps[k].x`` over k, which the guard reads into a list (guards/signature.py field_values).
+# ``ps[k].x`` over k, which the guard reads into a list (guards/fields.py FieldReader).
 ITEMS_SEGMENT = "__items__"
 
 

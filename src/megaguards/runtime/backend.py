@@ -111,9 +111,9 @@ def specialize(site, binding) -> Specialization:
 
 
 def check_distinct_in_c(binder) -> None:
-    """A loop that sets fields of a list's objects checks at every entry, the first included,
-    that each object is in the list once: with marshal.c's ``mg_distinct`` (a Python set of
-    ids costs about 150 ns an object), where the helper compiles."""
+    """A loop that sets fields of a list's objects, or compares them, checks at every entry,
+    the first included, that each object is in the list once: with marshal.c's
+    ``mg_distinct`` (a Python set of ids costs about 150 ns an object), where the helper compiles."""
     found = compiler()
     if found is None:
         return

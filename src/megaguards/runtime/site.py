@@ -173,7 +173,7 @@ class Site(Reporting):
                     index = {name: k for k, name in enumerate(self.info.live_ins)}
                     self.loop = lower_loop(self.info.loop, lambda path: resolve_callee(path, values, index))
                     self.binder = Binder(self.loop, self.info.live_ins)
-                    if self.binder.field_setters and config.current().enabled:
+                    if self.binder.checks_distinct and config.current().enabled:
                         back_end()
                         from .backend import check_distinct_in_c
 
