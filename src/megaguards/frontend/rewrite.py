@@ -154,7 +154,7 @@ class LoopRewriter(ast.NodeTransformer):
         loop = once_loop(node)
         live_ins = tuple(upward_exposed_reads(loop))   # with ``range``, which the guard checks
         holds_loops = any(isinstance(inner, (ast.For, ast.While)) for part in node.body for inner in ast.walk(part))
-        if not holds_loops and not work.formula(node, live_ins, self.functions):
+        if not holds_loops and not work.told(work.formula(node, live_ins, self.functions)):
             return self._visit_block(node)
         return self.site(node, loop, live_ins)
 
@@ -176,11 +176,11 @@ class LoopRewriter(ast.NodeTransformer):
             loop=copy.deepcopy(loop),
             live_ins=live_ins,
             live_outs=live_outs,
-            work=work.formula(node, live_ins, self.functions) or False,
+            work=work.formula(node, live_ins, self.functions),
         )
-        # Compiled at its first entry: refused already?  (Not under jit(strict=True): its error
-        # must come from the lowering with the function's real globals.)
-        if info.work is False and self.bindings is not None and not self.every_loop:
+        # Work not told (perhaps compiled at its first entry): refused already?  (Not under
+        # jit(strict=True): its error must come from the lowering with the function's real globals.)
+        if not work.told(info.work) and self.bindings is not None and not self.every_loop:
             info = SiteInfo(**{name: getattr(info, name) for name in SiteInfo._fields if name != "rejected"},
                             rejected=static_lowering.refusal(copy.deepcopy(loop), *self.bindings))
         site_id = self.register(info)

@@ -94,7 +94,7 @@ class SiteInfo(Record):
     loop: ast.For
     live_ins: tuple[str, ...]
     live_outs: tuple[str, ...]
-    work: tuple | bool | None   # frontend/work.py's formula of an entry (False: not told; None: no rewrite read it)
+    work: tuple | None   # frontend/work.py's formula of an entry (None: no rewrite read it)
     rejected: tuple | None      # (reason, line, col): the lowering refused the loop at rewrite time,
                                 # whatever the values (frontend/static_lowering.py)
 
@@ -195,7 +195,7 @@ def restored_info(record) -> SiteInfo | ExpressionInfo:
     except (TypeError, ValueError, IndexError):
         raise ValueError("not a site record") from None
     if not (type(filename) is str and type(line) is int and (function is None or type(function) is str)
-            and (work is None or work is False or type(work) is tuple) and type(rest) is bytes
+            and (work is None or work is False or (type(work) is tuple and len(work) == 5)) and type(rest) is bytes
             and (rejected is None or (type(rejected) is tuple and len(rejected) == 3 and type(rejected[0]) is str
                                       and type(rejected[1]) is int and type(rejected[2]) is int))):
         raise ValueError("not a site record")

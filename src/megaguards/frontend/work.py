@@ -9,9 +9,10 @@ one entry's live-ins: trip counts of ``range(...)`` over ints and ``len(...)`` o
 sequences, bounds that depend on an enclosing loop's variable taken at their largest
 (``range(i + 1, n)`` counts ``n`` trips), each statement weighed by its syntax nodes.
 Where a trip count cannot be told (a ``while`` loop that does not count to a bound, an
-iterator, a lambda) the formula is None: such a loop is compiled at once, as every loop
-was before.  The estimate is rough on purpose: it only has to tell a loop worth
-microseconds from one worth milliseconds.
+iterator, a lambda) that loop counts one trip and the formula is marked inexact: a lower
+bound, roughly (``runtime/tiering.py`` compiles such a loop at once only where even that
+is real work, and otherwise times CPython's run of it).  The estimate is rough on purpose:
+it only has to tell a loop worth microseconds from one worth milliseconds.
 
 Encodings (tuples, so that evaluation is a few dictionary look-ups):
 
@@ -24,13 +25,14 @@ Encodings (tuples, so that evaluation is a few dictionary look-ups):
   the sequence's first element; ``("lit", length)``: a display (``[a, b]``, ``[0.0] * n``);
   ``("built", trips)``: a list comprehension of one ``for``, as long as its trips;
 * trips: ``("range", start, stop, step)``, ``("each", sequence)``, ``("zip", trips, ...)``;
-* a formula: ``(assumed, callees, inlined, work)``, ``assumed`` the live-ins (position,
+* a formula: ``(assumed, callees, inlined, work, exact)``, ``assumed`` the live-ins (position,
   name) that must be the built-ins of their names (``range``, ``len``: a loop's live-ins
   include them), ``callees`` the live-ins (position, attribute) called but not read: a
   function whose bytecode loops makes the estimate unknown (its trips are not seen here),
   ``inlined`` the live-ins (position, name, first line) that must be the module's
   functions whose bodies the formula read in place of their calls (parameters bound to
-  the call's arguments, ``n = len(a)`` and the like followed);
+  the call's arguments, ``n = len(a)`` and the like followed), ``exact`` False where some
+  loop's trips were not told (counted as one trip);
 * work: ``(weight, ((trips, bindings, work), ...))``: the nodes run once per execution of
   the block, and the loops nested in it, each with what its target names are bound to
   (``(name, ("index", trips))``: the range's values; ``(name, ("element", sequence))``).
@@ -50,14 +52,18 @@ _CHEAP_CALLS = frozenset({"abs", "min", "max", "len", "int", "float", "bool", "r
                           "enumerate", "zip", "append", "extend"})
 
 
-def formula(loop: ast.For, live_ins: tuple, functions: dict | None = None) -> tuple | None:
-    """The work of one entry of the site ``loop`` (a ``for`` statement), or None where the
-    loop's own trip count cannot be told.  ``functions``: the module's functions by name
+def formula(loop: ast.For | ast.While, live_ins: tuple, functions: dict | None = None) -> tuple:
+    """The work of one entry of the site ``loop``: exact where every trip count can be told
+    (``told``), else a rough lower bound.  ``functions``: the module's functions by name
     (untouched copies of their ``def``), read in place of a call to one of them."""
     positions = {name: position for position, name in enumerate(live_ins)}
     reader = _Reader(positions, functions or {})
-    work = reader.statements([loop])
-    return UNKNOWN if work is UNKNOWN else reader.formula(work)
+    return reader.formula(reader.statements([loop]))
+
+
+def told(formula) -> bool:
+    """Is ``formula`` (a site's ``work``) exact: every trip count of the loop told?"""
+    return bool(formula) and formula[4]
 
 
 def module_functions(tree: ast.Module) -> dict:
@@ -98,8 +104,6 @@ def expression_formula(info, arguments: int) -> tuple | None:
     if info.callee is not None:   # map(f, ...), reduce(f, ...): f's loops are not seen here
         reader.callees.add((info.callee, None))
     inner = reader.inner_loops(ast.Expr(info.element))
-    if inner is UNKNOWN:
-        return UNKNOWN
     work = (_nodes(info.element) + 1 + (CALL_WEIGHT if info.callee is not None else 0), tuple(inner))
     for trips, bindings, conditions in reversed(levels):
         work = (0, ((trips, bindings, (work[0] + conditions, work[1])),))
@@ -129,39 +133,56 @@ class _Reader:
         self.builtins: set = outer.builtins if outer else set()   # (position, name): the built-ins assumed
         self.callees: set = outer.callees if outer else set()     # (position, attribute): called, not read
         self.inlined: set = outer.inlined if outer else set()     # (position, name, first line): read inline
+        self.untold: set = outer.untold if outer else set()       # lines of loops counted as one trip
 
     def formula(self, work: tuple) -> tuple:
-        return (tuple(sorted(self.builtins)), tuple(sorted(self.callees)), tuple(sorted(self.inlined)), work)
+        return (tuple(sorted(self.builtins)), tuple(sorted(self.callees)), tuple(sorted(self.inlined)), work,
+                not self.untold)
 
-    def statements(self, body: list) -> tuple | None:
+    def one_trip(self, statement: ast.For | ast.While | ast.comprehension, body: list) -> tuple:
+        """A loop whose trips cannot be told, counted as one trip of ``body`` (its targets'
+        values unknown): the formula is a lower bound from now on."""
+        self.untold.add(getattr(statement, "lineno", 0))
+        targets = {node.id for node in ast.walk(statement.target) if isinstance(node, ast.Name)} \
+            if not isinstance(statement, ast.While) else set()
+        hidden = targets - self.loop_names
+        self.loop_names |= hidden
+        try:
+            inner = self.statements(body)
+        finally:
+            self.loop_names -= hidden
+        return (("range", ("c", 0), ("c", 1), ("c", 1)), tuple((name, None) for name in sorted(targets)), inner)
+
+    def statements(self, body: list) -> tuple:
         weight, loops = 0, []
         for index, statement in enumerate(body):
             if isinstance(statement, (ast.For, ast.While)):
                 loop = self.loop(statement) if isinstance(statement, ast.For) else self.counted(statement, body[:index])
                 if loop is UNKNOWN:
-                    return UNKNOWN
+                    loop = self.one_trip(statement, statement.body)
                 loops.append(loop)
                 weight += _nodes(statement.iter if isinstance(statement, ast.For) else statement.test)
                 for part in statement.orelse:
                     weight += _nodes(part)
+            elif isinstance(statement, (ast.Try, ast.With)):   # the body once, at least
+                inner = self.statements(statement.body)
+                weight += inner[0]
+                loops.extend(inner[1])
+                self.untold.add(statement.lineno)
             elif isinstance(statement, (ast.AsyncFor, ast.AsyncWith, ast.FunctionDef, ast.ClassDef,
-                                        ast.AsyncFunctionDef, ast.Try, ast.With)):
-                return UNKNOWN   # bodies that are not simply run once
+                                        ast.AsyncFunctionDef)):
+                weight += 1      # bodies that are not simply run once: not told
+                self.untold.add(statement.lineno)
             elif isinstance(statement, ast.If):
                 inner = self.statements(statement.body + statement.orelse)   # both branches: an upper bound
-                tested = self.inner_loops(ast.Expr(statement.test))
-                if UNKNOWN in (inner, tested):
-                    return UNKNOWN
                 weight += _nodes(statement.test) + inner[0]
-                loops.extend(tested + list(inner[1]))
+                loops.extend(self.inner_loops(ast.Expr(statement.test)) + list(inner[1]))
             else:
                 if any(isinstance(node, (ast.For, ast.While, ast.Lambda, ast.Await, ast.Yield, ast.YieldFrom))
                        for node in ast.walk(statement)):
-                    return UNKNOWN   # loops inside a ``match``, a lambda: not told
-                inner = self.inner_loops(statement)
-                if inner is UNKNOWN:
-                    return UNKNOWN
-                loops.extend(inner)
+                    self.untold.add(statement.lineno)   # loops inside a ``match``, a lambda: not told
+                else:
+                    loops.extend(self.inner_loops(statement))
                 weight += _nodes(statement)
                 self.assigned(statement)
         return weight, tuple(loops)
@@ -233,8 +254,6 @@ class _Reader:
             finally:
                 self.loop_names -= hidden
             tested = self.inner_loops(ast.Expr(test))
-            if UNKNOWN in (body, tested):
-                return UNKNOWN
             return trips, ((name, ("index", trips)),), (body[0] + _nodes(test), body[1] + tuple(tested))
         return UNKNOWN
 
@@ -249,24 +268,23 @@ class _Reader:
                 return UNKNOWN
         return self.resolve(name, "int")
 
-    def inner_loops(self, node: ast.AST) -> list | None:
+    def inner_loops(self, node: ast.AST) -> list:
         """The loops inside the expressions of ``node``: comprehensions (not those nested in
-        one of them), ``sum``/``min``/``max``/``sorted``/``any``/``all`` of a sequence; and
-        the live-ins it calls, noted (a function that loops makes the estimate unknown)."""
+        one of them; one whose trips cannot be told counts one trip), ``sum``/``min``/``max``/
+        ``sorted``/``any``/``all`` of a sequence; and the live-ins it calls, noted (a function
+        that loops makes the estimate a lower bound)."""
         loops = []
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
                 loop = self.comprehension(child, 0)
                 if loop is UNKNOWN:
-                    return UNKNOWN
+                    self.untold.add(child.lineno)
+                    loop = (("range", ("c", 0), ("c", 1), ("c", 1)), (), (_nodes(child), ()))
                 loops.append(loop)
                 continue
             if isinstance(child, ast.Call):
                 loops.extend(self.call(child))
-            inner = self.inner_loops(child)
-            if inner is UNKNOWN:
-                return UNKNOWN
-            loops.extend(inner)
+            loops.extend(self.inner_loops(child))
         return loops
 
     def call(self, node: ast.Call) -> list:
@@ -307,9 +325,8 @@ class _Reader:
                            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store))
         reader = _Reader(self.positions, self.functions, parameters, stored | set(names), outer=self, reading=name)
         body = reader.statements(definition.body)
-        if body is not UNKNOWN:
-            line = definition.decorator_list[0].lineno if definition.decorator_list else definition.lineno
-            self.inlined.add((self.positions[name], name, line))
+        line = definition.decorator_list[0].lineno if definition.decorator_list else definition.lineno
+        self.inlined.add((self.positions[name], name, line))
         return body
 
     def comprehension(self, node: ast.expr, level: int) -> tuple | None:
@@ -331,8 +348,7 @@ class _Reader:
                 weight += sum(_nodes(element) for element in elements) + 1
                 loops = []
                 for element in elements:
-                    nested = UNKNOWN if loops is UNKNOWN else self.inner_loops(ast.Expr(element))
-                    loops = UNKNOWN if nested is UNKNOWN else loops + nested
+                    loops += self.inner_loops(ast.Expr(element))
         finally:
             self.loop_names -= hidden
         return UNKNOWN if loops is UNKNOWN else (trips, bindings, (weight, tuple(loops)))

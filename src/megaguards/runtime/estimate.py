@@ -2,8 +2,9 @@
 live-ins: the seconds CPython is estimated to take, read in a few microseconds without
 running any user code (``runtime/tiering.py`` decides with it).  Interval arithmetic over
 the formula's int expressions: a bound that depends on an enclosing loop's variable is
-taken at its largest; ``len()`` only of built-in sequences and arrays; a called function
-whose bytecode loops makes the estimate unknown (its trips are not seen)."""
+taken at its largest; ``len()`` only of built-in sequences and arrays.  A loop whose trips
+cannot be told from the live-ins counts one trip, and a called function whose bytecode
+loops counts as a call: the estimate is then a lower bound, said as such."""
 from __future__ import annotations
 
 import builtins
@@ -15,22 +16,25 @@ NODE_SECONDS = 2.5e-9    # CPython 3.11-3.12: one syntax node of a loop body in 
 LOOP_WEIGHT = 3          # nodes an iteration costs beyond its body (the iterator, the target)
 
 
-def estimate(formula: tuple, values: tuple) -> float | None:
-    """Seconds CPython is estimated to take for one entry whose live-ins are ``values``;
-    None where a trip count cannot be told from them."""
-    assumed, callees, inlined, work = formula
+NOT_TOLD = (0.0, False)
+
+
+def estimate(formula: tuple, values: tuple) -> tuple[float, bool]:
+    """(seconds, exact): the CPython time one entry whose live-ins are ``values`` is
+    estimated to take; not ``exact``: a lower bound, roughly (some trips not told)."""
+    assumed, callees, inlined, work, exact = formula
     for position, name in assumed:
         if values[position] is not getattr(builtins, name):
-            return None
-    for position, attribute in callees:
-        if _loops_inside(values[position], attribute):
-            return None
+            return NOT_TOLD   # range or len rebound: what the formula read is not what runs
     for position, name, line in inlined:
         code = getattr(values[position], "__code__", None) if type(values[position]) is types.FunctionType else None
         if code is None or code.co_name != name or code.co_firstlineno != line:
-            return None   # not the function the formula read (rebound, decorated)
-    weight = _Evaluator(values).work(work, {})
-    return None if weight is None else weight * NODE_SECONDS
+            return NOT_TOLD   # not the function the formula read (rebound, decorated)
+    if exact and any(_loops_inside(values[position], attribute) for position, attribute in callees):
+        exact = False
+    evaluator = _Evaluator(values)
+    weight = evaluator.work(work, {})
+    return weight * NODE_SECONDS, exact and evaluator.exact
 
 
 _SEQUENCES = (list, tuple, range, str, bytes, bytearray, ArrayArray)
@@ -39,23 +43,22 @@ _SEQUENCES = (list, tuple, range, str, bytes, bytearray, ArrayArray)
 class _Evaluator:
     def __init__(self, values: tuple) -> None:
         self.values = values
+        self.exact = True     # False once some loop's trips are not told by the values
 
-    def work(self, work: tuple, scope: dict) -> float | None:
+    def work(self, work: tuple, scope: dict) -> float:
         weight, loops = work
         total = float(weight)
         for trips, bindings, body in loops:
             count = self.trips(trips, scope)
-            if count is None:
-                return None
+            if count is None:   # counted as one trip, its variables unknown
+                count, bindings = 1, ()
+                self.exact = False
             if count == 0:
                 continue
             inner = dict(scope)
             for name, how in bindings:
                 inner[name] = self.binding(how, scope)
-            per_trip = self.work(body, inner)
-            if per_trip is None:
-                return None
-            total += count * (LOOP_WEIGHT + per_trip)
+            total += count * (LOOP_WEIGHT + self.work(body, inner))
         return total
 
     def binding(self, how, scope: dict):
@@ -123,8 +126,8 @@ class _Evaluator:
         if kind == "c":
             return node[1], node[1]
         if kind == "in":
-            value = self.values[node[1]]
-            return (value, value) if type(value) is int else None
+            value = _integer(self.values[node[1]])
+            return None if value is None else (value, value)
         if kind == "var":
             known = scope.get(node[1])
             return known if type(known) is tuple and len(known) == 2 and type(known[0]) is int else None
@@ -158,6 +161,16 @@ class _Evaluator:
             quotients = (a // c, a // d, b // c, b // d)
             return min(quotients), max(quotients)
         return (0, max(abs(c), abs(d)) - 1) if c > 0 else (-max(abs(c), abs(d)) + 1, 0)   # %
+
+
+def _integer(value) -> int | None:
+    """An int, or a NumPy integer's value (``n = a.sum()``; its ``__index__`` is NumPy's)."""
+    cls = type(value)
+    if cls is int:
+        return value
+    if cls.__module__ == "numpy" and cls.__name__.startswith(("int", "uint")):
+        return int(value)
+    return None
 
 
 def _attribute(owner, name: str):

@@ -32,6 +32,12 @@ MAX_ABANDONED = 2         # probes that never ended before a site stops probing
 PROBE_SPAN = 0.02         # seconds after a probe's start during which loops nested in it run in CPython
 
 
+def set_probing(process) -> None:
+    """The rewritten code reports CPython's runs of loops (``__megaguards_timed__``) while a
+    probe or a tiering's timed entry (tiering.py) is open."""
+    setattr(builtins, PROBING_NAME, bool(process.open_probes or process.open_timings))
+
+
 def inside_probe() -> bool:
     """Is a probe under way (a loop run in CPython to be timed)?  The loop sites entered
     meanwhile are inside it: they run in CPython too, so that what is timed is CPython's
@@ -72,7 +78,7 @@ class LoopSpeeds:
         process = current_process()
         process.probe_nested_until = self.probe_started + PROBE_SPAN
         process.open_probes += 1
-        setattr(builtins, PROBING_NAME, True)
+        set_probing(process)
         return True
 
     def compiled(self, size: tuple, seconds: float) -> Speed | None:
@@ -99,8 +105,7 @@ class LoopSpeeds:
         self.probe_started = self.probe_speed = None
         process = current_process()
         process.open_probes = max(0, process.open_probes - 1)
-        if not process.open_probes:
-            setattr(builtins, PROBING_NAME, False)
+        set_probing(process)
 
     def slower_speeds(self) -> list[tuple[str, Speed]]:
         return [(f"size {size}", speed) for size, speed in self.by_size.items() if speed.slower]

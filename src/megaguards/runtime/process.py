@@ -51,6 +51,8 @@ _FIELDS = {
     # the loop sites entered meanwhile are inside one (and run in CPython too)
     "open_probes": 0,
     "probe_nested_until": 0.0,
+    # -- tiering.py: the Tierings whose entry CPython runs timed (work not told), oldest first
+    "open_timings": list,
 
     # -- the first entry of a loop site (site.first_loop_entry); the first specialization
     # (site.back_end): the back end imported, the device choice's data read

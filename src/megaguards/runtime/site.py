@@ -26,7 +26,7 @@ from .collector import user_objects_set_aside
 from .executable import INTERRUPTED, UNSET, Raised, Ran, Rejected
 from .probe import LoopSpeeds, clock, inside_probe
 from .process import current as current_process
-from .tiering import DECIDED, UNREAD, cold
+from .tiering import DECIDED, UNREAD, cold, timed_run_ended
 
 log = logging.getLogger("megaguards")
 MAX_SPECIALIZATIONS = 16
@@ -404,10 +404,13 @@ def dispatch(site_key, values, *, _sites=REGISTRY.table):
 
 
 def timed(site_key, _sites=REGISTRY.table) -> None:
-    """``__megaguards_timed__``: CPython's run of a loop site ended (runtime/probe.py)."""
-    speeds = _sites[site_key].speeds
-    if speeds is not None:
-        speeds.timed()
+    """``__megaguards_timed__``: CPython's run of a loop site ended (runtime/probe.py,
+    runtime/tiering.py)."""
+    site = _sites[site_key]
+    if site.speeds is not None:
+        site.speeds.timed()
+    if site.tiering is not DECIDED or current_process().open_timings:
+        timed_run_ended(site)
 
 
 def install_site_names() -> None:
