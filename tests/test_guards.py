@@ -301,6 +301,12 @@ def test_rows_a_loop_unpacks_hold_as_many_values_and_tuple_rows_are_only_read():
     assert_same_as_cpython(first_columns_doubled, [[1, 2], (3, 4)], 2, compiled=guard(Assumption.LISTS_UNBOX))
 
 
+def test_str_and_bytes_are_read_one_level_never_written():
+    assert_same_as_cpython(first_column, "ab", 2, compiled=guard(Assumption.TEXT_READ, name="'m'", cls="str"))
+    assert_same_as_cpython(add_one, bytearray(b"ab"), 2, compiled=guard(Assumption.TEXT_READ, name="'a'",
+                                                                         cls="bytearray"))
+
+
 def test_array_module_arrays_of_doubles_and_int64_only():
     from array import array
 

@@ -34,6 +34,7 @@ FUNCTIONS: dict[str, FunctionSpec] = {
     "bool": FunctionSpec(bool, 1, 1),
     "round": FunctionSpec(round, 1, 1),
     "pow": FunctionSpec(pow, 2, 2),
+    "ord": FunctionSpec(ord, 1, 1),   # of a character of a str (typeinfer): its code point
     "math.log": FunctionSpec(math.log, 1, 2),
     **{f"math.{name}": FunctionSpec(getattr(math, name), 1, 1) for name in _MATH_ONE},
     **{f"math.{name}": FunctionSpec(getattr(math, name), 2, 2) for name in _MATH_TWO},

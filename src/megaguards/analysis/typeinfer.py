@@ -33,6 +33,7 @@ class ArrayInfo:
     is_list: bool
     unit_stride: bool = False  # the last dimension is contiguous (lists always are)
     buffer: bool = False       # an array.array: a list's Python numbers, held as double or int64
+    read_only: bool = False    # a str, bytes or bytearray: its code points or bytes, never written
 
 
 @record
@@ -131,7 +132,11 @@ class _Inference:
         elif isinstance(node, ir.Store):
             self.store(node)
         elif isinstance(node, ir.Append):
-            self.appends[node.array] = self.appends.get(node.array, TypeSet()) | self.expression(node.value)
+            value = self.expression(node.value)
+            if Scalar.PY_CHAR in value:
+                raise Unsupported(f"appending a character of a str to {ir.describe_name(node.array)}",
+                                  node.line, node.col)
+            self.appends[node.array] = self.appends.get(node.array, TypeSet()) | value
         elif isinstance(node, ir.Rebind):
             kinds = {self.arrays[name] for name in node.targets}
             if len(kinds) > 1:   # one name would hold arrays of two element types, ranks or layouts
@@ -143,10 +148,10 @@ class _Inference:
             self.assign(node.var, Scalar.PY_INT, node)
             self.block(node.body)
         elif isinstance(node, ir.While):
-            self.expression(node.test, test=True)
+            self.test(node.test)
             self.block(node.body)
         elif isinstance(node, ir.If):
-            self.expression(node.test, test=True)
+            self.test(node.test)
             self.block(node.body)
             self.block(node.orelse)
 
@@ -165,8 +170,13 @@ class _Inference:
 
     def store(self, node: ir.Store) -> None:
         info = self.arrays[node.array]
+        if info.read_only:
+            raise Unsupported(f"assigning into {ir.describe_name(node.array)}, a str, bytes or bytearray (CPython "
+                              "raises TypeError, or checks each byte)", node.line, node.col)
         self.indices(node.indices, node)
         value = self.expression(node.value)
+        if Scalar.PY_CHAR in value:
+            raise Unsupported(f"storing a character of a str into {ir.describe_name(node.array)}", node.line, node.col)
         if info.buffer and value != {info.element}:
             raise Unsupported(f"storing {describe_types(value)} into the array.array {ir.describe_name(node.array)} "
                               f"of {describe_types({info.element})} (array.array converts or refuses it)",
@@ -196,12 +206,22 @@ class _Inference:
                               expression.line, expression.col)
 
     # expressions: the set of types each may have --------------------------------
+    def test(self, node: ir.Expr) -> TypeSet:
+        """The types of a condition (an ``if``, a ``while``, a conditional expression)."""
+        types = self.expression(node, test=True)
+        if Scalar.PY_CHAR in types:   # a character is never empty: CPython's truth is not its code's
+            raise Unsupported("the truth value of a character of a str", node.line, node.col)
+        return types
+
     def expression(self, node: ir.Expr, test: bool = False) -> TypeSet:
         if isinstance(node, ir.Const):
             if type(node.value) is int and not INT64_MIN <= node.value <= INT64_MAX:
                 raise Unsupported("integer constant outside int64", node.line, node.col)
+            if type(node.value) is str and len(node.value) != 1:
+                raise Unsupported(f"the str constant {node.value!r} (only one character compares with a character "
+                                  "in a kernel)", node.line, node.col)
             return TypeSet({{bool: Scalar.PY_BOOL, int: Scalar.PY_INT, float: Scalar.PY_FLOAT,
-                             complex: Scalar.PY_COMPLEX}[type(node.value)]})
+                             complex: Scalar.PY_COMPLEX, str: Scalar.PY_CHAR}[type(node.value)]})
         if isinstance(node, ir.Name) and self.part_of(node.id):
             return self.call(part_call(node))
         if isinstance(node, ir.Name):
@@ -236,9 +256,12 @@ class _Inference:
             return self.single_or_test(results, test, node, "chained comparison")
         if isinstance(node, ir.BoolOp):
             results = TypeSet().union(*(self.expression(v, test) for v in node.values))
+            if Scalar.PY_CHAR in results:
+                raise Unsupported(f"'{node.op}' of characters of a str (its value is the first one CPython finds "
+                                  "true)", node.line, node.col)
             return self.single_or_test(results, test, node, f"'{node.op}' of different types")
         if isinstance(node, ir.IfExp):
-            self.expression(node.test, test=True)
+            self.test(node.test)
             results = self.expression(node.body, test) | self.expression(node.orelse, test)
             return self.single_or_test(results, test, node, "a conditional expression with branches of different types")
         if isinstance(node, ir.Call):
@@ -257,6 +280,9 @@ class _Inference:
         return TypeSet(function(*combination) for combination in itertools.product(*operand_sets))
 
     def binary(self, op: str, left: Scalar, right: Scalar, node) -> Scalar:
+        if (left.is_char or right.is_char) and not (left is right and op in ("<", "<=", ">", ">=", "==", "!=")):
+            raise Unsupported(f"'{op}' on {describe_types({left})} and {describe_types({right})}: a character of a "
+                              "str only compares with another character", node.line, node.col)
         result = binary_result(op, left, right)
         if result is None:
             raise Unsupported(f"'{op}' on {describe_types({left})} and {describe_types({right})}", node.line, node.col)
@@ -277,7 +303,7 @@ class _Inference:
         return result
 
     def unary(self, op: str, operand: Scalar, node) -> Scalar:
-        result = unary_result(op, operand)
+        result = None if operand.is_char else unary_result(op, operand)
         if result is None or (result is Scalar.NP_BOOL and op != "not" and op != "~"):
             raise Unsupported(f"unary '{op}' on {describe_types({operand})}", node.line, node.col)
         return result
@@ -309,6 +335,8 @@ class _Inference:
         if not spec.min_args <= len(node.args) <= spec.max_args:
             raise Unsupported(f"{canonical}() with {len(node.args)} arguments", node.line, node.col)
         argument_sets = [self.expression(a, test=canonical == "bool") for a in node.args]
+        if canonical not in ("ord", "min", "max") and any(Scalar.PY_CHAR in types for types in argument_sets):
+            raise Unsupported(f"{canonical}() of a character of a str", node.line, node.col)
         if canonical in ("min", "max"):
             union = TypeSet().union(*argument_sets)
             if Scalar.PY_COMPLEX in union:

@@ -48,6 +48,8 @@ def render_call(renderer, node: ir.Call) -> str:
         return text
     if canonical == "bool":
         return renderer.truth(args[0])
+    if canonical == "ord":   # a character is held as its code point
+        return f"((int64_t){renderer.expr(args[0])})"
     if canonical == "float":
         return renderer.convert(args[0], Scalar.PY_FLOAT)
     if canonical in ("int", "round", "math.floor", "math.ceil", "math.trunc"):

@@ -52,6 +52,8 @@ LIST_KIND = {bool: ArrayKind.LIST_BOOL, int: ArrayKind.LIST_INT, float: ArrayKin
 
 def list_kind(element: Scalar) -> ArrayKind:
     """How a list of ``element`` values is unboxed."""
+    if element.is_char:   # a str's code points, read as ints (signature.READ_ONLY)
+        return ArrayKind.LIST_INT
     return ArrayKind.LIST_INT_OR_FLOAT if element.is_int_or_float else LIST_KIND[element.pyclass]
 ARRAY_FIELDS = 6     # per array in the plan: kind, rank, itemsize, written, dims slot, box slot (-1: none)
 PLAN_HEADER = 3      # the plan's first fields: number of arrays, the mode slot (-1: no list boxed), the

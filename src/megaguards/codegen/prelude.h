@@ -277,11 +277,12 @@ MG_MATH1(mg_exp, exp) MG_MATH1(mg_sin, sin) MG_MATH1(mg_cos, cos) MG_MATH1(mg_ta
 MG_MATH1(mg_asin, asin) MG_MATH1(mg_acos, acos) MG_MATH1(mg_atan, atan)
 MG_MATH1(mg_sinh, sinh) MG_MATH1(mg_cosh, cosh) MG_MATH1(mg_tanh, tanh)
 /* Python's max(a, b) / min(a, b): the first argument unless the second compares beyond it. */
+typedef int64_t mg_char;   /* a character of a str: its code point (unboxed as the str's ints) */
 #define MG_EXTREMES(T, SUFFIX) \
 MG_INLINE T mg_max_##SUFFIX(T a, T b) { return b > a ? b : a; } \
 MG_INLINE T mg_min_##SUFFIX(T a, T b) { return b < a ? b : a; }
 MG_EXTREMES(int64_t, int64_t) MG_EXTREMES(int32_t, int32_t) MG_EXTREMES(int, int)
-MG_EXTREMES(double, double) MG_EXTREMES(float, float)
+MG_EXTREMES(double, double) MG_EXTREMES(float, float) MG_EXTREMES(mg_char, mg_char)
 
 /* ---- int-or-float values (ir.types PY_INT_OR_FLOAT): a double and its class ----
  * f == 0.0: a Python int, exact in v while |v| < 2**53 (past that CPython's int stays exact

@@ -393,6 +393,8 @@ class Renderer:
             return f"mg_cmake({Renderer.constant(value.real)}, {Renderer.constant(value.imag)})"
         if type(value) is bool:
             return "1" if value else "0"
+        if type(value) is str:   # one character (typeinfer): its code point
+            return f"((mg_char){ord(value)})"
         if type(value) is int:
             return f"{value}LL" if value != -(2**63) else "INT64_MIN"
         if value != value:

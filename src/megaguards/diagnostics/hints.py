@@ -63,7 +63,10 @@ HINTS = {
     r"partial indexing such as 'row = A\[i\]'": "index elements in full, A[i][j], instead of naming a row "
                                                 "(row = A[i]; row[j])",
     r"\bslice\b": "index elements one by one (a[i]) instead of slicing, or slice outside the loop",
-    r"constant of type str|f-string": "keep strings out of the loop: compute numbers in it, format them after it",
+    r"constant of type str|str constant|f-string": "keep strings out of the loop: compute numbers in it, format "
+                                                   "them after it",
+    r"character of a str|characters of a str": "compare characters with each other or with one-character "
+                                               "constants (c == 'a', c in 'aeiou'), or use ord(c) as a number",
     r"list display|list comprehension|dict display|set display": "allocate lists before the loop "
                                                                    "(out = [0.0] * n) and assign elements in it",
     r"would run its code|is assigned and '[\w.]+' used too|assignment to attribute": \

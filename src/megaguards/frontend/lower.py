@@ -328,7 +328,7 @@ class _Lowerer(CallLowering, fields.FieldLowering):
     def expression(self, node: ast.expr) -> ir.Expr:
         where = _where(node)
         if isinstance(node, ast.Constant):
-            if type(node.value) not in (int, float, bool, complex):  # 1j: a complex constant
+            if type(node.value) not in (int, float, bool, complex, str):  # 1j: a complex constant
                 raise _unsupported(node, f"constant of type {type(node.value).__name__}")
             return ir.Const(node.value, **where)
         if isinstance(node, ast.Name) and self.constant_alias(node.id):
@@ -368,6 +368,9 @@ class _Lowerer(CallLowering, fields.FieldLowering):
             compared = self.object_comparison(node)
             if compared is not None:
                 return compared
+            if len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)) \
+                    and isinstance(node.comparators[0], ast.Constant) and type(node.comparators[0].value) is str:
+                return self.in_text(node)
             ops = []
             for op in node.ops:
                 if type(op) not in COMPARE:
@@ -385,6 +388,20 @@ class _Lowerer(CallLowering, fields.FieldLowering):
         if isinstance(node, ast.Tuple):
             raise _unsupported(node, "tuple value")
         raise _unsupported(node)
+
+    def in_text(self, node: ast.Compare) -> ir.Expr:
+        """``c in "aeiou"`` (``not in``): a character compared with each of the constant's (a
+        kernel's characters are one long, so the substring test is their equality; typeinfer
+        refuses a left side that is not a character)."""
+        where = _where(node)
+        characters = tuple(dict.fromkeys(node.comparators[0].value))
+        if not characters:
+            raise _unsupported(node, "'in' an empty str")
+        left = self.without_calls(node.left, "a call on the left of 'in'")
+        negated = isinstance(node.ops[0], ast.NotIn)
+        tests = tuple(ir.Compare(left, ("!=" if negated else "==",), (ir.Const(c, **where),), **where)
+                      for c in characters)
+        return tests[0] if len(tests) == 1 else ir.BoolOp("and" if negated else "or", tests, **where)
 
     def call(self, node: ast.Call, value_used: bool = True):
         method = self.object_method(node)   # p.update(dt) on a list's object (fields.py)

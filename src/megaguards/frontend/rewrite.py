@@ -54,22 +54,38 @@ def is_site_loop(node: ast.AST) -> bool:
 _NEVER_COMPILED = (ast.Try, ast.With, ast.AsyncWith, ast.Raise, ast.Delete, ast.Global, ast.Nonlocal,
                    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom,
                    ast.JoinedStr, ast.Dict, ast.Set, ast.DictComp, ast.SetComp, ast.Match, ast.Assert,
-                   ast.Yield, ast.YieldFrom, ast.Await, ast.Slice, ast.In, ast.NotIn)
+                   ast.Yield, ast.YieldFrom, ast.Await, ast.Slice)
 
 
 def never_compiles(loop: ast.For) -> bool:
     """Whether the loop holds a construct that keeps any loop in CPython (a string
     constant, ``try``, ``x in d`` ...).  Element loops (``for ch in text``) with one
     are not made sites: they would only pay the site's entry cost, every time."""
+    compared = {id(side) for node in ast.walk(loop) if isinstance(node, ast.Compare)
+                for side in (node.left, *node.comparators) if _compared_text(node, side)}
     for node in ast.walk(loop):
         if isinstance(node, _NEVER_COMPILED):
             return True
-        if isinstance(node, ast.Constant) and type(node.value) not in (int, float, bool, complex):
+        if isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops) \
+                and not _compared_text(node, node.comparators[-1]):
+            return True   # ``x in d``; ``c in "aeiou"`` compares characters
+        if isinstance(node, ast.Constant) and type(node.value) not in (int, float, bool, complex) \
+                and id(node) not in compared:
             return True
         if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops) \
                 and not all(isinstance(side, ast.Name) for side in (node.left, *node.comparators)):
             return True   # ``x is None``; ``a is not b`` of two names may be two objects of one list (fields.py)
     return False
+
+
+def _compared_text(compare: ast.Compare, side: ast.expr) -> bool:
+    """A str constant a kernel compares characters with: one character, or the right side
+    of ``in`` (``c in "aeiou"``)."""
+    if not (isinstance(side, ast.Constant) and type(side.value) is str):
+        return False
+    if len(compare.ops) == 1 and isinstance(compare.ops[0], (ast.In, ast.NotIn)):
+        return side is compare.comparators[0] and side.value != ""
+    return len(side.value) == 1
 
 
 # CPython compiles at most 20 nested blocks (for, while, try, with) in one function; a site

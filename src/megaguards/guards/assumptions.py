@@ -52,7 +52,7 @@ class Assumption(enum.Enum):
     SCALAR_NUMBER = ("{name} is a {cls}, not a number", "Binder.describe (the class is in the key)")
     SCALAR_INT64 = ("an int live-in outside int64", "Binder.bind; marshal.c (store_scalar, again)")
     # -- arrays: the class, and a list's rank and leaf class (in the key) -------------
-    ARRAY_CLASS = ("an array live-in is a {cls}, not a list or NumPy array", "Binder.bind")
+    ARRAY_CLASS = ("an array live-in is a {cls}, not a list, NumPy array, array.array, str or bytes", "Binder.bind")
     LIST_RANK = ("not a {rank}-D list", "Binder.bind (list_leaf_class)")
     LIST_NOT_EMPTY = ("an empty list (its element type is unknown)", "Binder.bind (list_leaf_class)")
     LIST_LEAF_CLASS = ("a list of {cls}, not of bool, int or float", "Binder.bind (list_leaf_class)")
@@ -66,6 +66,8 @@ class Assumption(enum.Enum):
                       "Binder.bind (guards/fields.py FieldReader)")
     BUFFER_TYPECODE = ("{name} is an array.array of typecode {code!r}: only 'd', 'q' and 'l' (8 bytes) "
                        "are read", "Binder.bind (buffer_element)")
+    TEXT_READ = ("{name} is a {cls}, which the loop indexes twice or assigns into (a kernel only reads one "
+                 "level of it)", "Binder.bind")
     ROW_WIDTH = ("the rows of {name} hold {width} values where the loop unpacks {wanted}",
                  "Binder.bind (row_width); the other rows: marshal.c (unbox_level, rectangular)")
     # -- NumPy and CuPy arrays: dtype and rank are in the key -------------------------

@@ -176,10 +176,15 @@ def is_cupy_array(value: object) -> bool:
     return cls.__name__ == "ndarray" and cls.__module__.startswith("cupy")
 
 
+# Sequences a loop may read like arrays, never write: a str's characters (held as their code
+# points), the ints of bytes and bytearray (marshal_lists.c's copy_text).
+READ_ONLY = {str: Scalar.PY_CHAR, bytes: Scalar.PY_INT, bytearray: Scalar.PY_INT}
+
+
 def is_array(value: object) -> bool:
     """Of a class ``Binder.bind`` takes for an array (else ARRAY_CLASS fails)."""
     cls = type(value)
-    return cls is list or cls is ndarray_class() or cls is ArrayArray or is_cupy_array(value)
+    return cls is list or cls is ndarray_class() or cls is ArrayArray or cls in READ_ONLY or is_cupy_array(value)
 
 
 # array.array typecodes read in place (copied in and out, a memcpy each): their items are
@@ -216,6 +221,10 @@ def array_element(name: str, value: object, rank: int, mixed: bool = False,
         return Scalar.PY_INT_OR_FLOAT if mixed and leaf in (Scalar.PY_INT, Scalar.PY_FLOAT) else leaf, True, True
     if type(value) is ArrayArray:
         return buffer_element(name, value, rank), True, True, True
+    if type(value) in READ_ONLY:
+        if rank != 1:   # s[i][j]: a str of one character indexed again (Binder.bind has refused it)
+            raise Assumption.LIST_RANK.failure(rank=rank)
+        return READ_ONLY[type(value)], True, True, True, True
     if type(value) is ndarray_class() or is_cupy_array(value):
         element = numpy_dtype_scalar(value.dtype)
         if element is None or not value.dtype.isnative:
@@ -347,6 +356,10 @@ class Binder:
             elif cls is ArrayArray:
                 key.append(buffer_element(use.name, value, rank))
                 key.append(ArrayArray)
+            elif cls in READ_ONLY:
+                if rank != 1 or use.written:   # CPython indexes a character again, or raises TypeError
+                    raise Assumption.TEXT_READ.failure(name=ir.describe_name(use.name), cls=cls.__name__)
+                key.append(cls)
             elif cls is ndarray_class():
                 key.append(value.dtype)
                 key.append(value.ndim)

@@ -63,6 +63,10 @@ class Scalar(enum.Enum):
     # |v| < 2**53, else the kernel flags) and its class (0.0 int, 1.0 float), so every
     # operation keeps the class CPython's would have.
     PY_INT_OR_FLOAT = ("int or float", "mg_num", None)
+    # One character of a str the loop reads (``s[i]``, ``for ch in s``): its code point
+    # (prelude's mg_char).  It only compares with characters and one-character constants
+    # and gives ``ord()``; it leaves the kernel as a one-character str.
+    PY_CHAR = (str, "mg_char", None)
 
     @property
     def pyclass(self) -> type:
@@ -92,8 +96,13 @@ class Scalar(enum.Enum):
         return self is Scalar.PY_INT_OR_FLOAT
 
     @property
+    def is_char(self) -> bool:
+        return self is Scalar.PY_CHAR
+
+    @property
     def is_int(self) -> bool:
-        return not self.is_bool and not self.is_float and not self.is_complex and not self.is_int_or_float
+        return not self.is_bool and not self.is_float and not self.is_complex and not self.is_int_or_float \
+            and not self.is_char
 
     @property
     def is_numpy(self) -> bool:
@@ -101,14 +110,15 @@ class Scalar(enum.Enum):
 
     @property
     def bits(self) -> int:
-        return {"int": 1, "int32_t": 32, "int64_t": 64, "float": 32, "double": 64, "mg_complex": 128, "mg_num": 128}[self.ctype]
+        return {"int": 1, "int32_t": 32, "int64_t": 64, "float": 32, "double": 64, "mg_complex": 128, "mg_num": 128,
+                "mg_char": 64}[self.ctype]
 
     def __repr__(self) -> str:
         return self.name.lower()
 
 
-_BY_CLASS = {member.pyclass: member for member in Scalar
-             if not member.is_numpy and not member.is_int_or_float}   # NumPy's once imported
+_BY_CLASS = {member.pyclass: member for member in Scalar   # NumPy's once imported; a str is no scalar
+             if not member.is_numpy and not member.is_int_or_float and not member.is_char}
 
 
 def describe_types(types, joiner: str = " or ") -> str:
@@ -155,6 +165,8 @@ def _samples(scalar: Scalar) -> tuple:
     """Representative values; several, because some operators reject some values."""
     if scalar.is_bool:
         values = (True, True)
+    elif scalar.is_char:
+        values = ("a", "b")
     elif scalar.is_int:
         values = (1, 2)
     elif scalar.is_complex:

@@ -35,6 +35,8 @@ class Boxes(dict):
         if scalar is Scalar.NP_BOOL:
             bool_ = numpy_module().bool_
             box = self[scalar] = lambda value: bool_(bool(value))
+        elif scalar is Scalar.PY_CHAR:   # a code point: its one-character str
+            box = self[scalar] = chr
         else:
             box = self[scalar] = scalar.pyclass
         return box

@@ -102,9 +102,41 @@ static char *buffer_items(PyObject *obj, int kind, int writable, Py_ssize_t *cou
     return items;
 }
 
+/* The box of a str's code points, or of the bytes of bytes or a bytearray, into the int64
+ * buffer (guards/signature.py's READ_ONLY: never boxed back); 1 if ``obj`` is none of them,
+ * or not of the box's kind and length. */
+static int copy_text(PyObject *obj, const mg_box *box, char *buffer, int64_t *position, int boxing) {
+    int64_t *out = (int64_t *)buffer + *position;
+    Py_ssize_t low = box->low[0], n = box->count[0];
+    if (boxing || box->kind != KIND_INT || box->rank != 1) return 1;
+    if (PyUnicode_CheckExact(obj)) {
+#if PY_VERSION_HEX < 0x030C0000
+        if (PyUnicode_READY(obj) < 0) { PyErr_Clear(); return 1; }
+#endif
+        if (PyUnicode_GET_LENGTH(obj) != box->shape[0]) return 1;
+        int kind = PyUnicode_KIND(obj);
+        const void *data = PyUnicode_DATA(obj);
+        for (Py_ssize_t i = 0; i < n; i++) out[i] = (int64_t)PyUnicode_READ(kind, data, low + i);
+    } else {
+        int bytes = PyBytes_CheckExact(obj);
+        Py_ssize_t length = bytes ? PyBytes_GET_SIZE(obj) : PyByteArray_GET_SIZE(obj);
+        const unsigned char *data = (const unsigned char *)(bytes ? PyBytes_AS_STRING(obj) : PyByteArray_AS_STRING(obj));
+        if (length != box->shape[0]) return 1;
+        for (Py_ssize_t i = 0; i < n; i++) out[i] = data[low + i];
+    }
+    *position += n;
+    return 0;
+}
+
+static int is_text(PyObject *obj) {
+    return PyUnicode_CheckExact(obj) || PyBytes_CheckExact(obj) || PyByteArray_CheckExact(obj);
+}
+
 /* The box of an array.array copied into the buffer, or back (``boxing``): a memcpy each way,
- * which cannot stop halfway; 1 if it is not one of the box's kind and length. */
+ * which cannot stop halfway; 1 if it is not one of the box's kind and length.  A str, bytes
+ * or bytearray: copy_text. */
 static int copy_buffer(PyObject *obj, const mg_box *box, char *buffer, int64_t *position, int boxing) {
+    if (is_text(obj)) return copy_text(obj, box, buffer, position, boxing);
     Py_ssize_t count = 0;
     char *items = box->rank == 1 ? buffer_items(obj, box->kind, boxing, &count) : NULL;
     if (items == NULL || count != box->shape[0]) return 1;
@@ -295,7 +327,14 @@ static int append_collected(PyObject *list, const mg_growing *grown, int kind) {
  * which it accepts); 0 on success, 1 if not a list of that rank. */
 static int list_shape(PyObject *obj, int rank, int64_t *shape) {
     Py_ssize_t count = 0;
-    if (rank == 1 && !PyList_CheckExact(obj) && PyObject_CheckBuffer(obj)) {   /* an array.array: its */
+    if (rank == 1 && PyUnicode_CheckExact(obj)) {
+#if PY_VERSION_HEX < 0x030C0000
+        if (PyUnicode_READY(obj) < 0) { PyErr_Clear(); return 1; }
+#endif
+        shape[0] = PyUnicode_GET_LENGTH(obj);
+        return 0;
+    }
+    if (rank == 1 && !PyList_CheckExact(obj) && PyObject_CheckBuffer(obj)) {   /* an array.array, bytes: its */
         buffer_items(obj, KIND_FLOAT, 0, &count);   /* length (the unboxing checks its kind) */
         shape[0] = count;
         return count < 0;
