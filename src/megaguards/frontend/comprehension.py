@@ -1,4 +1,5 @@
-"""Expression sites: comprehensions, ``list(map(...))``, ``sum(...)`` and ``functools.reduce``.
+"""Expression sites: comprehensions, ``list(map(...))``, ``sum(...)``, ``min(...)``/``max(...)`` of one
+iterable and ``functools.reduce``.
 
 Such an expression ``E`` outside any loop is rewritten into::
 
@@ -27,6 +28,7 @@ from . import work
 from .siteinfo import EXPRESSION_FUNCTION, NEXT_NAME, ExpressionInfo, Level, Source, skip_name
 ARGUMENT = "__mg{}"          # fallback lambda parameters
 VALUE, OUTPUT, ACCUMULATOR = "mg_value", "mg_out", "mg_acc"
+FIRST = "mg_first"           # min/max: no element met yet (the accumulator holds none)
 _FORBIDDEN = (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await, ast.Starred)
 _REDUCE_OPS = {ast.Add: "+", ast.Mult: "*", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
 
@@ -156,6 +158,12 @@ def recognise(node: ast.expr):
         element = ast.Call(ast.Name(id="mg_f", ctx=ast.Load()),
                            [ast.Name(id=t, ctx=ast.Load()) for t in targets], [])
         return "map", arguments, fallback, (Level(targets, sources),), element, {"callee": 2}
+    if _plain_call(node, "min", (1,)) or _plain_call(node, "max", (1,)):
+        found = _folded(node, param)
+        if found is None:
+            return None
+        levels, element, arguments, fallback = found
+        return node.func.id, arguments, fallback, levels, element, {"reducer": ("call", node.func.id)}
     if _plain_call(node, "sum", (1, 2)):
         iterable = node.args[0]
         arguments = [node.func, iterable, *node.args[1:]]
@@ -187,6 +195,24 @@ def recognise(node: ast.expr):
             extras["callee"] = 1
         return "reduce", arguments, fallback, (level,), ast.Name(id=_element_name(0, 0), ctx=ast.Load()), extras
     return None
+
+
+def _folded(node: ast.Call, param):
+    """(levels, element, arguments, fallback) of ``f(<generator or list comprehension>)`` or
+    ``f(xs)``, ``f`` the called built-in; None where the levels are not supported."""
+    iterable = node.args[0]
+    arguments = [node.func, iterable]
+    if isinstance(iterable, (ast.GeneratorExp, ast.ListComp)):
+        levels = _comprehension_levels(iterable.generators, conditions_allowed=True)
+        if levels is None:
+            return None
+        levels = (Level(levels[0].targets, (Source(1),), levels[0].conditions), *levels[1:])
+        arguments[1] = iterable.generators[0].iter
+        fallback = ast.Call(param(0), [_replace_outer_iterable(iterable, param(1))], [])
+        return levels, iterable.elt, arguments, fallback
+    level = Level((_element_name(0, 0),), (Source(1),))
+    fallback = ast.Call(param(0), [param(1)], [])
+    return (level,), ast.Name(id=_element_name(0, 0), ctx=ast.Load()), arguments, fallback
 
 
 def _replace_outer_iterable(node, replacement: ast.expr):
@@ -230,7 +256,7 @@ def make_info(node: ast.expr, filename: str, function: str | None):
         return None  # the synthetic loop's own names, or scoping magic
     live_ins = sorted(names - bound - synthetic)
     line = node.lineno
-    inner = node.args[0] if kind == "sum" else node
+    inner = node.args[0] if kind in ("sum", "min", "max") else node
     if isinstance(inner, (ast.ListComp, ast.GeneratorExp)):  # the first 'for' line, where report marks go
         line = inner.generators[0].target.lineno
     fields = dict(filename=filename, line=line, function=function, kind=kind, expression=node,
@@ -303,6 +329,11 @@ def _innermost(info: ExpressionInfo, reducer: tuple) -> list[ast.stmt]:
         operator = {v: k for k, v in _REDUCE_OPS.items()}[reducer[1]]()
         combined: ast.expr = ast.BinOp(load(ACCUMULATOR), operator, load(VALUE))
         combined.sum_step = info.kind == "sum"   # compensated on Python 3.12+ (analysis/compensation.py)
+    elif kind == "call" and info.kind in ("min", "max"):   # the first element starts, as in min()/max()
+        return value + [ast.If(test=load(FIRST),
+                               body=[_assign(ACCUMULATOR, load(VALUE)), _assign(FIRST, ast.Constant(False))],
+                               orelse=[_assign(ACCUMULATOR, ast.Call(load(reducer[1]), [load(ACCUMULATOR),
+                                                                                        load(VALUE)], []))])]
     elif kind == "call":
         combined = ast.Call(load(reducer[1]), [load(ACCUMULATOR), load(VALUE)], [])
     elif kind == "function":

@@ -128,7 +128,7 @@ class ExpressionInfo(Record):
     filename: str
     line: int
     function: str | None
-    kind: str                  # "list" (a comprehension), "map", "sum", "reduce"
+    kind: str                  # "list" (a comprehension), "map", "sum", "min", "max", "reduce"
     expression: ast.expr       # as written
     live_ins: tuple[str, ...]  # the names the thunk returns
     levels: tuple[Level, ...]

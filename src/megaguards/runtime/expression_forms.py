@@ -11,7 +11,7 @@ from array import array as ArrayArray
 from .. import record as records
 from ..analysis.typeinfer import ArrayInfo, infer_types
 from ..errors import GuardFailure
-from ..frontend.comprehension import ACCUMULATOR, OUTPUT, VALUE, build_loop
+from ..frontend.comprehension import ACCUMULATOR, FIRST, OUTPUT, VALUE, build_loop
 from ..frontend.scope import upward_exposed_reads
 from ..frontend.siteinfo import ExpressionInfo, SiteInfo
 from ..ir import nodes as ir
@@ -104,6 +104,9 @@ class LoopSite(Site):
             position = self.binder.scalar_paths.index(ACCUMULATOR)
             wanted = accumulator_type(self.start, element)
             return wanted is not None and _holds(wanted, scalar_of_class(type(binding.scalars[position])))
+        if kind in ("min", "max"):   # the accumulator's placeholder has the element's type
+            position = self.binder.scalar_paths.index(ACCUMULATOR)
+            return _holds(element, scalar_of_class(type(binding.scalars[position])))
         return True  # reduce: the accumulator's stability is the type inference's
 
 
@@ -226,6 +229,9 @@ def enter(site, values: dict, arguments: tuple):
     if info.kind in ("list", "map"):
         if 0 in lengths:
             return site.done(empty_lists(tuple(lengths)))
+    elif info.kind in ("min", "max"):
+        if 0 in lengths:
+            raise NotHere(f"{info.kind}() of an empty sequence (Python raises ValueError)")
     elif info.kind == "sum":
         start = arguments[info.start] if info.start is not None else 0
         if 0 in lengths:
@@ -255,6 +261,9 @@ def enter(site, values: dict, arguments: tuple):
             environment[OUTPUT] = allocate(element, tuple(lengths))
         elif info.kind == "sum":
             environment[ACCUMULATOR] = sum_start(first, start_type, element)
+        elif info.kind in ("min", "max"):   # a placeholder of the element's type, replaced by the first
+            environment[ACCUMULATOR] = placeholder(element)
+            environment[FIRST] = True
         live_ins = tuple(environment[name] for name in loop_site.info.live_ins)
         outcome = loop_site(live_ins)
         if outcome is not None:
@@ -274,6 +283,8 @@ def reducer_of(site, arguments, environment) -> tuple:
     info = site.info
     if info.kind == "sum":
         return ("op", "+")
+    if info.kind in ("min", "max"):
+        return info.reducer
     if info.kind != "reduce":
         if info.callee is not None:
             environment["mg_f"] = arguments[info.callee]
@@ -301,6 +312,10 @@ def sum_start(start, start_type: Scalar, element: Scalar):
         raise NotHere(f"sum() of {element!r} elements from the {start_type!r} {start!r}")
     return wanted.pyclass(0)
 
+def placeholder(element: Scalar):
+    """A value of type ``element`` for an accumulator the first element replaces."""
+    return 0 if element.is_int_or_float else element.pyclass(0)
+
 def learned(site: LoopSite, live_ins: tuple) -> Scalar | None:
     if site.binder is None:
         return None
@@ -314,6 +329,8 @@ def learned(site: LoopSite, live_ins: tuple) -> Scalar | None:
 def result(site, outcome, environment: dict, first):
     if site.info.kind in ("list", "map"):
         return as_lists(environment[OUTPUT])
+    if site.info.kind in ("min", "max") and outcome[1] is UNSET:   # every element filtered out
+        raise NotHere(f"{site.info.kind}() of no element (Python raises ValueError)")
     value = outcome[0]
     return first if value is UNSET else value
 
@@ -324,7 +341,8 @@ def site_for(site, form, start_type) -> LoopSite:
             loop_site = site.forms.get(form)
             if loop_site is None:
                 loop = build_loop(site.info, form[0], form[1])
-                live_outs = (ACCUMULATOR,) if site.info.kind in ("sum", "reduce") else ()
+                live_outs = {"sum": (ACCUMULATOR,), "reduce": (ACCUMULATOR,),
+                             "min": (ACCUMULATOR, FIRST), "max": (ACCUMULATOR, FIRST)}.get(site.info.kind, ())
                 info = SiteInfo(site.info.filename, site.info.line, site.info.function, loop,
                                 tuple(upward_exposed_reads(loop)), live_outs)
                 loop_site = site.forms[form] = LoopSite(site.id, info, site.info, start_type)

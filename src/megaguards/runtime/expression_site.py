@@ -167,6 +167,7 @@ class ExpressionSite(Reporting):
     def check_builtins(self, arguments) -> None:
         kind = self.info.kind
         expected = {"map": ((builtins.list, "list"), (builtins.map, "map")), "sum": ((builtins.sum, "sum"),),
+                    "min": ((builtins.min, "min"),), "max": ((builtins.max, "max"),),
                     "reduce": ((functools.reduce, "functools.reduce"),)}.get(kind, ())
         for value, (wanted, name) in zip(arguments, expected):
             if value is not wanted:

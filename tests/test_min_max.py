@@ -1,0 +1,63 @@
+"""min() and max() of one iterable as expression sites (frontend/comprehension.py,
+runtime/expression_forms.py): the first element starts, each later one replaces it only
+when strictly smaller (larger), as the built-ins do.  Each case runs under CPython and
+compiled; results (their class too), exceptions and partial state must be identical."""
+from __future__ import annotations
+
+import math
+
+import numpy
+import pytest
+from conftest import assert_same_as_cpython, sites_of
+
+import megaguards
+
+
+def largest_gap(a, b):
+    return max(abs(a[i] - b[i]) for i in range(len(a)))
+
+
+def smallest(values):
+    return min(values)
+
+
+def smallest_below(values, limit):
+    return min([v * 2 for v in values if v < limit])
+
+
+NAN = float("nan")
+
+
+@pytest.mark.parametrize("values", [
+    [3.5, -2.25, 7.0, -2.25], [5, 3, 9, 3], [NAN, 1.0, -1.0], [1.0, NAN, -1.0], [0.0, -0.0], [-0.0, 0.0],
+    [2, 1.0, 1, 3], [1.0, 1], [math.inf, -math.inf, 0.5], [7],
+])
+def test_the_first_extreme_element_as_the_built_ins(values):
+    assert_same_as_cpython(smallest, values)
+    assert_same_as_cpython(largest_gap, values, values[::-1])
+
+
+def test_numpy_elements_keep_their_class():
+    assert_same_as_cpython(smallest, numpy.array([2.5, -1.5, 3.0]))
+    assert_same_as_cpython(largest_gap, numpy.arange(6, dtype=numpy.int64), numpy.arange(6, 0, -1, dtype=numpy.int64))
+
+
+def test_no_element_raises_cpythons_value_error():
+    assert_same_as_cpython(smallest, [], compiled="empty sequence")
+    assert_same_as_cpython(smallest_below, [5.0, 6.0], 1.0, compiled="no element")
+    assert_same_as_cpython(smallest_below, [5.0, 0.5, 0.25], 1.0)
+
+
+def with_key(values):
+    return min(values, key=abs)
+
+
+def test_a_rebound_name_or_a_key_stays_in_cpython():
+    fast = megaguards.jit(with_key)
+    assert fast([3.0, -1.0, 2.0]) == -1.0
+    assert not any(site["compiled_runs"] for site in sites_of(fast))
+
+    def rebound(values, min=lambda values: "mine"):
+        return min(v for v in values)
+    assert_same_as_cpython(rebound, [1.0, 2.0], compiled=None)
+    assert megaguards.jit(rebound)([1.0, 2.0]) == "mine"
