@@ -165,21 +165,11 @@ def recognise(node: ast.expr):
         levels, element, arguments, fallback = found
         return node.func.id, arguments, fallback, levels, element, {"reducer": ("call", node.func.id)}
     if _plain_call(node, "sum", (1, 2)):
-        iterable = node.args[0]
-        arguments = [node.func, iterable, *node.args[1:]]
-        extras = {"start": 2 if len(node.args) == 2 else None}
-        if isinstance(iterable, (ast.GeneratorExp, ast.ListComp)):
-            levels = _comprehension_levels(iterable.generators, conditions_allowed=True)
-            if levels is None:
-                return None
-            levels = (Level(levels[0].targets, (Source(1),), levels[0].conditions), *levels[1:])
-            arguments[1] = iterable.generators[0].iter
-            inner = _replace_outer_iterable(iterable, param(1))
-            fallback = ast.Call(param(0), [inner, *([param(2)] if len(node.args) == 2 else [])], [])
-            return "sum", arguments, fallback, levels, iterable.elt, extras
-        level = Level((_element_name(0, 0),), (Source(1),))
-        fallback = ast.Call(param(0), [param(k) for k in range(1, len(arguments))], [])
-        return "sum", arguments, fallback, (level,), ast.Name(id=_element_name(0, 0), ctx=ast.Load()), extras
+        found = _folded(node, param)
+        if found is None:
+            return None
+        levels, element, arguments, fallback = found
+        return "sum", arguments, fallback, levels, element, {"start": 2 if len(node.args) == 2 else None}
     if (isinstance(node, ast.Call) and not node.keywords and len(node.args) in (2, 3)
             and not any(isinstance(a, ast.Starred) for a in node.args)
             and (_is_name(node.func, "reduce") or (isinstance(node.func, ast.Attribute) and node.func.attr == "reduce"
@@ -198,20 +188,21 @@ def recognise(node: ast.expr):
 
 
 def _folded(node: ast.Call, param):
-    """(levels, element, arguments, fallback) of ``f(<generator or list comprehension>)`` or
-    ``f(xs)``, ``f`` the called built-in; None where the levels are not supported."""
+    """(levels, element, arguments, fallback) of ``f(<generator or list comprehension>[, start])``
+    or ``f(xs[, start])``, ``f`` the called built-in; None where the levels are not supported."""
     iterable = node.args[0]
-    arguments = [node.func, iterable]
+    arguments = [node.func, iterable, *node.args[1:]]
+    rest = [param(k) for k in range(2, len(arguments))]   # sum's start
     if isinstance(iterable, (ast.GeneratorExp, ast.ListComp)):
         levels = _comprehension_levels(iterable.generators, conditions_allowed=True)
         if levels is None:
             return None
         levels = (Level(levels[0].targets, (Source(1),), levels[0].conditions), *levels[1:])
         arguments[1] = iterable.generators[0].iter
-        fallback = ast.Call(param(0), [_replace_outer_iterable(iterable, param(1))], [])
+        fallback = ast.Call(param(0), [_replace_outer_iterable(iterable, param(1)), *rest], [])
         return levels, iterable.elt, arguments, fallback
     level = Level((_element_name(0, 0),), (Source(1),))
-    fallback = ast.Call(param(0), [param(1)], [])
+    fallback = ast.Call(param(0), [param(1), *rest], [])
     return (level,), ast.Name(id=_element_name(0, 0), ctx=ast.Load()), arguments, fallback
 
 
