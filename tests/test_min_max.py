@@ -48,13 +48,33 @@ def test_no_element_raises_cpythons_value_error():
     assert_same_as_cpython(smallest_below, [5.0, 0.5, 0.25], 1.0)
 
 
-def with_key(values):
-    return min(values, key=abs)
+def argmin(values):
+    return min(range(len(values)), key=lambda i: values[i])
 
 
-def test_a_rebound_name_or_a_key_stays_in_cpython():
-    fast = megaguards.jit(with_key)
-    assert fast([3.0, -1.0, 2.0]) == -1.0
+def farthest(values, origin):
+    return max(values, key=lambda v: abs(v - origin))
+
+
+def by_magnitude(values):
+    return min((2 * v for v in values if v != 0), key=abs)
+
+
+@pytest.mark.parametrize("values", [[3.5, -2.25, 7.0, -2.25], [5, 3, 9, 3], [NAN, 1.0, -1.0], [1.0, NAN, -1.0],
+                                    [0.0, -0.0], [2, 1.0, 1, -1.0], [7]])
+def test_a_key_keeps_the_element_whose_key_is_first_extreme(values):
+    assert_same_as_cpython(argmin, values)
+    assert_same_as_cpython(farthest, values, 1.0)
+    assert_same_as_cpython(by_magnitude, values, compiled=any(values) or "no element")   # all zeros: ValueError
+
+
+def with_default(values):
+    return min(values, default=-1.0)
+
+
+def test_a_rebound_name_or_a_default_stays_in_cpython():
+    fast = megaguards.jit(with_default)
+    assert fast([3.0, -1.0, 2.0]) == -1.0 and fast([]) == -1.0
     assert not any(site["compiled_runs"] for site in sites_of(fast))
 
     def rebound(values, min=lambda values: "mine"):

@@ -29,6 +29,7 @@ from .siteinfo import EXPRESSION_FUNCTION, NEXT_NAME, ExpressionInfo, Level, Sou
 ARGUMENT = "__mg{}"          # fallback lambda parameters
 VALUE, OUTPUT, ACCUMULATOR = "mg_value", "mg_out", "mg_acc"
 FIRST = "mg_first"           # min/max: no element met yet (the accumulator holds none)
+KEY_VALUE, BEST = "mg_kv", "mg_best"   # min/max with key=: this element's key, the kept element's
 _FORBIDDEN = (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await, ast.Starred)
 _REDUCE_OPS = {ast.Add: "+", ast.Mult: "*", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
 
@@ -158,12 +159,22 @@ def recognise(node: ast.expr):
         element = ast.Call(ast.Name(id="mg_f", ctx=ast.Load()),
                            [ast.Name(id=t, ctx=ast.Load()) for t in targets], [])
         return "map", arguments, fallback, (Level(targets, sources),), element, {"callee": 2}
-    if _plain_call(node, "min", (1,)) or _plain_call(node, "max", (1,)):
+    if _extreme(node):
         found = _folded(node, param)
         if found is None:
             return None
         levels, element, arguments, fallback = found
-        return node.func.id, arguments, fallback, levels, element, {"reducer": ("call", node.func.id)}
+        extras = {"reducer": ("call", node.func.id)}
+        if node.keywords:   # key=: a lambda's body is compiled; any other key is called (mg_f)
+            key = node.keywords[0].value
+            if _simple_lambda(key, 1):
+                extras["reducer"] = ("key", node.func.id, key.args.args[0].arg, key.body)
+                fallback.keywords = [ast.keyword(arg="key", value=copy.deepcopy(key))]
+            else:
+                extras.update(reducer=("key", node.func.id, None, None), callee=len(arguments))
+                fallback.keywords = [ast.keyword(arg="key", value=param(len(arguments)))]
+                arguments.append(key)
+        return node.func.id, arguments, fallback, levels, element, extras
     if _plain_call(node, "sum", (1, 2)):
         found = _folded(node, param)
         if found is None:
@@ -185,6 +196,13 @@ def recognise(node: ast.expr):
             extras["callee"] = 1
         return "reduce", arguments, fallback, (level,), ast.Name(id=_element_name(0, 0), ctx=ast.Load()), extras
     return None
+
+
+def _extreme(node: ast.AST) -> bool:
+    """``min(iterable)`` or ``max(iterable)``, perhaps with ``key=`` (not ``default=``)."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max")
+            and len(node.args) == 1 and not isinstance(node.args[0], ast.Starred)
+            and all(keyword.arg == "key" for keyword in node.keywords) and len(node.keywords) <= 1)
 
 
 def _folded(node: ast.Call, param):
@@ -220,9 +238,9 @@ def _compiled_parts(levels, element, extras) -> list[ast.AST]:
         parts += level.conditions
         parts += [s.expression for s in level.sources if s.expression is not None]
     reducer = extras.get("reducer", ())
-    if reducer and reducer[0] == "lambda":
+    if reducer and reducer[0] in ("lambda", "key") and reducer[3] is not None:
         parts.append(reducer[3])
-    elif reducer and reducer[0] == "call":
+    if reducer and reducer[0] == "call":
         parts.append(ast.Name(id=reducer[1], ctx=ast.Load()))
     return parts
 
@@ -240,6 +258,8 @@ def make_info(node: ast.expr, filename: str, function: str | None):
     reducer = extras.get("reducer", ())
     if reducer and reducer[0] == "lambda":
         bound |= {reducer[1], reducer[2]}
+    elif reducer and reducer[0] == "key" and reducer[2] is not None:
+        bound.add(reducer[2])
     synthetic = {"mg_f"} | {_element_name(number, k) for number, level in enumerate(levels)
                             for k in range(len(level.sources))}
     names = set().union(*(_names(p) for p in parts)) | bound
@@ -320,6 +340,8 @@ def _innermost(info: ExpressionInfo, reducer: tuple) -> list[ast.stmt]:
         operator = {v: k for k, v in _REDUCE_OPS.items()}[reducer[1]]()
         combined: ast.expr = ast.BinOp(load(ACCUMULATOR), operator, load(VALUE))
         combined.sum_step = info.kind == "sum"   # compensated on Python 3.12+ (analysis/compensation.py)
+    elif kind == "key":
+        return value + _keyed(reducer)
     elif kind == "call" and info.kind in ("min", "max"):   # the first element starts, as in min()/max()
         return value + [ast.If(test=load(FIRST),
                                body=[_assign(ACCUMULATOR, load(VALUE)), _assign(FIRST, ast.Constant(False))],
@@ -334,6 +356,21 @@ def _innermost(info: ExpressionInfo, reducer: tuple) -> list[ast.stmt]:
         value += [_assign(first, load(ACCUMULATOR)), _assign(second, load(VALUE))]
         combined = body
     return value + [_assign(ACCUMULATOR, combined)]
+
+
+def _keyed(reducer: tuple) -> list[ast.stmt]:
+    """min/max with key=: the element whose key is first found smallest (largest) is kept:
+    CPython replaces the kept one only when a key compares strictly below (above) its key."""
+    load = lambda name: ast.Name(id=name, ctx=ast.Load())  # noqa: E731
+    _, extreme, parameter, body = reducer
+    if body is None:
+        statements = [_assign(KEY_VALUE, ast.Call(load("mg_f"), [load(VALUE)], []))]
+    else:
+        statements = [_assign(parameter, load(VALUE)), _assign(KEY_VALUE, copy.deepcopy(body))]
+    kept = [_assign(ACCUMULATOR, load(VALUE)), _assign(BEST, load(KEY_VALUE))]
+    better = ast.Compare(load(KEY_VALUE), [ast.Lt() if extreme == "min" else ast.Gt()], [load(BEST)])
+    return statements + [ast.If(test=load(FIRST), body=kept + [_assign(FIRST, ast.Constant(False))],
+                                orelse=[ast.If(test=better, body=copy.deepcopy(kept), orelse=[])])]
 
 
 def build_loop(info: ExpressionInfo, kinds: tuple, reducer: tuple) -> ast.For:

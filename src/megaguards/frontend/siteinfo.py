@@ -134,7 +134,8 @@ class ExpressionInfo(Record):
     levels: tuple[Level, ...]
     element: ast.expr          # one element (list/sum) or the reduced value's right operand
     callee: int | None         # map/reduce: argument index of a named function
-    reducer: tuple             # reduce with a lambda: ("op", "+") | ("call", "max") | ("lambda", a, b, body)
+    reducer: tuple             # reduce with a lambda: ("op", "+") | ("call", "max") | ("lambda", a, b, body);
+                               # min/max: ("call", "min") | ("key", "min", parameter or None, body or None)
     start: int | None          # sum/reduce: argument index of the start value
     work: tuple | bool | None  # as SiteInfo's, over the arguments then the live-ins
 

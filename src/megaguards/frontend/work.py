@@ -104,7 +104,9 @@ def expression_formula(info, arguments: int) -> tuple | None:
     if info.callee is not None:   # map(f, ...), reduce(f, ...): f's loops are not seen here
         reader.callees.add((info.callee, None))
     inner = reader.inner_loops(ast.Expr(info.element))
-    work = (_nodes(info.element) + 1 + (CALL_WEIGHT if info.callee is not None else 0), tuple(inner))
+    keyed = info.reducer[3] if info.reducer and info.reducer[0] == "key" and info.reducer[3] is not None else None
+    work = (_nodes(info.element) + 1 + (CALL_WEIGHT if info.callee is not None else 0)
+            + (_nodes(keyed) if keyed is not None else 0), tuple(inner))
     for trips, bindings, conditions in reversed(levels):
         work = (0, ((trips, bindings, (work[0] + conditions, work[1])),))
     return reader.formula(work)

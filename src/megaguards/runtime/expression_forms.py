@@ -11,7 +11,7 @@ from array import array as ArrayArray
 from .. import record as records
 from ..analysis.typeinfer import ArrayInfo, infer_types
 from ..errors import GuardFailure
-from ..frontend.comprehension import ACCUMULATOR, FIRST, OUTPUT, VALUE, build_loop
+from ..frontend.comprehension import ACCUMULATOR, BEST, FIRST, KEY_VALUE, OUTPUT, VALUE, build_loop
 from ..frontend.scope import upward_exposed_reads
 from ..frontend.siteinfo import ExpressionInfo, SiteInfo
 from ..ir import nodes as ir
@@ -48,7 +48,7 @@ def _strip(node):
     """The loop without the statements that use the element (stores and accumulation)."""
     def keep(statement) -> bool:
         return not ((isinstance(statement, ir.Store) and statement.array == OUTPUT)
-                    or (isinstance(statement, ir.Assign) and statement.target == ACCUMULATOR))
+                    or (isinstance(statement, ir.Assign) and statement.target in (ACCUMULATOR, BEST)))
     changes = {}
     for name in ("body", "orelse"):
         block = getattr(node, name, None)
@@ -80,8 +80,7 @@ class LoopSite(Site):
             return result
         result = super().specialize(binding)
         if not isinstance(result, Rejected):
-            types = result.typed.assigned_types.get(VALUE, frozenset())
-            element = next(iter(types)) if len(types) == 1 else None
+            element = self.element_of(result.typed)
             if element is None or not self.fits(binding, element):
                 result = self.specializations[binding.key] = WrongElement(f"elements are {element!r}", element)
         return result
@@ -91,9 +90,17 @@ class LoopSite(Site):
         functions, scalars, arrays = self.binder.describe(binding)
         infos = {use.name: ArrayInfo(arrays[use.name][0], use.rank, *arrays[use.name][1:])
                  for use in self.binder.array_uses}
-        typed = infer_types(_strip(self.loop.body), scalars, infos, functions)
-        types = typed.assigned_types.get(VALUE, frozenset())
-        return next(iter(types)) if len(types) == 1 else None
+        return self.element_of(infer_types(_strip(self.loop.body), scalars, infos, functions))
+
+    def element_of(self, typed):
+        """The element's type (a Scalar); with key=, (the element's type, its key's type);
+        None where one is not a single type."""
+        names = (VALUE, KEY_VALUE) if self.expression.reducer[:1] == ("key",) else (VALUE,)
+        types = [typed.assigned_types.get(name, frozenset()) for name in names]
+        if any(len(found) != 1 for found in types):
+            return None
+        found = tuple(next(iter(t)) for t in types)
+        return found if len(found) == 2 else found[0]
 
     def fits(self, binding, element: Scalar) -> bool:
         kind = self.expression.kind
@@ -104,9 +111,11 @@ class LoopSite(Site):
             position = self.binder.scalar_paths.index(ACCUMULATOR)
             wanted = accumulator_type(self.start, element)
             return wanted is not None and _holds(wanted, scalar_of_class(type(binding.scalars[position])))
-        if kind in ("min", "max"):   # the accumulator's placeholder has the element's type
-            position = self.binder.scalar_paths.index(ACCUMULATOR)
-            return _holds(element, scalar_of_class(type(binding.scalars[position])))
+        if kind in ("min", "max"):   # the placeholders have the element's (and its key's) type
+            wanted = dict(zip((ACCUMULATOR, BEST), element if type(element) is tuple else (element,)))
+            paths = self.binder.scalar_paths   # with key=, the loop never reads the accumulator
+            return all(_holds(scalar, scalar_of_class(type(binding.scalars[paths.index(name)])))
+                       for name, scalar in wanted.items() if name in paths)
         return True  # reduce: the accumulator's stability is the type inference's
 
 
@@ -255,14 +264,16 @@ def enter(site, values: dict, arguments: tuple):
         environment[ACCUMULATOR] = first
     form = (tuple(kinds), reducer, start_type)
     loop_site = site_for(site, form, start_type)
-    element = site.guesses.get(form, Scalar.PY_FLOAT)
+    element = site.guesses.get(form, (Scalar.PY_FLOAT, Scalar.PY_FLOAT) if info.reducer[:1] == ("key",)
+                               else Scalar.PY_FLOAT)
     for _ in range(2):
         if info.kind in ("list", "map"):
             environment[OUTPUT] = allocate(element, tuple(lengths))
         elif info.kind == "sum":
             environment[ACCUMULATOR] = sum_start(first, start_type, element)
-        elif info.kind in ("min", "max"):   # a placeholder of the element's type, replaced by the first
-            environment[ACCUMULATOR] = placeholder(element)
+        elif info.kind in ("min", "max"):   # placeholders of the element's (key's) type, replaced by the first
+            for name, scalar in zip((ACCUMULATOR, BEST), element if type(element) is tuple else (element,)):
+                environment[name] = placeholder(scalar)
             environment[FIRST] = True
         live_ins = tuple(environment[name] for name in loop_site.info.live_ins)
         outcome = loop_site(live_ins)
@@ -270,7 +281,7 @@ def enter(site, values: dict, arguments: tuple):
             site.guesses[form] = element
             return site.done(result(site, outcome, environment, first))
         better = learned(loop_site, live_ins)
-        if better is None or better is element:
+        if better is None or better == element:
             break
         element = better
     for reason in loop_site.stats.reasons:
@@ -284,6 +295,8 @@ def reducer_of(site, arguments, environment) -> tuple:
     if info.kind == "sum":
         return ("op", "+")
     if info.kind in ("min", "max"):
+        if info.callee is not None:   # key=function
+            environment["mg_f"] = arguments[info.callee]
         return info.reducer
     if info.kind != "reduce":
         if info.callee is not None:

@@ -3,8 +3,9 @@
 comprehension (its ``if`` clauses too) or a list, compiled as a loop that starts from the
 first element and keeps the first extreme one, as the built-ins do: NaN first stays, a NaN
 later is passed over, 0.0 and -0.0 keep their order, an int and an equal float keep the
-first.  An empty iterable, or one whose elements are all filtered out, raises CPython's
-ValueError; ``key=`` and ``default=`` stay in CPython."""
+first.  With ``key=`` (a lambda, or a function) the element whose key is first found
+smallest (largest) is kept.  An empty iterable, or one whose elements are all filtered
+out, raises CPython's ValueError; ``default=`` stays in CPython."""
 import math
 
 
@@ -40,6 +41,18 @@ def nearest(points, x):
     return min(points, key=lambda p: abs(p - x))
 
 
+def argmax(values):
+    return max(range(len(values)), key=lambda i: values[i])
+
+
+def farthest(points):
+    return max(points, key=abs)
+
+
+def with_default(values):
+    return min(values, default=0.0)
+
+
 def run(label, function, *arguments):
     try:
         print(label, repr(function(*arguments)))
@@ -64,3 +77,8 @@ run("mixed", lowest, [2, 1.0, 1, 3])
 run("remainder", remainder, list(range(1000, 3000, 7)))
 run("shortest", shortest, [[1, 2], [3], [4, 5, 6]])
 run("nearest", nearest, [0.5, 2.5, 4.0], 3.0)
+run("nearest tie", nearest, [2, 4.0, 4], 3.0)
+run("argmax", argmax, [1.0, 7.5, float("nan"), 7.5])
+run("argmax empty", argmax, [])
+run("farthest", farthest, [-3, 3, 2.5])
+run("with default", with_default, [])
