@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -34,12 +33,20 @@ def test_the_linux_default_is_the_folder_used_before(tmp_path, monkeypatch, xdg)
 
     assert config.default_cache_dir() == expected == old_default(os.environ)
     assert expected == platformdirs.user_cache_dir("megaguards", appauthor=False)   # the rule written out is theirs
-    assert config.from_environment({}).cache_dir == Path(expected)
+    assert config.from_environment({}).cache_dir == expected
 
 
 def test_megaguards_cache_dir_overrides(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert config.from_environment({"MEGAGUARDS_CACHE_DIR": str(tmp_path / "mine")}).cache_dir == tmp_path / "mine"
+    assert config.from_environment({"MEGAGUARDS_CACHE_DIR": str(tmp_path / "mine")}).cache_dir == str(tmp_path / "mine")
+    # A relative folder is the one under the current folder at start-up (a str: no pathlib at start-up).
+    monkeypatch.chdir(tmp_path)
+    assert config.from_environment({"MEGAGUARDS_CACHE_DIR": "here"}).cache_dir == str(tmp_path / "here")
+    saved = config.current().cache_dir
+    try:
+        assert config.configure(cache_dir=tmp_path / "there").cache_dir == str(tmp_path / "there")
+    finally:
+        config.configure(cache_dir=saved)
 
 
 def cache_dir_in_a_process(tmp_path, **environment) -> tuple[str, bool]:

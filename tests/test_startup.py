@@ -89,6 +89,28 @@ def test_a_script_that_enters_no_loop_imports_nothing_heavy(tmp_path, device):
     assert "megaguards.runtime.rewrites" in imported(second)   # it did go through megaguards
 
 
+# Standard modules a bare interpreter has not imported, each several ms (pathlib pulls re,
+# fnmatch and urllib.parse in): a loop-free run must not pay them.  This machine's start-up
+# imports most of them already (site hooks), so the run below is ``python -S``.
+BARE_HEAVY = ("pathlib", "typing", "tempfile", "shutil", "importlib.abc", "ast", "dataclasses", "inspect",
+              "urllib", "fnmatch")
+
+
+def test_a_loop_free_run_on_a_bare_interpreter_imports_no_heavy_standard_module(tmp_path):
+    import subprocess
+
+    script = write(tmp_path, "main.py", "print('hello')\n" + PRINT_MODULES)
+    code = (f"import sys; sys.path.insert(0, {SOURCE!r}); sys.argv = ['megaguards', 'run', {str(script)!r}]; "
+            "from megaguards.cli import main; sys.exit(main())")
+    environment = dict(os.environ, MEGAGUARDS_CACHE_DIR=str(tmp_path / "cache"))
+    for _ in range(2):   # the second run reads the rewrite cache
+        result = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=120,
+                                env=environment, cwd=tmp_path)
+    modules = imported(result)
+    assert result.stdout.startswith("hello\n") and "megaguards.runtime.rewrites" in modules
+    assert [name for name in modules if name.split(".")[0] in BARE_HEAVY or name in BARE_HEAVY] == []
+
+
 def test_importing_megaguards_imports_nothing_heavy():
     result = run_python_code("import megaguards\n" + PRINT_MODULES)
     assert heavy_among(imported(result), HEAVY + REWRITE + ("megaguards.runtime", "megaguards.frontend")) == []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import os
 import sys
 import time
 
@@ -154,5 +155,5 @@ def main(quiet: bool = False) -> int:
         for device, constants in calibration.constants.items():
             terms = ", ".join(f"{name} {value:.3g}" for name, value in constants.items())
             print(f"  {device}: {terms}  (median relative error {errors[device]:.0%})")
-        print(f"stored in {config.current().cache_dir / costmodel.CALIBRATION_FILE}")
+        print(f"stored in {os.path.join(config.current().cache_dir, costmodel.CALIBRATION_FILE)}")
     return 0

@@ -4,14 +4,12 @@ from __future__ import annotations
 import atexit
 import os
 import sys
-import traceback   # now, not after the script's folder is first on sys.path (a traceback.py of its own)
-from pathlib import Path
 from types import SimpleNamespace
 
 from . import __version__, config
 from .log_setup import configure_logging
 
-_PACKAGE = str(Path(__file__).resolve().parent)
+_PACKAGE = os.path.dirname(os.path.realpath(__file__))
 SUBCOMMANDS = ("run", "explain", "info", "cache", "calibrate")
 RUN_OPTIONS = {"--device": "device", "--report-json": "report_json", "--dump": "dump"}   # flag -> option
 
@@ -152,7 +150,9 @@ def quick_run_options(argv: list[str]) -> SimpleNamespace | None:
 def cache_command(action: str) -> int:
     from .diagnostics import cache
 
-    folder = config.current().cache_dir
+    from pathlib import Path
+
+    folder = Path(config.current().cache_dir)
     if action == "show":
         print(cache.describe(folder))
         return 0
@@ -186,7 +186,7 @@ def run(options) -> int:
     try:
         code = compile_script(script)
     except (SyntaxError, ValueError) as error:  # as python prints it: no frames, just the error
-        traceback.print_exception(type(error), error, None)
+        sys.__excepthook__(type(error), error.with_traceback(None), None)
         return 1
     return _run_user_code(code, script, options.arguments, shown)
 
@@ -218,7 +218,7 @@ def _run_module(options) -> int:
         print(f"megaguards: {error}", file=sys.stderr)
         return 1
     except SyntaxError as error:
-        traceback.print_exception(type(error), error, None)
+        sys.__excepthook__(type(error), error.with_traceback(None), None)
         return 1
     except SystemExit:
         raise
@@ -271,7 +271,9 @@ def _print_user_traceback(kind, error, trace) -> None:
     if user:
         user[-1].tb_next = None
     sys.stderr.flush()
-    traceback.print_exception(kind, error, trace)
+    # The interpreter's own display (no traceback module to import), which shows the
+    # exception's own traceback: the one without megaguards' frames.
+    sys.__excepthook__(kind, error.with_traceback(trace), trace)
 
 
 def _frames(trace):

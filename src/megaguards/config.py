@@ -29,8 +29,7 @@ from __future__ import annotations
 import math
 import os
 import sys
-from pathlib import Path
-from typing import NamedTuple
+from collections import namedtuple
 
 DEVICES = ("auto", "gpu", "cpu", "seq", "off")
 SELECT_METHODS = ("tree", "model", "explore", "seq", "cpu", "cuda")
@@ -43,29 +42,37 @@ RETIRED = {"MEGAGUARDS_STRICT": "results are exact by default; MEGAGUARDS_REASSO
                                 "float reductions and CUDA's math functions"}
 
 
-class Config(NamedTuple):
+# The options and their defaults.  ``cache_dir`` is a str (``pathlib`` and ``typing`` are not
+# imported here: together about 10 ms that every process, loop-free scripts included, would pay
+# on an interpreter whose start-up has not imported them already).
+_DEFAULTS = {
+    "device": "auto",
+    "report_json": None,
+    "report_table": False,
+    "dump_dir": None,
+    "cache_dir": os.path.join(os.path.expanduser("~"), ".cache", "megaguards"),   # from_environment: default_cache_dir()
+    "reassociate": False,     # exact by default: float reductions fold in order
+    "log_level": None,        # None: not asked for, logging is left as the program set it
+    "compiler": None,
+    "hoist": True,
+    "threads": 0,             # 0: OpenMP's default (all cores)
+    "parallel_work": 20000,   # iterations x body weight needed to fork threads
+    "compile_after": 30,      # ms of a loop's CPython time (estimated) that pay for compiling it (runtime/tiering.py)
+    "select": "tree",         # how auto chooses the device (runtime/select.py)
+    "features_log": None,
+    "auto_calibrate": True,
+    "rewrite_cache": True,    # rewritten modules kept in cache_dir/rewrites (runtime/rewrites.py)
+    "compile_timeout": 60.0,  # seconds a C compile may take (runtime/compiler.py)
+    "retired": (),            # retired variables that are set (runtime/backend.py says so once)
+}
+
+
+class Config(namedtuple("Config", tuple(_DEFAULTS), defaults=tuple(_DEFAULTS.values()))):
     """Frozen: ``configure`` makes a new one.  A named tuple, not a dataclass: importing
     ``dataclasses`` (and ``inspect`` with it) costs about 8 ms, which a script that enters
     no loop must not pay."""
 
-    device: str = "auto"
-    report_json: str | None = None
-    report_table: bool = False
-    dump_dir: str | None = None
-    cache_dir: Path = Path.home() / ".cache" / "megaguards"   # Config() alone; from_environment: default_cache_dir()
-    reassociate: bool = False   # exact by default: float reductions fold in order
-    log_level: str | None = None  # None: not asked for, logging is left as the program set it
-    compiler: str | None = None
-    hoist: bool = True
-    threads: int = 0            # 0: OpenMP's default (all cores)
-    parallel_work: int = 20000  # iterations x body weight needed to fork threads
-    compile_after: int = 30     # ms of a loop's CPython time (estimated) that pay for compiling it (runtime/tiering.py)
-    select: str = "tree"        # how auto chooses the device (runtime/select.py)
-    features_log: str | None = None
-    auto_calibrate: bool = True
-    rewrite_cache: bool = True  # rewritten modules kept in cache_dir/rewrites (runtime/rewrites.py)
-    compile_timeout: float = 60.0  # seconds a C compile may take (runtime/compiler.py)
-    retired: tuple = ()         # retired variables that are set (runtime/backend.py says so once)
+    __slots__ = ()
 
     @property
     def enabled(self) -> bool:
@@ -84,7 +91,7 @@ def from_environment(environ=os.environ) -> Config:
         device=_choice(environ, "MEGAGUARDS_DEVICE", DEVICES),
         report_json=environ.get("MEGAGUARDS_REPORT") or None,
         dump_dir=environ.get("MEGAGUARDS_DUMP") or None,
-        cache_dir=Path(environ.get("MEGAGUARDS_CACHE_DIR") or default_cache_dir()),
+        cache_dir=os.path.abspath(environ.get("MEGAGUARDS_CACHE_DIR") or default_cache_dir()),
         reassociate=_flag(environ, "MEGAGUARDS_REASSOCIATE", False),
         retired=tuple(name for name in RETIRED if name in environ),
         # Unset: None (logging left as the program set it); set but invalid: warning.
@@ -197,6 +204,8 @@ def configure(**changes) -> Config:
     unknown = sorted(set(changes) - set(Config._fields))
     if unknown:
         raise TypeError(f"configure() got unexpected option(s): {', '.join(unknown)}")
+    if changes.get("cache_dir") is not None:   # a Path or a str: held as an absolute str
+        changes["cache_dir"] = os.path.abspath(os.fspath(changes["cache_dir"]))
     before, _current = _current, _current._replace(**changes)
     for listener in _listeners:
         listener(before, _current)

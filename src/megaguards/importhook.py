@@ -10,31 +10,38 @@ so a module is rewritten once, not in every process.
 from __future__ import annotations
 
 import functools
-import importlib.abc
 import importlib.machinery
 import os
 import sys
 import sysconfig   # not inside find_spec: importing it there would call find_spec again
-from pathlib import Path
 
-_PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+# Folders are ``os.path.realpath`` strings: this module is imported by every ``megaguards run``,
+# and ``pathlib`` (with ``re``, ``fnmatch``, ``urllib.parse``) costs several ms on an
+# interpreter that has not imported it already.
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+
+
+def _inside(folder: str, root: str) -> bool:
+    """Is ``folder`` ``root`` or inside it (both real paths)?"""
+    return folder == root or folder.startswith(root if root.endswith(os.sep) else root + os.sep)
 
 
 @functools.lru_cache(maxsize=1)
-def _installation_roots() -> frozenset[Path]:
+def _installation_roots() -> frozenset[str]:
     """The standard library's and site-packages' folders (fixed for the process)."""
-    roots = {Path(path).resolve() for key in ("stdlib", "platstdlib", "purelib", "platlib")
+    roots = {os.path.realpath(path) for key in ("stdlib", "platstdlib", "purelib", "platlib")
              if (path := sysconfig.get_paths().get(key))}
-    return frozenset(roots | {Path(sys.prefix).resolve() / "lib", Path(sys.base_prefix).resolve() / "lib"})
+    return frozenset(roots | {os.path.join(os.path.realpath(sys.prefix), "lib"),
+                              os.path.join(os.path.realpath(sys.base_prefix), "lib")})
 
 
 @functools.lru_cache(maxsize=8)
-def _system_roots(path: tuple) -> tuple[Path, ...]:
+def _system_roots(path: tuple) -> tuple[str, ...]:
     """Installation roots plus the site-packages folders on ``path`` (``sys.path``)."""
     roots = set(_installation_roots())
     for entry in path:
         if "site-packages" in entry or "dist-packages" in entry:
-            roots.add(Path(entry).resolve())
+            roots.add(os.path.realpath(entry))
     return tuple(sorted(roots))
 
 
@@ -43,17 +50,17 @@ def _user_folder(folder: str, roots: tuple | None, path: tuple) -> bool:
     """Whether files in ``folder`` are the user's: asked once per folder (every import of
     the process passes here, NumPy's hundred modules included)."""
     try:
-        resolved = Path(folder).resolve()
-    except OSError:
+        resolved = os.path.realpath(folder)
+    except (OSError, ValueError):
         return False
     if _installed(resolved, path):
         return False
-    return roots is None or any(resolved.is_relative_to(root) for root in roots)
+    return roots is None or any(_inside(resolved, root) for root in roots)
 
 
-def _installed(resolved: Path, path: tuple) -> bool:
+def _installed(resolved: str, path: tuple) -> bool:
     """Is the folder megaguards' own, the standard library's or a site-packages folder's (or inside one)?"""
-    return resolved.is_relative_to(_PACKAGE_ROOT) or any(resolved.is_relative_to(root) for root in _system_roots(path))
+    return _inside(resolved, _PACKAGE_ROOT) or any(_inside(resolved, root) for root in _system_roots(path))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -62,12 +69,12 @@ def _installed_package(folders: tuple, path: tuple) -> bool:
     submodules is the user's, and finding it twice (here, then by the import system's own
     finder) is not needed: about 65 us an import."""
     try:
-        return bool(folders) and all(_installed(Path(folder).resolve(), path) for folder in folders)
-    except (OSError, TypeError):
+        return bool(folders) and all(_installed(os.path.realpath(folder), path) for folder in folders)
+    except (OSError, TypeError, ValueError):
         return False
 
 
-def is_user_file(path: str, roots: list[Path] | None) -> bool:
+def is_user_file(path: str, roots: list[str] | None) -> bool:
     if not path.endswith(".py"):
         return False
     folder, name = os.path.split(path)
@@ -100,8 +107,11 @@ class RewritingLoader(importlib.machinery.SourceFileLoader):
         super().exec_module(module)
 
 
-class RewritingFinder(importlib.abc.MetaPathFinder):
-    def __init__(self, roots: list[Path] | None) -> None:
+class RewritingFinder:
+    """A meta path finder (``importlib.abc.MetaPathFinder``'s protocol: that module, with
+    ``typing`` under it, is not imported for it)."""
+
+    def __init__(self, roots: list[str] | None) -> None:
         self.roots = roots
 
     def find_spec(self, fullname, path=None, target=None):
@@ -122,9 +132,9 @@ def install(roots=None) -> RewritingFinder:
             if roots is None:
                 finder.roots = None
             elif finder.roots is not None:
-                finder.roots = sorted(set(finder.roots) | {Path(r).resolve() for r in roots})
+                finder.roots = sorted(set(finder.roots) | {os.path.realpath(r) for r in roots})
             return finder
-    finder = RewritingFinder(None if roots is None else [Path(r).resolve() for r in roots])
+    finder = RewritingFinder(None if roots is None else [os.path.realpath(r) for r in roots])
     sys.meta_path.insert(0, finder)
     return finder
 

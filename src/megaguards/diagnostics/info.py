@@ -86,6 +86,6 @@ def describe() -> str:
     except Exception:
         lines.append("NVRTC: not installed")
     lines.append(f"device: {options.device}; reassociate: {options.reassociate}; threads: {options.threads or 'all'}")
-    lines.append(f"cache: {summary(options.cache_dir)}")
-    lines.append(f"calibration: {calibration_status(options.cache_dir)}")
+    lines.append(f"cache: {summary(Path(options.cache_dir))}")
+    lines.append(f"calibration: {calibration_status(Path(options.cache_dir))}")
     return "\n".join(lines)

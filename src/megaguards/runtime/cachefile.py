@@ -19,7 +19,11 @@ The cache folder itself (``usable_cache``) is private: created mode 0700 and tag
 ``CACHEDIR.TAG`` (the standard marker, which ``megaguards cache clear`` requires); one owned by
 someone else or writable by others is not used: the process then caches into a private
 temporary folder, after one warning.  Every file is written under a fresh name (``O_EXCL``,
-mode 0600: no planted file or link is opened) and renamed over the old one."""
+mode 0600: no planted file or link is opened) and renamed over the old one.
+
+Paths are ``os.path`` strings here (``Path`` objects are accepted): this module is imported by
+every process that reaches a rewritten module, and ``pathlib`` (with ``re``, ``fnmatch``,
+``urllib.parse``) or ``tempfile`` cost several ms on an interpreter that has not imported them."""
 from __future__ import annotations
 
 import contextlib
@@ -27,9 +31,7 @@ import functools
 import marshal
 import os
 import stat
-import tempfile
 import zlib
-from pathlib import Path
 
 from .. import __version__, config
 
@@ -59,7 +61,7 @@ def cache_folder(folder: str) -> str:
     return f"{config.current().cache_dir}/{folder}"
 
 
-def read_json(path: str | Path):
+def read_json(path):
     """The parsed file; OSError or ValueError as ``json.loads`` and ``open`` raise them.
     Unbuffered bytes: ``Path.read_text`` (a text wrapper, an isatty call) took 55-65 us a
     file on the development machine, this 10 us."""
@@ -69,7 +71,7 @@ def read_json(path: str | Path):
         return json.loads(handle.readall())
 
 
-def write_json(path: str | Path, data, indent: int | None = None) -> None:
+def write_json(path, data, indent: int | None = None) -> None:
     """Raises OSError (a read-only cache, a full disk); callers decide what that means."""
     import json
 
@@ -98,7 +100,7 @@ def code_stamp() -> str:
     one), as 16 hex digits.  ``zlib``'s checksums, not ``hashlib``: importing that costs
     more than all of this, and the stamp guards against edits, not against an adversary."""
     stamps = [__version__]
-    folders = [str(Path(__file__).resolve().parents[1])]
+    folders = [os.path.dirname(os.path.dirname(os.path.realpath(__file__)))]
     while folders:
         with os.scandir(folders.pop()) as entries:
             for entry in sorted(entries, key=lambda e: e.name):
@@ -168,18 +170,21 @@ def write_verified(path: str, data, magic: bytes) -> None:
     _write(path, magic + len(payload).to_bytes(8, "little") + zlib.crc32(payload).to_bytes(4, "little") + payload)
 
 
-def _write(path: str | Path, content: bytes) -> None:
+def _write(path, content: bytes) -> None:
     """Write ``content`` whole to ``path`` (mode 0600): a fresh file (``mkstemp``: ``O_EXCL``,
     so no file or link someone planted is opened) renamed over ``path`` (a link there is
     replaced, not followed)."""
-    write_new(Path(path), lambda handle: handle.write(content))
+    write_new(path, lambda handle: handle.write(content))
 
 
-def write_new(path: Path, fill) -> None:
+def write_new(path, fill) -> None:
     """Create ``path`` atomically: ``fill(handle)`` writes a fresh private temporary file
     beside it, renamed over ``path`` once complete (removed if ``fill`` raises)."""
-    make_folder(path.parent)
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    import tempfile
+
+    folder, name = os.path.split(os.fspath(path))
+    make_folder(folder)
+    descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
     try:
         with open(descriptor, "wb") as handle:
             fill(handle)
@@ -190,16 +195,16 @@ def write_new(path: Path, fill) -> None:
         raise
 
 
-def make_folder(folder: Path | str) -> None:
+def make_folder(folder) -> None:
     """``folder`` and its missing parents, each created mode 0700 (``Path.mkdir`` gives the
     parents the default mode)."""
-    folder = Path(folder)
-    if folder.is_dir():
+    folder = os.path.abspath(os.fspath(folder))
+    if os.path.isdir(folder):
         return
     missing = []
-    while not folder.exists() and folder != folder.parent:
+    while not os.path.exists(folder) and folder != os.path.dirname(folder):
         missing.append(folder)
-        folder = folder.parent
+        folder = os.path.dirname(folder)
     for level in reversed(missing):
         try:
             os.mkdir(level, 0o700)
@@ -217,15 +222,15 @@ FOLDERS = ("kernels", "cuda", "renders", "plans", "bundles", "decisions", "rewri
 FILES = ("calibration.json", "calibration.lock", "compilers.json", "python.json", TAG_NAME)
 
 
-def tagged(folder: Path) -> bool:
+def tagged(folder) -> bool:
     try:
-        with open(folder / TAG_NAME, "rb") as handle:
+        with open(os.path.join(folder, TAG_NAME), "rb") as handle:
             return handle.read(len(TAG)).startswith(TAG[:43])
     except OSError:
         return False
 
 
-def usable_cache() -> Path:
+def usable_cache() -> str:
     """The cache folder of this process, checked once (``fit_for_cache``): the configured
     one, or a private temporary one (removed at exit) after one warning naming the reason."""
     from .process import current as current_process
@@ -240,7 +245,9 @@ def usable_cache() -> Path:
 
         from ..errors import warn_once
 
-        temporary = Path(tempfile.mkdtemp(prefix="megaguards-cache-"))
+        import tempfile
+
+        temporary = tempfile.mkdtemp(prefix="megaguards-cache-")
         atexit.register(shutil.rmtree, temporary, True)
         warn_once(f"megaguards: cache folder {options.cache_dir} not used ({why}); compiled loops "
                   f"are kept in {temporary} until this process ends")
@@ -250,7 +257,7 @@ def usable_cache() -> Path:
     return options.cache_dir
 
 
-def fit_for_cache(folder: Path) -> str | None:
+def fit_for_cache(folder) -> str | None:
     """Why ``folder`` may not hold code this process loads (None: it may), creating it
     (mode 0700, tagged) if missing.  A folder of someone else's, or one others may write
     into, could hold a planted shared object."""
@@ -267,7 +274,7 @@ def fit_for_cache(folder: Path) -> str | None:
     if not tagged(folder):
         try:   # a folder holding nothing but megaguards' entries (an older cache) is tagged now
             if all(name in FOLDERS or name in FILES or name.startswith(".") for name in os.listdir(folder)):
-                write_new(folder / TAG_NAME, lambda handle: handle.write(TAG))
+                write_new(os.path.join(folder, TAG_NAME), lambda handle: handle.write(TAG))
         except OSError:
             pass
     return None

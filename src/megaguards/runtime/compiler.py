@@ -66,6 +66,7 @@ def find_compiler(preferred: str | None, cache_dir: Path | None = None) -> tuple
         if not path:
             continue
         command = shlex.join([path, *words[1:]])
+        cache_dir = None if cache_dir is None else Path(cache_dir)
         version = _remembered(cache_dir / COMPILERS_FILE, _identity(path, command)) if cache_dir is not None else None
         if version is None:
             version = _version(path)
@@ -140,7 +141,7 @@ def build_shared_object(source: str, cache_dir: Path, compiler: tuple[str, str],
     """Path of the compiled object for ``source`` and whether it came from the cache.  A
     compile running past a second says ``what`` on a terminal's status line (status.py)."""
     key = cache_key(source, compiler, flags + libraries)
-    target = cache_dir / "kernels" / f"mg_{key}.so"
+    target = Path(cache_dir) / "kernels" / f"mg_{key}.so"
     if verified(target):
         return target, True
     import shlex
@@ -256,6 +257,7 @@ def python_include_flags(cache_dir: Path | None = None, refresh: bool = False) -
     again and remember its answer (a remembered folder that failed a compile)."""
     identity = "\0".join((_identity(sys.executable), sys.version, sys.prefix, sys.base_prefix)) \
         if sys.executable else None
+    cache_dir = Path(cache_dir) if cache_dir else None
     include = _remembered(cache_dir / PYTHON_FILE, identity) if cache_dir and identity and not refresh else None
     if include is None:
         import sysconfig

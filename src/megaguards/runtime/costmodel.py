@@ -172,7 +172,7 @@ def current() -> Calibration:
 
 
 def save(calibration: Calibration, fit_errors: dict, samples: int) -> Path:
-    target = config.current().cache_dir / CALIBRATION_FILE
+    target = Path(config.current().cache_dir) / CALIBRATION_FILE
     write_json(target, {"date": calibration.date, "hardware": calibration.hardware,
                         "constants": calibration.constants, "fit_median_relative_error": fit_errors,
                         "samples": samples}, indent=1)
@@ -195,7 +195,7 @@ def _calibration_lock(folder: Path) -> int | None:
 
     try:
         make_folder(folder)
-        descriptor = os.open(folder / LOCK, os.O_CREAT | os.O_RDWR | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        descriptor = os.open(os.path.join(folder, LOCK), os.O_CREAT | os.O_RDWR | getattr(os, "O_NOFOLLOW", 0), 0o600)
     except OSError:
         return None
     try:
@@ -208,7 +208,7 @@ def _calibration_lock(folder: Path) -> int | None:
 
 def calibration_running(folder: Path) -> bool:
     """Does a calibration hold ``folder``'s lock now (the background one a first run started)?"""
-    if not (folder / LOCK).exists():
+    if not os.path.exists(os.path.join(folder, LOCK)):
         return False
     descriptor = _calibration_lock(folder)
     if descriptor is None:   # held elsewhere (without flock no calibration runs in the background)

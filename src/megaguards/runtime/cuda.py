@@ -108,7 +108,7 @@ def check_with_nvrtc(source: str, cache_dir: Path, arch: str = "sm_90") -> bool:
         return False
     options = tuple(o.encode() for o in (f"--gpu-architecture={arch}", *NVRTC_OPTIONS))
     key = sha256(source.encode() + b"\0".join(options)).hexdigest()[:32]
-    marker = cache_dir / "cuda" / f"{key}.ok"
+    marker = Path(cache_dir) / "cuda" / f"{key}.ok"
     if marker.exists():
         return True
     _, program = nvrtc.nvrtcCreateProgram(source.encode(), b"mg_kernel.cu", 0, [], [])

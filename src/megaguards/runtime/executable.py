@@ -18,7 +18,7 @@ This module imports nothing heavy (not even ``dataclasses``): the sites (``site.
 read it at every entry, and import it with every rewritten module."""
 from __future__ import annotations
 
-from typing import NamedTuple, Protocol, Union
+from collections import namedtuple
 
 from ..errors import Unsupported
 
@@ -63,30 +63,27 @@ INTERRUPTED = 6   # prelude.h's MG_ERR_INTERRUPT: a SIGINT stopped the kernel
 FLOAT_STATUS = 8  # prelude.h's MG_ERR_FLOAT_STATUS: NumPy would warn or raise (analysis/floatstatus.py)
 
 
-class Ran(NamedTuple):
-    values: tuple                    # the live-outs, in the site's order
-    failed_check: str | None = None  # the hoisted check that failed: the checking copy ran
+# The outcomes of a run: named tuples of ``collections`` (``typing`` is not imported: about 2 ms
+# at every start-up on an interpreter that has not imported it).  ``failed_check``: the hoisted
+# check that failed (the checking copy of the loop ran), or None.
+Ran = namedtuple("Ran", ("values", "failed_check"), defaults=(None,))   # values: the live-outs, in site order
 
 
-class Raised(NamedTuple):
-    flag: int                        # prelude.h's MG_ERR_* code
-    failed_check: str | None = None
+class Raised(namedtuple("Raised", ("flag", "failed_check"), defaults=(None,))):   # flag: prelude's MG_ERR_*
+    __slots__ = ()
 
     @property
     def reason(self) -> str:
         return FLAG_REASONS.get(self.flag, str(self.flag))
 
 
-class Declined(NamedTuple):
-    why: str
-    failed_check: str | None = None
+Declined = namedtuple("Declined", ("why", "failed_check"), defaults=(None,))
+Outcome = "Ran | Raised | Declined"   # what ``Executable.run`` returns (an annotation)
 
 
-Outcome = Union[Ran, Raised, Declined]
-
-
-class Executable(Protocol):
-    """What a site holds for one signature and what its report reads of it."""
+class Executable:
+    """What a site holds for one signature and what its report reads of it (a protocol:
+    the specializations have these, without deriving from it)."""
 
     checks_in_loop: int              # checks left inside the loop (not hoisted)
     parallel_depth: int              # loop levels run on all cores (0: one core)

@@ -19,7 +19,6 @@ import functools
 import logging
 import os
 import threading
-from pathlib import Path
 
 from .. import config
 from .cachefile import checksum
@@ -30,11 +29,14 @@ log = logging.getLogger("megaguards")
 JOIN_AT_EXIT_SECONDS = 30.0
 
 
-def mark_path(script: str) -> Path:
+def mark_path(script: str):
     """The mark's name is a checksum of the script's path (``hashlib`` is not imported for
-    it: that would cost every ``megaguards run`` on a GPU machine about 2 ms)."""
+    it: that would cost every ``megaguards run`` on a GPU machine about 2 ms); a ``Path``
+    (``pathlib`` imported here: only where a GPU is present)."""
+    from pathlib import Path
+
     digest = checksum(os.fsencode(Path(script).resolve()))
-    return config.current().cache_dir / "decisions" / f"gpu-used-{digest}"
+    return Path(config.current().cache_dir) / "decisions" / f"gpu-used-{digest}"
 
 
 def start_for_script(script: str) -> bool:
