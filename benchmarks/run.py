@@ -102,7 +102,8 @@ GROUPS = {
                      "(also saves results/stencil_kernel_hoisted.c)",
     "hoist-saxpy": "rows 8, 8b, 8c: hoisting on vs off, saxpy on NumPy float64 arrays",
     "failures": "row 9: a hot function whose two loop sites never compile (back-off), per call vs CPython",
-    "startup": "rows 10, 10b, 10c, 10d: a loop-free script's start-up vs python (median of 10); importing a "
+    "startup": "rows 10, 10b, 10e, 10c, 10d: a loop-free script's start-up vs python (median of 10; 10e under "
+               "python -S); importing a "
                "module of 2000 loops, rewrite cache warm vs its .pyc, and cold (benchmarks/startup.py)",
 }
 KERNEL_DUMP = "stencil_kernel_hoisted.c"

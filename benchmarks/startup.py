@@ -7,6 +7,10 @@
   hello.py`` against ``python -m megaguards run hello.py`` (auto, then ``--device off``),
   interleaved, median of N (10) after warm-up runs: ``.pyc`` files written, megaguards'
   rewrite cache filled.  Target: at most 30 ms over python.
+* row 10e: the same on a bare interpreter, ``python -S hello.py`` against megaguards' CLI
+  under ``python -S`` (its source folder put on ``sys.path`` by a one-line bootstrap): no
+  site hook has imported anything (this machine's do import pathlib, re, typing...), so
+  every module megaguards imports at start-up is paid, as in a fresh virtual environment.
 * rows 10c, 10d: importing a generated module of 2000 small loops (one function each),
   timed inside the process around ``import``: python with its ``.pyc`` against megaguards
   with its rewrite cache filled (warm), and megaguards with an empty cache (cold, median of
@@ -49,6 +53,18 @@ TIMED_IMPORT = ("import time\nstarted = time.perf_counter()\nimport big\n"
                 "print('import=%.6f' % (time.perf_counter() - started))\n")
 
 
+# ``python -S -c BOOTSTRAP run hello.py``: megaguards' CLI from the source folder this benchmark
+# imports, without site (which would otherwise put it on sys.path).
+BOOTSTRAP = ("import sys; sys.path.insert(0, {source!r}); sys.argv[0] = 'megaguards'; "
+             "from megaguards.cli import main; sys.exit(main())")
+
+
+def megaguards_source() -> str:
+    import megaguards
+
+    return os.path.dirname(os.path.dirname(os.path.abspath(megaguards.__file__)))
+
+
 def environment(cache: Path) -> dict:
     """.pyc files written (the comparison is with python's warm start), megaguards' cache here."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("MEGAGUARDS_")}
@@ -88,7 +104,9 @@ def _measure(folder: Path, settings: dict, log) -> tuple[list[dict], dict]:
     env = environment(folder / "cache")
     engines = {"python": [python, "hello.py"],
                "auto": [python, "-m", "megaguards", "run", "hello.py"],
-               "off": [python, "-m", "megaguards", "run", "--device", "off", "hello.py"]}
+               "off": [python, "-m", "megaguards", "run", "--device", "off", "hello.py"],
+               "python -S": [python, "-S", "hello.py"],
+               "bare": [python, "-S", "-c", BOOTSTRAP.format(source=megaguards_source()), "run", "hello.py"]}
     log(f"[10] loop-free start-up, median of {repetitions}, interleaved")
     for command in engines.values():   # warm-up: .pyc files, the rewrite cache
         timed(command, env, folder)
@@ -131,6 +149,14 @@ def rows(median: dict, imports: dict, settings: dict, repetitions: int) -> list[
             "status": status(over <= STARTUP_TARGET_MS),
             "notes": f"median of {repetitions} interleaved runs, .pyc files and the rewrite cache warm; "
                      f"megaguards/python {median[name] / median['python']:.2f}x"})
+    over = 1e3 * (median["bare"] - median["python -S"])
+    out.append({
+        "id": "10e", "benchmark": "loop-free script on a bare interpreter: python -S vs megaguards run under -S",
+        "cpython": f"{median['python -S'] * 1e3:.1f} ms", "megaguards": f"{median['bare'] * 1e3:.1f} ms",
+        "pypy": "-", "result": f"{over:+.1f} ms", "value": over, "unit": "ms", "target": f"<= {STARTUP_TARGET_MS:g} ms",
+        "status": status(over <= STARTUP_TARGET_MS),
+        "notes": f"median of {repetitions} interleaved runs; no site hook has imported anything, so every "
+                 f"module megaguards imports at start-up is paid, as in a fresh virtual environment"})
     loops = settings["loops"]
     over = 1e3 * (imports["warm"] - imports["pyc"])
     out.append({
