@@ -7,7 +7,7 @@ import sys
 from types import SimpleNamespace
 
 from . import __version__, config
-from .log_setup import configure_logging
+from .log_setup import configure_logging, configure_logging_later
 
 _PACKAGE = os.path.dirname(os.path.realpath(__file__))
 SUBCOMMANDS = ("run", "explain", "info", "cache", "calibrate")
@@ -167,7 +167,10 @@ def run(options) -> int:
     except ValueError as error:
         print(f"megaguards: {error}", file=sys.stderr)
         return 2
-    configure_logging(configuration.log_level or "warning")
+    if configuration.log_level:   # asked for: now (MEGAGUARDS_LOG, --log)
+        configure_logging(configuration.log_level)
+    else:   # warnings, once logging is imported (log_setup.py)
+        configure_logging_later("warning")
     if options.module is not None:
         return _run_module(options)
     script, shown = options.script, options.script

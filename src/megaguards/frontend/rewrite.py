@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import ast
 import copy
-import logging
 import os
 import time
 from typing import Callable
 
+from ..log_setup import LAZY
 from . import desugar, static_lowering, work
 from .scope import assigned_names, upward_exposed_reads
 from .syntax import dotted_path
@@ -319,6 +319,6 @@ def rewrite_module(tree: ast.Module, filename: str, register: Callable[[SiteInfo
     rewriter.bindings = (static_lowering.module_bindings(tree), static_lowering.standard_imports(tree))
     tree = rewriter.visit(tree)
     ast.fix_missing_locations(tree)
-    logging.getLogger("megaguards").debug("rewrite %s: %d loop site(s) in %.1f ms", os.path.basename(filename),
+    LAZY.debug("rewrite %s: %d loop site(s) in %.1f ms", os.path.basename(filename),
                                           rewriter.count, 1e3 * (time.perf_counter() - started))
     return tree, rewriter.count

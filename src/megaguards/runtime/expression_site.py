@@ -22,18 +22,18 @@ from __future__ import annotations
 
 import builtins
 import functools
-import logging
 import sys
 import threading
 import time
 
+from ..log_setup import LAZY
 from .. import config
 from ..frontend.siteinfo import ExpressionInfo
 from .backoff import Speed
 from .site import OFF, REGISTRY, Reporting, SiteStats, first_loop_entry
 from .tiering import DECIDED, UNREAD, cold
 
-log = logging.getLogger("megaguards")
+log = LAZY   # the "megaguards" logger, logging imported when a record could be shown
 NOT_COMPILED = object()
 clock = time.perf_counter  # what times the compiled path and CPython's (tests put a fake clock here)
 

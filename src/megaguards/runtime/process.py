@@ -65,6 +65,9 @@ _FIELDS = {
     # -- the rewrite cache (rewrites.py): modules loaded from it, rewritten, written; entries ignored
     "rewrites": lambda: {"hits": 0, "misses": 0, "stored": 0, "damaged": 0},
 
+    # -- log_setup.configure_logging_later: the level of the command line's handler, until logging is imported
+    "log_pending": None,
+
     # -- said once
     "features_logged": dict,      # (kernel key, bucket) -> lines in MEGAGUARDS_FEATURES_LOG
     "warned": set,                # MegaguardsWarning messages (or keys: settings) already shown

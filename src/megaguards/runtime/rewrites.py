@@ -27,18 +27,18 @@ taken: that copy's constants are replaced by plain site numbers instead (``with_
 """
 from __future__ import annotations
 
-import logging
 import os
 import sys
 import time
 from types import CodeType
 
+from ..log_setup import LAZY
 from .. import config
 from ..frontend.siteinfo import skip_name
 from .cachefile import cache_folder, checksum, code_stamp, private_folder, read_verified, usable_cache, write_verified
 from .process import current as current_process
 
-log = logging.getLogger("megaguards")
+log = LAZY   # the "megaguards" logger, logging imported when a record could be shown
 FOLDER = "rewrites"
 MAGIC = b"megaguards rewrite 1\n"   # the record's format; its length and CRC-32 follow
 _KEY = "\0megaguards-site:{}:{}"

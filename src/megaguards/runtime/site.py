@@ -12,11 +12,11 @@ it; the functions that use it import it locally, never on the per-entry path.
 """
 from __future__ import annotations
 
-import logging
 import threading
 from sys import getrecursionlimit, setrecursionlimit
 import time
 
+from ..log_setup import LAZY, apply_pending
 from .. import config
 from ..errors import CompilationError, GuardFailure, Unsupported, compilation_error, short_location
 from ..frontend.siteinfo import (EXPRESSION_FUNCTION, NEXT_NAME, PROBING_NAME, SITE_FUNCTION, TIMED_FUNCTION,
@@ -28,7 +28,7 @@ from .probe import LoopSpeeds, clock, inside_probe
 from .process import current as current_process
 from .tiering import DECIDED, UNREAD, cold, timed_run_ended
 
-log = logging.getLogger("megaguards")
+log = LAZY   # the "megaguards" logger, logging imported when a record could be shown
 MAX_SPECIALIZATIONS = 16
 OFF = "megaguards is off (device=off)"
 SITE_FRAMES = 64   # recursion allowed to a loop site's own frames beyond the program's limit
@@ -440,6 +440,7 @@ def first_loop_entry() -> None:
     process.loop_entered = True
     from . import warmup
 
+    apply_pending()   # the back end logs through logging itself: the command line's handler first
     warmup.wait()
 
 

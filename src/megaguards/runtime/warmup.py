@@ -16,16 +16,16 @@ from __future__ import annotations
 
 import atexit
 import functools
-import logging
 import os
 import threading
 
+from ..log_setup import LAZY
 from .. import config
 from .cachefile import checksum
 from .process import Process
 from .process import current as current_process
 
-log = logging.getLogger("megaguards")
+log = LAZY   # the "megaguards" logger, logging imported when a record could be shown
 JOIN_AT_EXIT_SECONDS = 30.0
 
 
