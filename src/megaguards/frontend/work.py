@@ -44,6 +44,7 @@ import ast
 CALL_WEIGHT = 20         # a call of a user function (its body is not seen here; one with loops: not told)
 CHEAP_CALL_WEIGHT = 8    # a call of a built-in such as abs() or min(): about 20 ns
 UNKNOWN = None
+ONE_TRIP = ("range", ("c", 0), ("c", 1), ("c", 1))   # the trips of a call read inline, or of a loop not told
 
 _OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%"}
 _FOLDS = frozenset({"sum", "min", "max", "sorted", "any", "all"})   # of one sequence: a loop over it
@@ -153,7 +154,7 @@ class _Reader:
             inner = self.statements(body)
         finally:
             self.loop_names -= hidden
-        return (("range", ("c", 0), ("c", 1), ("c", 1)), tuple((name, None) for name in sorted(targets)), inner)
+        return (ONE_TRIP, tuple((name, None) for name in sorted(targets)), inner)
 
     def statements(self, body: list) -> tuple:
         weight, loops = 0, []
@@ -281,7 +282,7 @@ class _Reader:
                 loop = self.comprehension(child, 0)
                 if loop is UNKNOWN:
                     self.untold.add(child.lineno)
-                    loop = (("range", ("c", 0), ("c", 1), ("c", 1)), (), (_nodes(child), ()))
+                    loop = (ONE_TRIP, (), (_nodes(child), ()))
                 loops.append(loop)
                 continue
             if isinstance(child, ast.Call):
@@ -299,7 +300,7 @@ class _Reader:
             if callee.id in self.positions and callee.id not in self.local_names:
                 body = self.inline(node, callee.id)
                 if body is not UNKNOWN:
-                    return [(("range", ("c", 0), ("c", 1), ("c", 1)), (), body)]
+                    return [(ONE_TRIP, (), body)]
                 self.callees.add((self.positions[callee.id], None))
         elif isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name) \
                 and callee.value.id in self.positions and callee.value.id not in self.loop_names | self.local_names:
