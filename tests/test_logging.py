@@ -140,24 +140,29 @@ PROBE = ("import sys\nlogger = sys.modules['logging'].getLogger('megaguards') if
 
 def test_cli_handler_waits_for_logging(tmp_path):
     """The command line's warning handler costs no ``logging`` import in a run that never
-    needs it; it is attached at the first loop entry (before the back end logs), and a
-    program that set up the ``megaguards`` logger itself keeps its setup."""
+    needs it, loops compiled or not; it is attached at megaguards' first record once the
+    program has imported ``logging``, and a program that set up the ``megaguards`` logger
+    itself keeps its setup."""
     environment = {"MEGAGUARDS_COMPILE_AFTER": "0", "MEGAGUARDS_CACHE_DIR": str(tmp_path / "cache")}
-    loop_free = tmp_path / "loop_free.py"
-    loop_free.write_text("print('hello')\n" + PROBE)
     # python -S: this machine's site hooks import logging themselves.
     source = os.path.dirname(os.path.dirname(os.path.abspath(megaguards.__file__)))
     bootstrap = (f"import sys; sys.path.insert(0, {source!r}); sys.argv[0] = 'megaguards'; "
                  "from megaguards.cli import main; sys.exit(main())")
-    result = subprocess.run([sys.executable, "-S", "-c", bootstrap, "run", str(loop_free)], capture_output=True,
-                            text=True, timeout=120, env=dict(os.environ, **environment))
-    assert result.stdout.splitlines()[-1] == "False None", result.stderr
+    loop = "a = [1.0, 2.0]\nfor i in range(2):\n    a[i] = a[i] * 3\nprint(a)\n"
+    for name, text, printed in (("loop_free", "print('hello')\n", "hello"), ("bare_loop", loop, "[3.0, 6.0]")):
+        script = tmp_path / f"{name}.py"
+        script.write_text(text + PROBE)
+        result = subprocess.run([sys.executable, "-S", "-c", bootstrap, "run", "--report", str(script)],
+                                capture_output=True, text=True, timeout=120, env=dict(os.environ, **environment))
+        assert result.stdout.splitlines() == [printed, "False None"], result.stderr
+        if name == "bare_loop":   # the loop compiled, logging or not
+            assert any(line.startswith("bare_loop.py:2 ") and " c-" in line for line in result.stderr.splitlines()), \
+                result.stderr
     looping = tmp_path / "looping.py"
-    looping.write_text("a = [1.0, 2.0]\nfor i in range(2):\n    a[i] = a[i] * 3\nprint(a)\n" + PROBE)
+    looping.write_text("import logging\n" + loop + PROBE)
     result = run_megaguards("run", looping, env=environment)
     assert result.stdout.splitlines() == ["[3.0, 6.0]", "True [('StandardErrorHandler', 30, False)]"], result.stderr
     own = tmp_path / "own.py"
-    own.write_text("import logging\nlogging.getLogger('megaguards').setLevel(logging.INFO)\n"
-                   "a = [1.0, 2.0]\nfor i in range(2):\n    a[i] = a[i] * 3\nprint(a)\n" + PROBE)
+    own.write_text("import logging\nlogging.getLogger('megaguards').setLevel(logging.INFO)\n" + loop + PROBE)
     result = run_megaguards("run", own, env=environment)
     assert result.stdout.splitlines() == ["[3.0, 6.0]", "True []"], result.stderr

@@ -300,3 +300,37 @@ def test_a_comprehensions_fresh_output_is_written_not_unboxed():
     [record] = sites_of(fast)
     counted = record["list_elements"]
     assert record["compiled_runs"] == 2 and counted["held"] == 30 * 20 + 2 * 4 and counted["unboxed"] == 0
+
+
+def doubled(a, b, n):
+    for i in range(n):
+        for j in range(n):
+            b[i][j] = a[i][j] * 2.0
+
+
+def summed(a, b, c, n):
+    for i in range(n):
+        for j in range(n):
+            c[i][j] = a[i][j] + b[i][j]
+
+
+def every_other_column(a, b, n):
+    for i in range(n):
+        for j in range(0, n, 2):
+            b[i][j] = a[i][j] * 0.5
+
+
+def test_a_large_buffer_kept_for_the_next_entry_holds_nothing_stale():
+    """marshal.c keeps one large unboxing buffer (a megabyte or more) for the next entry:
+    its old values never show, it serves one list of an entry only, and elements the next
+    loop steps over keep their objects."""
+    n = 400   # 400 * 400 doubles: 1.25 MiB, above the size kept
+    a = grid(n, n)
+    assert_same_as_cpython(doubled, a, [[0.0] * n for _ in range(n)], n)
+    b = [[float(-i - j) for j in range(n)] for i in range(n)]
+    assert_same_as_cpython(summed, a, b, [[0.0] * n for _ in range(n)], n)   # two lists of that size
+    steps = [[float(i * n - j) for j in range(n)] for i in range(n)]
+    steps[5][1] = "between the columns stepped on"
+    fast = assert_same_as_cpython(every_other_column, steps, grid(n, n), n)
+    [record] = [r for r in sites_of(fast) if r["compiled_runs"]]   # the outer loop's site
+    assert record["list_elements"]["unboxed"] == 2 * n * len(range(0, n, 2))

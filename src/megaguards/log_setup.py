@@ -7,10 +7,11 @@ root logger as plain ``python`` leaves it).
 
 ``logging`` itself (with ``traceback``, ``string``, ``re`` and ``enum`` under it: about 5 ms on
 an interpreter that has not imported them) is imported only when a record could be shown:
-the modules every run imports log through ``LAZY``, and the command line's own handler
-(warnings and above) is attached when ``logging`` first comes in (``configure_logging_later``):
-at megaguards' first record that could be shown, at the first loop entry (before the back
-end, which logs directly), or at once where the program has imported ``logging`` already.
+megaguards' modules log through ``LAZY``, and the command line's own handler (warnings and
+above) is attached when ``logging`` first comes in (``configure_logging_later``): at
+megaguards' first record that could be shown, or at once where the program has imported
+``logging`` already (the first record after that attaches it where the program imports it
+later).
 A program that configured the ``megaguards`` logger itself before then keeps its setup."""
 from __future__ import annotations
 
@@ -71,7 +72,7 @@ def apply_pending() -> None:
 
 
 class LazyLogger:
-    """The ``megaguards`` logger for the modules every run imports: a record below WARNING
+    """The ``megaguards`` logger of megaguards' own modules: a record below WARNING
     is dropped while nobody has imported ``logging`` (nobody can have set a lower level:
     ``MEGAGUARDS_LOG`` imports it at start-up), any other imports it and goes through it."""
 
@@ -85,6 +86,9 @@ class LazyLogger:
 
     def warning(self, message, *args, **keywords) -> None:
         self._log(WARNING, message, args, keywords)
+
+    def error(self, message, *args, **keywords) -> None:
+        self._log(40, message, args, keywords)
 
     @staticmethod
     def _log(level: int, message, args: tuple, keywords: dict) -> None:

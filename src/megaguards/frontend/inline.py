@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import ast
 import functools
-import linecache
 import re
-import textwrap
 import types
 
 from ..errors import Unsupported
@@ -32,6 +30,8 @@ MAX_STATEMENTS = 2000     # of one inlined body after return structuring
 def definition(code: types.CodeType) -> ast.FunctionDef | ast.Lambda:
     """The ``def`` (or ``lambda``) of a code object, parsed from its source file, with
     the file's line numbers.  ``Unsupported`` when the source is not available."""
+    import textwrap   # here, with linecache: a process that inlines nothing skips about 2 ms
+
     lines, first = source_lines(code)
     if code.co_name != "<lambda>":
         try:
@@ -52,6 +52,8 @@ def definition(code: types.CodeType) -> ast.FunctionDef | ast.Lambda:
 
 
 def _parsed(code: types.CodeType, lines: list[str], first: int) -> ast.FunctionDef:
+    import textwrap
+
     try:
         tree = ast.parse(textwrap.dedent("".join(lines)))
     except SyntaxError:
@@ -78,6 +80,8 @@ def source_lines(code: types.CodeType, exact: bool = False) -> tuple[list[str], 
     delimited by indentation unless ``exact``: inspect's tokenizer first compiles its
     regular expressions, about 10 ms per process (a block cut short inside a string or
     brackets does not parse, and ``definition`` then asks again with ``exact``)."""
+    import linecache
+
     linecache.checkcache(code.co_filename)   # as inspect does: a file edited since is read again
     lines = linecache.getlines(code.co_filename)
     first = code.co_firstlineno

@@ -4,9 +4,9 @@ loading), its all-cores and GPU variants, and the device choice around them."""
 from __future__ import annotations
 
 import functools
-import logging
 import time
 
+from ..log_setup import LAZY as log   # logging is imported where a record could be shown
 from ..record import record
 from .. import record as records
 from .. import config
@@ -25,8 +25,6 @@ from .process import current as current_process
 from .renders import cached_render
 from .select import DeviceChoice
 from .warmup import gpu_present
-
-log = logging.getLogger("megaguards")
 
 
 def compiler() -> tuple[str, str] | None:

@@ -40,6 +40,12 @@ def sha256(data: bytes = b""):
     """A SHA-256 hash object, as ``hashlib.sha256`` gives: CPython's own implementation where
     the build has it (importing ``hashlib`` loads OpenSSL: about 4 ms in every process that
     compiles a loop), else hashlib's."""
+    return _sha256_class()(data)
+
+
+@functools.lru_cache(maxsize=1)
+def _sha256_class():
+    """Found once: a failed import searches the whole path again (about 60 us) at every call."""
     try:
         from _sha2 import sha256 as made        # Python 3.12+
     except ImportError:
@@ -47,7 +53,7 @@ def sha256(data: bytes = b""):
             from _sha256 import sha256 as made  # Python 3.11
         except ImportError:
             from hashlib import sha256 as made
-    return made(data)
+    return made
 
 
 def cache_path(folder: str, name: str) -> str:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import logging
 import math
 import os
 import sys
@@ -27,6 +26,7 @@ from functools import cached_property, lru_cache
 from operator import mul
 from pathlib import Path
 
+from ..log_setup import LAZY as log   # logging is imported where a record could be shown
 from ..record import record
 from .. import config
 from .cachefile import make_folder, write_json
@@ -40,8 +40,6 @@ TERMS = {
 }
 DEFAULT = Path(__file__).resolve().parent.parent / "data" / "calibration_default.json"
 CALIBRATION_FILE = "calibration.json"
-log = logging.getLogger("megaguards")
-
 
 def threads() -> int:
     return config.current().threads or usable_cores()

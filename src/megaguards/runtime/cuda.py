@@ -11,7 +11,6 @@ back and committed.
 from __future__ import annotations
 
 import functools
-import logging
 import math
 import time
 from pathlib import Path
@@ -46,7 +45,6 @@ def watched_on_gpu(cpu: Specialization) -> int | None:
     return None if watched & UNDERFLOW else watched
 
 
-log = logging.getLogger("megaguards")
 SPIN_SECONDS = 1e-3        # a wait polls the GPU this long without sleeping (short kernels)
 LONGEST_NAP = 2e-3         # then naps doubling from 50 us up to this (Ctrl-C's latency)
 STEPS_PER_WAIT = 32        # a region's steps launched between two waits for the one before

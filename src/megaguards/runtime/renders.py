@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from ..analysis.features import LoopTemplate
 from ..analysis.parallel import ParallelPlan
-from ..codegen.renderer import Renderer
-from ..codegen.targets.c import C, RenderedKernel
-from ..codegen.targets.openmp import OPENMP
+from ..codegen.targets.c import RenderedKernel
 from . import plans
 from .cachefile import cache_path, read_record, write_record
 from .loopkey import LoopKey, digest
@@ -27,6 +25,11 @@ def cached_render(typed, layout, facts, plan, threads: int, work_threshold: int,
         return from_record(read_record(path))
     except (OSError, ValueError, KeyError, TypeError):
         pass
+    # Here: a process whose kernels are all rendered already imports no renderer (1-2 ms).
+    from ..codegen.renderer import Renderer
+    from ..codegen.targets.c import C
+    from ..codegen.targets.openmp import OPENMP
+
     target = OPENMP if plan is not None and plan.loops else C
     rendered = Renderer(typed, layout, target, facts, plan, threads, work_threshold).render()
     try:

@@ -22,7 +22,6 @@ tries the GPU first.
 from __future__ import annotations
 
 import json
-import logging
 import math
 import time
 
@@ -40,7 +39,6 @@ from .kernel import Specialization
 from .process import Process
 from .process import current as current_process
 
-log = logging.getLogger("megaguards")
 # Entries of one size in a process before the first re-try of another device; later ones
 # come at 128, 256, ...: a re-try also makes the next entry decide afresh (features, cost
 # model, tree: 0.1-0.3 ms), which every 64th entry cost a 14 us loop entered 3000 times

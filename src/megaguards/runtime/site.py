@@ -16,7 +16,7 @@ import threading
 from sys import getrecursionlimit, setrecursionlimit
 import time
 
-from ..log_setup import LAZY, apply_pending
+from ..log_setup import LAZY
 from .. import config
 from ..errors import CompilationError, GuardFailure, Unsupported, compilation_error, short_location
 from ..frontend.siteinfo import (EXPRESSION_FUNCTION, NEXT_NAME, PROBING_NAME, SITE_FUNCTION, TIMED_FUNCTION,
@@ -440,7 +440,6 @@ def first_loop_entry() -> None:
     process.loop_entered = True
     from . import warmup
 
-    apply_pending()   # the back end logs through logging itself: the command line's handler first
     warmup.wait()
 
 
