@@ -140,3 +140,72 @@ def test_time_steps_keep_data_on_the_device(gpu_device):
     assert loop["backend"] == "cuda"
     transfers = loop["transfers"]
     assert transfers["to_device"] == 2 and transfers["from_device"] == 2  # once per run, not per step
+
+
+def extremes(a, b, hi, lo, top):
+    for i in range(len(a)):
+        hi = max(hi, a[i] * b[i])
+        if a[i] < lo:
+            lo = a[i]
+        if a[i] > top:   # may never beat: top keeps its object
+            top = a[i]
+    return hi, lo, top
+
+
+def extreme_values(n: int, seed: int) -> tuple[list, list]:
+    values = [((k * 7919 + seed) % 2003 - 1001) / 8.0 for k in range(n)]
+    for k in range(seed % 5, n, 97):
+        values[k] = [0.0, -0.0, math.nan, -math.inf, 5e-324][(k + seed) % 5]
+    return values, [(-1.0) ** k for k in range(n)]
+
+
+def test_float_max_min_keys_order_doubles_and_zeros_keep_the_earliest_sign():
+    """The host's reading of a float max/min kernel's result (runtime/cuda.float_extreme)
+    against a mirror of the kernel's ``mg_order_key``: keys grow with values, ±0.0 share one,
+    and every double reads back bit for bit."""
+    import struct
+
+    def order_key(value):
+        bits = 0 if value == 0.0 else struct.unpack("<q", struct.pack("<d", value))[0]
+        return bits if bits >= 0 else bits ^ 0x7FFFFFFFFFFFFFFF
+
+    values = sorted({-math.inf, -1e308, -2.5, -5e-324, 0.0, 5e-324, 1.0, 1.5, 1e308, math.inf})
+    keys = [order_key(v) for v in values]
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
+    assert order_key(-0.0) == order_key(0.0)
+    for value in values:
+        for kind in ("max", "min"):
+            assert cuda.float_extreme(order_key(value), -1, kind).hex() == value.hex()
+    assert math.copysign(1.0, cuda.float_extreme(0, 2 * 41 + 1, "max")) == -1.0   # the earliest zero: -0.0
+    assert math.copysign(1.0, cuda.float_extreme(0, 2 * 41, "min")) == 1.0
+    assert cuda.float_extreme(-(2**63), -1, "max") is None and cuda.float_extreme(2**63 - 1, -1, "min") is None
+
+
+def test_float_max_min_reductions_render_for_the_gpu_and_compile_with_nvrtc(tmp_path):
+    if cuda.cupy_module() is None:
+        pytest.importorskip("cuda.bindings.nvrtc", reason="NVRTC (cuda-bindings) not installed")
+    script = tmp_path / "extremes.py"
+    script.write_text("import math\n" + "\n".join(
+        __import__("inspect").getsource(f) for f in (extremes, extreme_values)) + """
+a, b = extreme_values(300, 3)
+print(extremes(a, b, -1e300, 1e300, 1e9))
+""")
+    result = run_megaguards("explain", "--device", "gpu", "--dump", tmp_path / "dump", script,
+                            env={"MEGAGUARDS_COMPILE_AFTER": "0"})
+    assert result.returncode == 0, result.stderr
+    assert "no exact GPU form" not in result.stderr and "GPU: band 'i'" in result.stderr, result.stderr
+    [kernel] = [path.read_text() for path in (tmp_path / "dump").glob("*.cu") if "mg_order_key" in path.read_text()]
+    assert cuda.check_with_nvrtc(kernel, tmp_path / "nvrtc")
+
+
+@needs_gpu
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
+def test_float_max_min_on_the_gpu_match_cpython(gpu_device, seed):
+    """NaNs never win, ±0.0 ties keep the earliest, a start no value beats is kept (NaN too)."""
+    a, b = extreme_values(5000, seed)
+    for start in ((-1e300, 1e300, 1e9), (math.nan, math.nan, -math.inf), (0.0, -0.0, 0.0)):
+        fast = assert_same_as_cpython(extremes, a, b, *start)
+        assert min(site_for(fast), key=lambda l: l["line"])["backend"] == "cuda"
+    zeros = [0.0 if k % 3 else -0.0 for k in range(4000)]   # the maximum and minimum are zeros
+    assert_same_as_cpython(extremes, zeros, [1.0] * 4000, -1.0, 1.0, -1.0)
+    assert_same_as_cpython(extremes, zeros[1:], [1.0] * 3999, -1.0, 1.0, -1.0)

@@ -197,8 +197,12 @@ def _band(typed, outer: ir.For, decision: ParallelLoop, fixed: tuple, facts, gro
             why = _no_gpu_fold(reduction, scalar, band[-1].body)
             if why:
                 return f"reduction on '{reduction.var}' (float): {why}{ALLOW}"
-        elif reduction.kind not in ("+", "max", "min") or (scalar.is_float and reduction.kind != "+"):
+        elif reduction.kind not in ("+", "max", "min"):
             return f"reduction '{reduction.kind}' on '{reduction.var}' has no exact GPU form"
+        elif scalar.is_float and scalar.ctype != "double":   # doubles: by order key, the earliest zero beside it
+            return f"a float32 {reduction.kind}() reduction ('{reduction.var}') runs on the CPU only"
+        elif scalar.is_float and len(typed.assigned_types.get(reduction.var, ())) > 1:
+            return f"{reduction.kind}() of values of two classes ('{reduction.var}') runs on the CPU only"
     for node in ir.walk(band[-1]):  # GPU results and reductions carry ints and doubles only
         if isinstance(node, ir.Expr) and node.type is not None and node.type.is_complex:
             return f"line {node.line}: complex arithmetic runs on the CPU only"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+import struct
 import time
 from pathlib import Path
 
@@ -217,6 +218,9 @@ class GpuSpecialization:
             numpy.zeros(1, dtype=numpy.int64), numpy.full(n_out, -1, dtype=numpy.int64),
             numpy.array([self.identity(kind) for _, kind, _, _ in reductions], dtype=numpy.int64),
             numpy.array([-0.0 if is_float else 0.0 for _, _, is_float, _ in reductions]).view(numpy.int64)])
+        for index, (_, kind, is_float, _) in enumerate(reductions):
+            if is_float and kind != "+":   # a float max/min's earliest zero: none yet (all ones)
+                results[1 + n_out + n_red + index] = -1
         device_in, device_out = cupy.asarray(packed), cupy.asarray(results)
         base_in, base_out = device_in.data.ptr, device_out.data.ptr
         # Live-out values per iteration, then the operands of the float sums folded in order
@@ -293,7 +297,16 @@ class GpuSpecialization:
         integer_sums, float_sums = ired, fred
         for index, (name, kind, is_float, conditional) in enumerate(self.kernel.reductions):
             start = values.get(name)
-            if is_float:
+            if is_float and kind != "+":
+                extreme = float_extreme(int(integer_sums[index]), int(float_sums[index:index + 1].view(numpy.int64)[0]),
+                                        kind)
+                if extreme is None:
+                    continue   # no iteration assigned it
+                beats = extreme > start if kind == "max" else extreme < start
+                if conditional and not beats:
+                    continue   # "if e > s: s = e" never assigned s: it keeps its object
+                final[name] = extreme if beats else start   # max(s, e) keeps s on ties and NaN, as Python's
+            elif is_float:
                 final[name] = float(start) + float(float_sums[index])
             elif kind == "+":
                 if abs(float(float_sums[index])) >= 2.0**62:
@@ -315,6 +328,19 @@ class GpuSpecialization:
                     return None
                 final[name] = folded
         return box_live_outs(self.cpu.live_outs, final, tags, typed, self.cpu.layout.box_tags)
+
+
+def float_extreme(key: int, earliest_zero: int, kind: str) -> float | None:
+    """The double a float max/min kernel found (codegen/targets/cuda.py's ``mg_order_key``),
+    or None where no thread set one; a zero takes the sign of the earliest zero, as folding
+    in order does (``max(0.0, -0.0)`` is ``0.0``)."""
+    if key == (-(2**63) if kind == "max" else 2**63 - 1):
+        return None
+    bits = key if key >= 0 else key ^ 0x7FFFFFFFFFFFFFFF
+    value = struct.unpack("<d", struct.pack("<q", bits))[0]
+    if value == 0.0 and earliest_zero != -1 and earliest_zero & 1:
+        return -0.0
+    return value
 
 
 def last_assigned(outputs: tuple, marks, ivals, fvals, total: int, final: dict, tags: dict) -> list:

@@ -35,6 +35,17 @@ BLOCK_2D = (32, 8, 1)
 BLOCK_3D = (32, 4, 2)
 
 
+# A double's place in the order of values as an int64 (atomicMax/atomicMin compare those):
+# the bits of a positive value grow with it, a negative one's lower 63 bits are flipped;
+# -0.0 takes +0.0's key (they are equal: the earliest of them wins, kept beside it).  NaN
+# never reaches it: no NaN beats a value (Python's max/min keep the earlier one).
+ORDER_KEY = """__device__ static long long mg_order_key(double value) {
+    long long bits = value == 0.0 ? 0 : __double_as_longlong(value);
+    return bits >= 0 ? bits : bits ^ 0x7FFFFFFFFFFFFFFFLL;
+}
+"""
+
+
 @record
 class CudaKernel:
     source: str
@@ -74,7 +85,9 @@ def write_band_kernel(renderer, band: GpuBand, live_outs: tuple[str, ...]) -> Cu
     emit(2, f"for (int p = 0; p < {n_out}; p++) mg_block_marks[p] = -1;")
     for index, (name, kind) in enumerate(reductions.items()):
         identity = {"+": "0", "max": "INT64_MIN", "min": "INT64_MAX"}.get(kind, "0")
-        emit(2, f"mg_block_ired[{index}] = {identity}; mg_block_fred[{index}] = -0.0;")
+        # A float max/min keeps the earliest zero's iteration and sign there (all ones: none).
+        start = "__longlong_as_double(-1LL)" if kind != "+" and typed.variables[name].is_float else "-0.0"
+        emit(2, f"mg_block_ired[{index}] = {identity}; mg_block_fred[{index}] = {start};")
     emit(1, "}")
     emit(1, "__syncthreads();")
     for position in range(band.fixed):
@@ -126,8 +139,12 @@ def write_band_kernel(renderer, band: GpuBand, live_outs: tuple[str, ...]) -> Cu
                 f"atomicMax(&mg_block_marks[{index}], (long long)(mg_iteration * 16 + {tag})); }}")
     for index, (name, kind) in enumerate(reductions.items()):
         var = c_name(name)
-        if typed.variables[name].is_float:
+        if typed.variables[name].is_float and kind == "+":
             emit(2, f"if (mg_set_{var}) atomicAdd(&mg_block_fred[{index}], {var});")
+        elif typed.variables[name].is_float:   # max/min: the value's order key, and the earliest zero
+            emit(2, f"if (mg_set_{var}) {{ atomic{'Max' if kind == 'max' else 'Min'}(&mg_block_ired[{index}], "
+                    f"mg_order_key({var})); if ({var} == 0.0) atomicMin((unsigned long long *)&mg_block_fred[{index}], "
+                    f"(unsigned long long)(mg_iteration * 2 + (signbit({var}) ? 1 : 0))); }}")
         elif kind == "+":  # exact in two's complement; the double beside it detects overflow
             emit(2, f"if (mg_set_{var}) {{ atomicAdd((unsigned long long *)&mg_block_ired[{index}], "
                     f"(unsigned long long)(int64_t){var}); atomicAdd(&mg_block_fred[{index}], (double){var}); }}")
@@ -139,8 +156,12 @@ def write_band_kernel(renderer, band: GpuBand, live_outs: tuple[str, ...]) -> Cu
     for index in range(len(outputs)):
         emit(2, f"if (mg_block_marks[{index}] >= 0) atomicMax((long long *)&mg_marks[{index}], mg_block_marks[{index}]);")
     for index, (name, kind) in enumerate(reductions.items()):
-        if typed.variables[name].is_float:
+        if typed.variables[name].is_float and kind == "+":
             emit(2, f"atomicAdd(&mg_fred[{index}], mg_block_fred[{index}]);")
+        elif typed.variables[name].is_float:
+            emit(2, f"atomic{'Max' if kind == 'max' else 'Min'}(&mg_ired[{index}], mg_block_ired[{index}]); "
+                    f"atomicMin((unsigned long long *)&mg_fred[{index}], "
+                    f"(unsigned long long)__double_as_longlong(mg_block_fred[{index}]));")
         elif kind == "+":
             emit(2, f"atomicAdd((unsigned long long *)&mg_ired[{index}], (unsigned long long)mg_block_ired[{index}]); "
                     f"atomicAdd(&mg_fred[{index}], mg_block_fred[{index}]);")
@@ -152,7 +173,9 @@ def write_band_kernel(renderer, band: GpuBand, live_outs: tuple[str, ...]) -> Cu
     reduction_list = tuple((name, kind, typed.variables[name].is_float, name in conditional)
                            for name, kind in reductions.items())
     block = {1: BLOCK_1D, 2: BLOCK_2D, 3: BLOCK_3D}[len(loops) - band.fixed]
-    source = renderer.target.prelude + "\n" + "\n".join(renderer.lines) + "\n"
+    source = renderer.target.prelude + "\n" + (ORDER_KEY if any(
+        kind != "+" and typed.variables[name].is_float for name, kind in reductions.items()) else "") + \
+        "\n".join(renderer.lines) + "\n"
     return CudaKernel(source, outputs, reduction_list, tuple(loop.var for loop in loops), order, block, checks,
                       tuple((name, form, name in always) for name, form in folds.items()))
 
