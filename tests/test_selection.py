@@ -2,6 +2,7 @@
 entry, the calibrated cost model, the learned tree, decisions kept on disk, explain."""
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -268,12 +269,21 @@ def test_background_calibration_starts_once(auto, monkeypatch):
         started.append((command, os.dup(options["pass_fds"][0])))
         children.append(types.SimpleNamespace(returncode=None))
         return children[-1]
+    import atexit
     import subprocess
 
+    at_exit = []
     monkeypatch.setattr(subprocess, "Popen", child)
+    monkeypatch.setattr(atexit, "register", at_exit.append)
     config.configure(auto_calibrate=True)
     try:
         assert costmodel.calibrate_in_background() is True      # auto's process is a fresh one
+        assert at_exit == [costmodel.announce_calibration]       # said at exit, on a terminal only
+        terminal, captured = io.StringIO(), io.StringIO()
+        terminal.isatty = lambda: True
+        costmodel.announce_calibration(terminal)
+        costmodel.announce_calibration(captured)
+        assert "started `megaguards calibrate` in the background" in terminal.getvalue() and not captured.getvalue()
         assert costmodel.calibrate_in_background() is False      # tried once per process
         with process.fresh():                                    # as in another process:
             assert costmodel.calibrate_in_background() is False  # the lock says one is running

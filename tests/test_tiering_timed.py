@@ -102,3 +102,29 @@ def test_a_timed_run_that_never_reports_counts_until_the_next_entry(first_compil
     assert [fast(large, 500000) for _ in range(3)] == [500001] * 3
     site = sites_of(fast)[0]
     assert site["compiled_runs"] >= 1 and site["fallback_runs"] >= 1, site
+
+
+def early_negative(xs):
+    return any(x < 0 for x in xs)
+
+
+def ascending(a):
+    return all(a[i] <= a[i + 1] for i in range(len(a) - 1))
+
+
+def test_any_and_all_are_timed_where_the_deciding_element_may_come_first(first_compile):
+    """An expression site whose work is a lower bound (any/all may stop at once) times
+    CPython's evaluation itself: a search decided by its first element stays in CPython,
+    a scan of the whole list compiles once its timed runs add up."""
+    fast = megaguards.jit(early_negative)
+    decided_first = [-1.0] + [float(k) for k in range(300000)]
+    assert [fast(decided_first) for _ in range(30)] == [True] * 30
+    [site] = sites_of(fast)
+    assert site["compiled_runs"] == 0 and any(r.startswith("little work") for r in site["reasons"]), site
+    fast = megaguards.jit(ascending)
+    data = [float(k) for k in range(600000)]
+    assert [fast(data) for _ in range(4)] == [True] * 4
+    [site] = sites_of(fast)
+    assert site["compiled_runs"] >= 1 and site["fallback_runs"] >= 1, site
+    assert site["compiled_runs"] + site["fallback_runs"] == 4
+    assert getattr(builtins, PROBING_NAME) is False

@@ -181,6 +181,12 @@ def recognise(node: ast.expr):
             return None
         levels, element, arguments, fallback = found
         return "sum", arguments, fallback, levels, element, {"start": 2 if len(node.args) == 2 else None}
+    if _plain_call(node, "any", (1,)) or _plain_call(node, "all", (1,)):
+        found = _folded(node, param)
+        if found is None or len(found[0]) != 1:   # one level: a 'break' ends it at the deciding element
+            return None
+        levels, element, arguments, fallback = found
+        return node.func.id, arguments, fallback, levels, element, {}
     if (isinstance(node, ast.Call) and not node.keywords and len(node.args) in (2, 3)
             and not any(isinstance(a, ast.Starred) for a in node.args)
             and (_is_name(node.func, "reduce") or (isinstance(node.func, ast.Attribute) and node.func.attr == "reduce"
@@ -267,7 +273,7 @@ def make_info(node: ast.expr, filename: str, function: str | None):
         return None  # the synthetic loop's own names, or scoping magic
     live_ins = sorted(names - bound - synthetic)
     line = node.lineno
-    inner = node.args[0] if kind in ("sum", "min", "max") else node
+    inner = node.args[0] if kind in ("sum", "min", "max", "any", "all") else node
     if isinstance(inner, (ast.ListComp, ast.GeneratorExp)):  # the first 'for' line, where report marks go
         line = inner.generators[0].target.lineno
     fields = dict(filename=filename, line=line, function=function, kind=kind, expression=node,
@@ -335,6 +341,10 @@ def _innermost(info: ExpressionInfo, reducer: tuple) -> list[ast.stmt]:
             target = ast.Subscript(target, load(f"mg_k{level}"), ast.Load())
         target.ctx = ast.Store()
         return value + [ast.Assign(targets=[target], value=load(VALUE))]
+    if info.kind in ("any", "all"):   # the deciding element ends the loop, as it ends CPython's
+        decides = load(VALUE) if info.kind == "any" else ast.UnaryOp(ast.Not(), load(VALUE))
+        return value + [ast.If(test=decides, body=[_assign(ACCUMULATOR, ast.Constant(info.kind == "any")),
+                                                   ast.Break()], orelse=[])]
     kind = reducer[0]
     if kind == "op":
         operator = {v: k for k, v in _REDUCE_OPS.items()}[reducer[1]]()

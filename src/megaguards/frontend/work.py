@@ -99,6 +99,9 @@ def expression_formula(info, arguments: int) -> tuple | None:
                     return UNKNOWN
                 each.append(trips)
                 bindings.extend(bound)
+        if info.kind in ("any", "all"):   # the deciding element may come first: one trip, a lower bound
+            each, bindings = [ONE_TRIP], [(name, None) for name, _ in bindings]
+            reader.untold.add(info.line)
         reader.loop_names |= {name for name, _ in bindings}
         levels.append((each[0] if len(each) == 1 else ("zip", *each), tuple(bindings),
                        sum(_nodes(condition) for condition in level.conditions)))

@@ -246,4 +246,23 @@ def calibrate_in_background() -> bool:
     finally:
         os.close(descriptor)
     log.info("no calibration for this machine yet: `megaguards calibrate` started in the background")
+    import atexit
+
+    atexit.register(announce_calibration)   # after the program's own output, on a terminal
     return True
+
+
+def announce_calibration(stream=None) -> None:
+    """At the end of the run that started the background calibration: one line saying so,
+    on a terminal only (a program's captured stderr stays CPython's)."""
+    from .status import interactive
+
+    stream = sys.stderr if stream is None else stream
+    if not interactive(stream):
+        return
+    try:
+        stream.write("megaguards: this machine's first run under auto started `megaguards calibrate` in the "
+                     "background (once, about 20 s at low priority) to measure its devices; `megaguards info` "
+                     "says when it is done; MEGAGUARDS_AUTO_CALIBRATE=0 turns it off\n")
+    except (OSError, ValueError):   # closed or replaced by the program
+        pass

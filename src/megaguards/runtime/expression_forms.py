@@ -241,6 +241,9 @@ def enter(site, values: dict, arguments: tuple):
     elif info.kind in ("min", "max"):
         if 0 in lengths:
             raise NotHere(f"{info.kind}() of an empty sequence (Python raises ValueError)")
+    elif info.kind in ("any", "all"):
+        if 0 in lengths:
+            return site.done(info.kind == "all")
     elif info.kind == "sum":
         start = arguments[info.start] if info.start is not None else 0
         if 0 in lengths:
@@ -345,6 +348,8 @@ def result(site, outcome, environment: dict, first):
     if site.info.kind in ("min", "max") and outcome[1] is UNSET:   # every element filtered out
         raise NotHere(f"{site.info.kind}() of no element (Python raises ValueError)")
     value = outcome[0]
+    if site.info.kind in ("any", "all"):   # no element decided: any() is False, all() True
+        return site.info.kind == "all" if value is UNSET else value
     return first if value is UNSET else value
 
 def site_for(site, form, start_type) -> LoopSite:
@@ -354,7 +359,7 @@ def site_for(site, form, start_type) -> LoopSite:
             loop_site = site.forms.get(form)
             if loop_site is None:
                 loop = build_loop(site.info, form[0], form[1])
-                live_outs = {"sum": (ACCUMULATOR,), "reduce": (ACCUMULATOR,),
+                live_outs = {"sum": (ACCUMULATOR,), "reduce": (ACCUMULATOR,), "any": (ACCUMULATOR,), "all": (ACCUMULATOR,),
                              "min": (ACCUMULATOR, FIRST), "max": (ACCUMULATOR, FIRST)}.get(site.info.kind, ())
                 info = SiteInfo(site.info.filename, site.info.line, site.info.function, loop,
                                 tuple(upward_exposed_reads(loop)), live_outs)

@@ -31,7 +31,7 @@ from .. import config
 from ..frontend.siteinfo import ExpressionInfo
 from .backoff import Speed
 from .site import OFF, REGISTRY, Reporting, SiteStats, first_loop_entry
-from .tiering import DECIDED, UNREAD, cold
+from .tiering import DECIDED, UNREAD, Tiering, cold
 
 log = LAZY   # the "megaguards" logger, logging imported when a record could be shown
 NOT_COMPILED = object()
@@ -104,6 +104,7 @@ class ExpressionSite(Reporting):
         try:
             result = fallback(*arguments)
         except NameError as error:
+            self.end_timing()
             if not INLINED_COMPREHENSIONS:
                 raise
             # Since 3.12 (PEP 709) a comprehension runs in its function's frame: reading an
@@ -116,9 +117,19 @@ class ExpressionSite(Reporting):
                 raise UnboundLocalError(f"cannot access local variable '{name}' where it is not "
                                         "associated with a value") from None
             raise
+        except BaseException:
+            self.end_timing()
+            raise
+        self.end_timing()
         if speed is not None:
             speed.cpython(clock() - started)
         return result
+
+    def end_timing(self) -> None:
+        """Book CPython's evaluation of an entry whose work the estimate could not tell."""
+        tiering = self.tiering
+        if type(tiering) is Tiering and tiering.started is not None:
+            tiering.timed(self)
 
     def size_class(self, arguments) -> int:
         """The bit length of the outermost iterable's length (-1: not a list, range or array);
@@ -168,6 +179,7 @@ class ExpressionSite(Reporting):
         kind = self.info.kind
         expected = {"map": ((builtins.list, "list"), (builtins.map, "map")), "sum": ((builtins.sum, "sum"),),
                     "min": ((builtins.min, "min"),), "max": ((builtins.max, "max"),),
+                    "any": ((builtins.any, "any"),), "all": ((builtins.all, "all"),),
                     "reduce": ((functools.reduce, "functools.reduce"),)}.get(kind, ())
         for value, (wanted, name) in zip(arguments, expected):
             if value is not wanted:

@@ -86,8 +86,8 @@ class Tiering:
             seconds, exact = NOT_TOLD
         limit = threshold()
         if not exact and self.spent + seconds < limit:
-            if seconds >= limit * UNTOLD_SHARE or not isinstance(site.info, SiteInfo):
-                return False   # real work even at its lower bound (an expression site is not timed)
+            if seconds >= limit * UNTOLD_SHARE:
+                return False   # real work even at its lower bound
             if not (self.inside_hot and seconds >= FLOOR):
                 self.start_timing(site)
                 return True
@@ -118,9 +118,12 @@ class Tiering:
         return False
 
     def start_timing(self, site) -> None:
-        process = current_process()
-        process.open_timings.append(site)
-        set_probing(process)
+        """A loop site's rewritten code reports the end of CPython's run (``timed_run_ended``);
+        an expression site's ``__call__`` times its own evaluation."""
+        if isinstance(site.info, SiteInfo):
+            process = current_process()
+            process.open_timings.append(site)
+            set_probing(process)
         self.started = clock()
 
     def timed(self, site) -> None:
