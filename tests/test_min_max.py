@@ -72,11 +72,30 @@ def with_default(values):
     return min(values, default=-1.0)
 
 
-def test_a_rebound_name_or_a_default_stays_in_cpython():
-    fast = megaguards.jit(with_default)
-    assert fast([3.0, -1.0, 2.0]) == -1.0 and fast([]) == -1.0
-    assert not any(site["compiled_runs"] for site in sites_of(fast))
+def nearest_or_none(values, origin, limit):
+    return min((v for v in values if abs(v - origin) < limit), key=lambda v: abs(v - origin), default=None)
 
+
+def noted(calls, value):
+    calls.append(value)
+    return value
+
+
+def ordered(values, calls):
+    return max(noted(calls, values), default=noted(calls, "default"), key=noted(calls, abs))
+
+
+def test_a_default_is_given_where_no_element_is_left():
+    fast = assert_same_as_cpython(with_default, [3.0, -1.0, 2.0])
+    assert_same_as_cpython(with_default, [], compiled=None)
+    assert fast([]) == -1.0 and sites_of(fast)[0]["compiled_runs"] == 2
+    assert_same_as_cpython(nearest_or_none, [5.0, 1.5, -2.0, 0.75], 1.0, 0.6)
+    assert_same_as_cpython(nearest_or_none, [5.0, 1.5, -2.0], 1.0, 0.1)   # every element filtered out: None
+    fast = assert_same_as_cpython(ordered, [1.0, -4.0, 3.0], [])   # the iterable, default, key: as written
+    assert fast([], []) == "default"
+
+
+def test_a_rebound_name_stays_in_cpython():
     def rebound(values, min=lambda values: "mine"):
         return min(v for v in values)
     assert_same_as_cpython(rebound, [1.0, 2.0], compiled=None)

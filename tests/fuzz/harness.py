@@ -137,7 +137,9 @@ def readable(value) -> str:
     if isinstance(value, tuple) and value and value[0] == "returned":
         return f"returned {readable(value[1])}"
     if isinstance(value, tuple) and len(value) == 2 and value[0] == "float":
-        return "nan" if value[1] == "nan" else repr(float.fromhex(value[1]))
+        if isinstance(value[1], tuple):   # ("nan", its sign)
+            return "nan" if value[1][1] > 0 else "-nan"
+        return repr(float.fromhex(value[1]))
     if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
         if value[0] in ("int", "bool", "NoneType", "str"):
             return repr(value[1])

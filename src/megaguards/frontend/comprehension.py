@@ -165,14 +165,19 @@ def recognise(node: ast.expr):
             return None
         levels, element, arguments, fallback = found
         extras = {"reducer": ("call", node.func.id)}
-        if node.keywords:   # key=: a lambda's body is compiled; any other key is called (mg_f)
-            key = node.keywords[0].value
+        for keyword in node.keywords:   # in the order written, which is CPython's order of evaluation
+            if keyword.arg == "default":   # an argument, returned where no element is left
+                extras["start"] = len(arguments)
+                fallback.keywords.append(ast.keyword(arg="default", value=param(len(arguments))))
+                arguments.append(keyword.value)
+                continue
+            key = keyword.value   # key=: a lambda's body is compiled; any other key is called (mg_f)
             if _simple_lambda(key, 1):
                 extras["reducer"] = ("key", node.func.id, key.args.args[0].arg, key.body)
-                fallback.keywords = [ast.keyword(arg="key", value=copy.deepcopy(key))]
+                fallback.keywords.append(ast.keyword(arg="key", value=copy.deepcopy(key)))
             else:
                 extras.update(reducer=("key", node.func.id, None, None), callee=len(arguments))
-                fallback.keywords = [ast.keyword(arg="key", value=param(len(arguments)))]
+                fallback.keywords.append(ast.keyword(arg="key", value=param(len(arguments))))
                 arguments.append(key)
         return node.func.id, arguments, fallback, levels, element, extras
     if _plain_call(node, "sum", (1, 2)):
@@ -205,10 +210,11 @@ def recognise(node: ast.expr):
 
 
 def _extreme(node: ast.AST) -> bool:
-    """``min(iterable)`` or ``max(iterable)``, perhaps with ``key=`` (not ``default=``)."""
+    """``min(iterable)`` or ``max(iterable)``, perhaps with ``key=`` and ``default=``."""
+    names = [keyword.arg for keyword in getattr(node, "keywords", ())]
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max")
             and len(node.args) == 1 and not isinstance(node.args[0], ast.Starred)
-            and all(keyword.arg == "key" for keyword in node.keywords) and len(node.keywords) <= 1)
+            and set(names) <= {"key", "default"} and len(set(names)) == len(names))
 
 
 def _folded(node: ast.Call, param):

@@ -135,7 +135,7 @@ class ExpressionInfo(Record):
     callee: int | None         # map/reduce: argument index of a named function
     reducer: tuple             # reduce with a lambda: ("op", "+") | ("call", "max") | ("lambda", a, b, body);
                                # min/max: ("call", "min") | ("key", "min", parameter or None, body or None)
-    start: int | None          # sum/reduce: argument index of the start value
+    start: int | None          # sum/reduce: argument index of the start value; min/max: of default=
     work: tuple | bool | None  # as SiteInfo's, over the arguments then the live-ins
 
 

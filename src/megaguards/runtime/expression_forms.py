@@ -239,7 +239,10 @@ def enter(site, values: dict, arguments: tuple):
         if 0 in lengths:
             return site.done(empty_lists(tuple(lengths)))
     elif info.kind in ("min", "max"):
+        first = arguments[info.start] if info.start is not None else None   # default=
         if 0 in lengths:
+            if info.start is not None:
+                return site.done(first)
             raise NotHere(f"{info.kind}() of an empty sequence (Python raises ValueError)")
     elif info.kind in ("any", "all"):
         if 0 in lengths:
@@ -346,6 +349,8 @@ def result(site, outcome, environment: dict, first):
     if site.info.kind in ("list", "map"):
         return as_lists(environment[OUTPUT])
     if site.info.kind in ("min", "max") and outcome[1] is UNSET:   # every element filtered out
+        if site.info.start is not None:
+            return first   # default=
         raise NotHere(f"{site.info.kind}() of no element (Python raises ValueError)")
     value = outcome[0]
     if site.info.kind in ("any", "all"):   # no element decided: any() is False, all() True
