@@ -15,7 +15,10 @@ What the programs contain (see the issue "differential fuzzing"):
   zero-trip ranges, ranges that depend on outer loop variables, steps from a
   parameter (which may be 0), ranges of more than 2**63 values left by ``break``,
   loop variables that rebind a name in use; bounded ``while`` loops;
-  ``if``/``elif``/``else``; ``break``/``continue``;
+  ``if``/``elif``/``else``; ``break``/``continue``; ``return`` from inside the loops and
+  ``for ... else`` (feature ``exits``); in a quarter of the programs a list ``out`` the
+  loops append floats to (``out.append(e)``, ``out += [e]``; feature ``appends``), both
+  drawn from a stream of their own, so that ``avoid`` gives the earlier programs;
 * random expressions (``+ - * / // % & | ^ ** << >> min max abs``, unary ``-`` and
   ``~``, conditional expressions, comparisons (chained too, and as values),
   ``and``/``or``, a few ``math`` calls and ``int``/``float``/``round`` conversions),
@@ -139,6 +142,10 @@ class Generator(HelperGeneration, StatementGeneration, InputGeneration):
         # Double buffers (``a, b = b, a`` at a loop body's end) draw from a stream of their
         # own: every other choice, and so every earlier seed's program, stays as it was.
         self.swap_rng = random.Random(f"swaps {seed}")
+        # Early exits (``return`` inside loops, ``for ... else``) and a list the loops append
+        # to (issue 29's items 2 and 3): streams of their own too.
+        self.exit_rng = random.Random(f"exits {seed}")
+        self.appends = "appends" not in self.avoid and self.exit_rng.random() < 0.25
 
     # -- helpers -------------------------------------------------------------------
     def chance(self, p: float) -> bool:
@@ -525,6 +532,8 @@ class Generator(HelperGeneration, StatementGeneration, InputGeneration):
             self.accumulators["g"] = PY_FLOAT
             self.emit(1, "g = s * 0.5")
         scope.scalars.update(self.accumulators)
+        if self.appends:
+            self.emit(1, "out = []")
         prelude_at = len(self.lines)
         self.prelude += self.kernel_lines  # closures and lambdas
         for _ in range(r.choice([1, 1, 2, 2, 3])):
@@ -537,6 +546,8 @@ class Generator(HelperGeneration, StatementGeneration, InputGeneration):
         if r.random() < 0.1 and self.loop_vars:
             returned.append(r.choice(sorted(self.loop_vars)))
         returned += [t for t in self.returns if r.random() < 0.3]
+        if self.appends:
+            returned.append("out")
         self.emit(1, f"return {', '.join(returned)}")
         self.lines[prelude_at:prelude_at] = ["    " + line for line in self.prelude]
         source = "\n".join(self.lines) + "\n"
@@ -548,7 +559,7 @@ class Generator(HelperGeneration, StatementGeneration, InputGeneration):
         return Program(self.seed, source, self.parameters, make_calls)
 
 
-FEATURES = ("readonly", "longrange", "reduction", "containerswitch", "helpers", "cells")  # what ``avoid`` may name
+FEATURES = ("readonly", "longrange", "reduction", "containerswitch", "helpers", "cells", "exits", "appends")  # what ``avoid`` may name
 
 
 def generate(seed: int, avoid=()) -> Program:

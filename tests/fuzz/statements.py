@@ -186,7 +186,30 @@ class StatementGeneration:
 
     def jump(self, scope: Scope, depth: int) -> None:
         self.emit(depth, f"if {self.condition(scope, 1)}:")
-        self.emit(depth + 1, self.rng.choice(["break", "continue"]))
+        jump = self.rng.choice(["break", "continue"])
+        if "exits" not in self.avoid and self.exit_rng.random() < 0.2:   # leave the function from the loops
+            jump = "return acc, facc, p" + (", out" if self.appends else "")
+        self.emit(depth + 1, jump)
+
+    def appended(self, scope: Scope, depth: int) -> None:
+        """``out.append(e)`` (a float: every element one class), sometimes ``out += [e]``."""
+        r = self.exit_rng
+        if not self.appends or r.random() < 0.6:
+            return
+        self.rng, main = r, self.rng   # drawn from the feature's stream: the rest of the program stays
+        try:
+            value, t = self.expr("float", scope, 1)
+        finally:
+            self.rng = main
+        if t is not PY_FLOAT:
+            value = f"float({value})"
+        self.emit(depth, f"out.append({value})" if r.random() < 0.8 else f"out += [{value}]")
+
+    def loop_else(self, depth: int) -> None:
+        """Sometimes a ``for ... else`` clause: it runs when no ``break`` left the loop."""
+        if "exits" not in self.avoid and self.exit_rng.random() < 0.15:
+            self.emit(depth, "else:")
+            self.emit(depth + 1, f"acc = acc + {self.exit_rng.choice(['1', '7', 'k'])}")
 
     def swap(self, depth: int) -> None:
         """Sometimes, at a loop body's end, exchange two arrays of one kind (a double buffer:
@@ -245,6 +268,8 @@ class StatementGeneration:
         if loop_depth == 0:
             self.top_loop_vars.add(var)
         self.statements(inner, depth + 1, loop_depth + 1, r.choice([1, 2, 2, 3]), True)
+        self.appended(inner, depth + 1)
         self.swap(depth + 1)
+        self.loop_else(depth)
         if loop_depth > 0 and r.random() < 0.2:  # the variable after its (maybe zero-trip) loop
             self.emit(depth, f"acc = acc + {var}")
