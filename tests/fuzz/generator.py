@@ -18,7 +18,9 @@ What the programs contain (see the issue "differential fuzzing"):
   ``if``/``elif``/``else``; ``break``/``continue``; ``return`` from inside the loops and
   ``for ... else`` (feature ``exits``); in a quarter of the programs a list ``out`` the
   loops append floats to (``out.append(e)``, ``out += [e]``; feature ``appends``), both
-  drawn from a stream of their own, so that ``avoid`` gives the earlier programs;
+  drawn from a stream of their own, so that ``avoid`` gives the earlier programs; in a
+  fifth of the programs, lists of floats whose whole-number elements are often ints
+  (feature ``mixed``, a stream of its own too);
 * random expressions (``+ - * / // % & | ^ ** << >> min max abs``, unary ``-`` and
   ``~``, conditional expressions, comparisons (chained too, and as values),
   ``and``/``or``, a few ``math`` calls and ``int``/``float``/``round`` conversions),
@@ -146,6 +148,9 @@ class Generator(HelperGeneration, StatementGeneration, InputGeneration):
         # to (issue 29's items 2 and 3): streams of their own too.
         self.exit_rng = random.Random(f"exits {seed}")
         self.appends = "appends" not in self.avoid and self.exit_rng.random() < 0.25
+        # Lists of floats holding ints too (issue 29's item 1: typed in by hand, [3, 2.5, 4]).
+        self.mixed_rng = random.Random(f"mixed {seed}")
+        self.mixed_lists = "mixed" not in self.avoid and self.mixed_rng.random() < 0.2
 
     # -- helpers -------------------------------------------------------------------
     def chance(self, p: float) -> bool:
@@ -551,15 +556,17 @@ class Generator(HelperGeneration, StatementGeneration, InputGeneration):
         self.emit(1, f"return {', '.join(returned)}")
         self.lines[prelude_at:prelude_at] = ["    " + line for line in self.prelude]
         source = "\n".join(self.lines) + "\n"
-        state = self.rng.getstate()
+        state, mixed_state = self.rng.getstate(), self.mixed_rng.getstate()
 
         def make_calls():  # replays the same random choices: equal, fresh arguments
             self.rng.setstate(state)
+            self.mixed_rng.setstate(mixed_state)
             return self.calls()
         return Program(self.seed, source, self.parameters, make_calls)
 
 
-FEATURES = ("readonly", "longrange", "reduction", "containerswitch", "helpers", "cells", "exits", "appends")  # what ``avoid`` may name
+FEATURES = ("readonly", "longrange", "reduction", "containerswitch", "helpers", "cells", "exits", "appends",
+            "mixed")  # what ``avoid`` may name
 
 
 def generate(seed: int, avoid=()) -> Program:

@@ -150,6 +150,8 @@ class InputGeneration:
         if container == "list":
             if element in ("float",):
                 nested = _floats(nested)
+                if self.mixed_lists:   # whole numbers typed in as ints: [3, 2.5, 4]
+                    nested = _some_ints(nested, self.mixed_rng)
             if nested and r.random() < 0.04:  # odd lists: the guard must refuse them
                 row = nested if len(shape) == 1 else nested[r.randrange(len(nested))]
                 if row:
@@ -163,6 +165,14 @@ class InputGeneration:
             odd = r.choice(["int16", "uint8", "float16", "uint64", ">f8", ">i8"])
             return numpy.array(numpy.abs(numpy.array(nested, dtype=numpy.float64)), dtype=odd).reshape(shape)
         return self.layout(numpy.array(nested, dtype=element).reshape(shape))
+
+
+def _some_ints(value, rng):
+    if isinstance(value, list):
+        return [_some_ints(v, rng) for v in value]
+    if value == value and abs(value) < 2**53 and value == int(value) and rng.random() < 0.6:
+        return int(value)
+    return value
 
 
 def _floats(value):
