@@ -117,6 +117,7 @@ def bound(entry: Entry):
     binding = binder.bind(fresh(entry.snapshot))
     scalars = dict(zip(binder.scalar_paths, binding.scalars))
     arrays = {use.name: value for use, value in zip(entry.site.loop.arrays, binding.arrays)}
+    arrays.update(zip(entry.site.loop.appended, binding.appended))   # the lists the loop appends to, by name
     functions = dict(zip(binder.function_paths, binding.functions))
     return binding, scalars, arrays, functions
 

@@ -176,3 +176,21 @@ def test_a_float_sum_prints_cpythons_digits_in_every_run(tmp_path):
     for number, select in enumerate(selections):
         result = run_megaguards("run", script, env={"MEGAGUARDS_SELECT": select, "MEGAGUARDS_THREADS": str(2 + number % 3)})
         assert (result.returncode, result.stdout) == (0, expected), (select, result.stderr[-2000:])
+
+
+def test_the_note_of_a_fold_is_reported_only_where_a_parallel_run_folded():
+    """The plan's note ("folded in iteration order") says what a parallel run does: a loop
+    that ran on one thread reports no such note, in the JSON too; one that ran on three does."""
+    def weighted(a):
+        s = 0.0
+        for i in range(len(a)):
+            s += math.sqrt(abs(a[i])) * 0.5 + math.sqrt(abs(a[i]) + 1.0)
+        return s
+    config.configure(threads=1)
+    fast = assert_same_as_cpython(weighted, ADVERSARIAL)
+    loop = site_for(fast)[-1]
+    assert loop["backend"] == "c-seq" and not any("folded" in r for r in loop["reasons"]), loop
+    config.configure(threads=3)
+    fast = assert_same_as_cpython(weighted, ADVERSARIAL)
+    loop = site_for(fast)[-1]
+    assert loop["backend"] == "c-omp" and "reduction on 's' (float, folded in iteration order)" in loop["reasons"]

@@ -40,7 +40,9 @@ class ParallelLoop:
 @record
 class ParallelPlan:
     loops: dict                 # nid of ir.For -> ParallelLoop
-    reasons: tuple[str, ...]
+    reasons: tuple[str, ...]    # why loops are not parallel: always worth saying
+    notes: tuple[str, ...] = ()   # what a parallel run does (a float reduction folded in order or
+    #                               reassociated): said only of a loop that ran in parallel
 
     @property
     def depth(self) -> int:
@@ -175,6 +177,7 @@ class _Planner:
         self.invariant = {n for n in typed.live_ins if n not in typed.assigned_types}
         self.loops: dict[int, ParallelLoop] = {}
         self.reasons: list[str] = []
+        self.notes: list[str] = []
 
     def visit(self, statements, outer: tuple) -> None:
         for statement in statements:
@@ -239,12 +242,12 @@ class _Planner:
             fold = ""
             if scalar.is_float and kind in ("+", "*"):
                 if self.reassociate:
-                    self.reasons.append(f"reduction on {ir.describe_name(name)} (float, reassociated)")
+                    self.notes.append(f"reduction on {ir.describe_name(name)} (float, reassociated)")
                 else:
                     fold = ordered_fold(name, loop.body)
                     if fold not in FOLD_FORMS:
                         return f"reduction on {ir.describe_name(name)} (float): {fold}{ALLOW_REASSOCIATION}"
-                    self.reasons.append(f"reduction on {ir.describe_name(name)} (float, folded in iteration order)")
+                    self.notes.append(f"reduction on {ir.describe_name(name)} (float, folded in iteration order)")
             reductions.append(Reduction(name, kind, conditional, fold))
         return ParallelLoop(loop.nid, tuple(private), tuple(reductions), BodyWeight.of(loop.body).static())
 
@@ -367,4 +370,4 @@ def plan_parallel(typed: TypedLoop, facts: HoistFacts | None, groups: dict, reas
         return ParallelPlan({}, (ISLPY_MISSING,))
     planner = _Planner(typed, facts, groups, reassociate)
     planner.visit((typed.body,), ())
-    return ParallelPlan(dict(planner.loops), tuple(planner.reasons))
+    return ParallelPlan(dict(planner.loops), tuple(planner.reasons), tuple(planner.notes))

@@ -13,7 +13,6 @@ from .names import user_names
 SCHEMA_VERSION = 1
 NO_SUBSCRIPTS = "no subscripts proven in range before the loop"
 # Notes of how a parallel loop reduces a float: true of the runs on several threads only.
-PARALLEL_ONLY = ("(float, reassociated)", "(float, folded in iteration order)")
 
 
 def loop_record(site: Site) -> dict:
@@ -29,7 +28,7 @@ def loop_record(site: Site) -> dict:
         "backend": ran_backend(site),
         "parallel_depth": site.parallel_depth,
         "checks_in_loop": site.checks_in_loop,
-        "reasons": list(stats.reasons),
+        "reasons": list(stats.reasons) + [note for note in parallel_notes(site) if note not in stats.reasons],
         "seconds": site.seconds(),
         **({"transfers": site.transfers()} if site.transfers() else {}),
         **({"list_elements": site.list_elements()} if site.list_elements() else {}),
@@ -37,6 +36,19 @@ def loop_record(site: Site) -> dict:
         **({"backoff": site.backoff_records()} if site.backoff_records() else {}),
         "source": source_line(site.info.filename, site.info.line),
     }
+
+
+def parallel_notes(site: Site) -> list[str]:
+    """What the parallel plan says its runs do, for the kernels that ran in parallel (on
+    several threads or the GPU): a loop that ran on one core folded nothing in parallel."""
+    notes: list[str] = []
+    for compiled in site.compiled:
+        if getattr(compiled, "team_runs", 0) or getattr(compiled, "gpu_runs", 0):
+            own = getattr(compiled, "parallel_notes", None)
+            if own is None:   # a device choice: its CPU kernel's plan
+                own = getattr(getattr(compiled, "cpu", None), "parallel_notes", ())
+            notes += [note for note in own if note not in notes]
+    return notes
 
 
 def threads() -> int:
@@ -73,10 +85,8 @@ def source_line(filename: str, line: int) -> str:
 
 def shown_reasons(record: dict) -> list[str]:
     """The reasons worth showing the user, as explain and the table show them (names as
-    written): notes of a parallel run's float reduction only where the loop ran in
-    parallel, "no subscripts proven in range" only where it explains checks left in a
+    written): "no subscripts proven in range" only where it explains checks left in a
     compiled loop."""
-    parallel = record["backend"] in ("c-omp", "cuda")
     shown = []
     for reason in record["reasons"]:
         if reason == NO_SUBSCRIPTS and record["compiled_runs"]:
@@ -84,8 +94,6 @@ def shown_reasons(record: dict) -> list[str]:
                 continue
             reason = (f"{record['checks_in_loop']} check(s) left inside the loop (bounds, overflow, zero): nothing "
                       "in it could be proven in range before the loop")
-        elif not parallel and any(note in reason for note in PARALLEL_ONLY):
-            continue
         shown.append(user_names(reason))
     return shown
 

@@ -73,6 +73,8 @@ def specialize(site, binding) -> Specialization:
         warn_once(f"megaguards: {ISLPY_MISSING} (pip install islpy)")
     for reason in analysed.reasons:
         site.note(str(reason))
+    for note in plan.notes if plan is not None else ():   # reported where a parallel run happens
+        log.debug("loop %s: %s", short_location(info), note)
     site.stats.analysis += time.perf_counter() - started
     log.debug("loop %s: specialized for %s: %s; parallel depth %d", short_location(info),
               analysed.signature.describe(), analysed.describe_laps(), plan.depth if plan and rendered.parallel else 0)
@@ -93,7 +95,7 @@ def specialize(site, binding) -> Specialization:
         is_list=tuple(analysed.signature.arrays[use.name].is_list for use in loop.arrays),
         scalar_paths=site.binder.scalar_paths, live_outs=info.live_outs, object_name=object_name,
         enter=codec.mg_enter, enter_prologue=codec.mg_prologue, snapshots_of=codec, groups=analysed.signature.groups,
-        float_status=rendered.float_status,
+        float_status=rendered.float_status, parallel_notes=plan.notes if plan is not None else (),
         explanation=Explanation(signature=analysed.signature.describe(),
                                 parallel=describe_plan(analysed.key, plan, rendered.parallel or analysed.lazy_parallel),
                                 source=kernel_source(rendered.source)))

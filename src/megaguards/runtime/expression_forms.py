@@ -364,8 +364,9 @@ def site_for(site, form, start_type) -> LoopSite:
             loop_site = site.forms.get(form)
             if loop_site is None:
                 loop = build_loop(site.info, form[0], form[1])
-                live_outs = {"sum": (ACCUMULATOR,), "reduce": (ACCUMULATOR,), "any": (ACCUMULATOR,), "all": (ACCUMULATOR,),
-                             "min": (ACCUMULATOR, FIRST), "max": (ACCUMULATOR, FIRST)}.get(site.info.kind, ())
+                live_outs = {"sum": (ACCUMULATOR,), "reduce": (ACCUMULATOR,), "any": (ACCUMULATOR,),
+                             "all": (ACCUMULATOR,), "min": (ACCUMULATOR, FIRST),
+                             "max": (ACCUMULATOR, FIRST)}.get(site.info.kind, ())
                 info = SiteInfo(site.info.filename, site.info.line, site.info.function, loop,
                                 tuple(upward_exposed_reads(loop)), live_outs)
                 loop_site = site.forms[form] = LoopSite(site.id, info, site.info, start_type)

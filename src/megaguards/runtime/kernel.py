@@ -53,6 +53,7 @@ class Specialization:
     groups: dict = None              # array name -> its alias group (pipeline.Signature.groups)
     snapshots_of: object = None      # the marshal helper (its mg_snapshot_bytes, mg_release); None: no snapshots
     float_status: bool = False       # the kernel notes NumPy float operations' IEEE flags (analysis/floatstatus.py)
+    parallel_notes: tuple = ()       # the parallel plan's notes (ParallelPlan.notes): reported where it ran so
 
     def __post_init__(self) -> None:
         layout, typed = self.layout, self.typed

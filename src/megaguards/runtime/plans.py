@@ -46,7 +46,7 @@ def plan_loops(plan: ParallelPlan | None) -> list:
 def record(plan: ParallelPlan, template: LoopTemplate) -> dict:
     """The plan and template as plain data."""
     return {"loops": plan_loops(plan),
-            "reasons": list(plan.reasons),
+            "reasons": list(plan.reasons), "notes": list(plan.notes),
             "template": {"loops": [[cost.loop, cost.parent, list(cost.counts), cost.parallel, cost.step,
                                     [list(outer) for outer in cost.narrowing]] for cost in template.loops],
                          "outer_parallel": template.outer_parallel, "coalesced": template.coalesced}}
@@ -55,7 +55,8 @@ def record(plan: ParallelPlan, template: LoopTemplate) -> dict:
 def from_record(data: dict) -> tuple[ParallelPlan, LoopTemplate]:
     """``record``'s inverse (KeyError, TypeError or ValueError on a file that is not one)."""
     plan = ParallelPlan({nid: ParallelLoop(nid, tuple(private), tuple(Reduction(*r) for r in reductions), weight)
-                         for nid, private, reductions, weight in data["loops"]}, tuple(data["reasons"]))
+                         for nid, private, reductions, weight in data["loops"]}, tuple(data["reasons"]),
+                        tuple(data["notes"]))
     template = data["template"]
     costs = tuple(LoopCost(loop, parent, tuple(counts), parallel, step, tuple(map(tuple, narrowing)))
                   for loop, parent, counts, parallel, step, narrowing in template["loops"])
