@@ -12,7 +12,6 @@ from .names import user_names
 
 SCHEMA_VERSION = 1
 NO_SUBSCRIPTS = "no subscripts proven in range before the loop"
-# Notes of how a parallel loop reduces a float: true of the runs on several threads only.
 
 
 def loop_record(site: Site) -> dict:
