@@ -20,7 +20,9 @@ What the programs contain (see the issue "differential fuzzing"):
   loops append floats to (``out.append(e)``, ``out += [e]``; feature ``appends``), both
   drawn from a stream of their own, so that ``avoid`` gives the earlier programs; in a
   fifth of the programs, lists of floats whose whole-number elements are often ints
-  (feature ``mixed``, a stream of its own too);
+  (feature ``mixed``, a stream of its own too); between the top-level loops, folds of
+  one 1-D array that become expression sites (``any``/``all`` of a generator, ``min``/
+  ``max`` with ``default=`` or ``key=``, ``sum`` of a generator; feature ``folds``);
 * random expressions (``+ - * / // % & | ^ ** << >> min max abs``, unary ``-`` and
   ``~``, conditional expressions, comparisons (chained too, and as values),
   ``and``/``or``, a few ``math`` calls and ``int``/``float``/``round`` conversions),
@@ -151,6 +153,9 @@ class Generator(HelperGeneration, StatementGeneration, InputGeneration):
         # Lists of floats holding ints too (issue 29's item 1: typed in by hand, [3, 2.5, 4]).
         self.mixed_rng = random.Random(f"mixed {seed}")
         self.mixed_lists = "mixed" not in self.avoid and self.mixed_rng.random() < 0.2
+        # Folds of one array between the loops (expression sites: any/all, min/max with
+        # default=, sum of a generator): a stream of their own.
+        self.fold_rng = random.Random(f"folds {seed}")
 
     # -- helpers -------------------------------------------------------------------
     def chance(self, p: float) -> bool:
@@ -545,6 +550,7 @@ class Generator(HelperGeneration, StatementGeneration, InputGeneration):
             if r.random() < 0.15:
                 self.temporary(scope, 1)
             self.for_loop(scope, 1, 0)
+            self.fold(1)
             if r.random() < 0.2 and self.loop_vars:
                 self.emit(1, f"acc = acc + {r.choice(sorted(self.loop_vars))}")
         returned = list(self.accumulators) + sorted(self.top_loop_vars)[: r.choice([0, 1, 1])]
@@ -566,7 +572,7 @@ class Generator(HelperGeneration, StatementGeneration, InputGeneration):
 
 
 FEATURES = ("readonly", "longrange", "reduction", "containerswitch", "helpers", "cells", "exits", "appends",
-            "mixed")  # what ``avoid`` may name
+            "mixed", "folds")  # what ``avoid`` may name
 
 
 def generate(seed: int, avoid=()) -> Program:

@@ -205,6 +205,24 @@ class StatementGeneration:
             value = f"float({value})"
         self.emit(depth, f"out.append({value})" if r.random() < 0.8 else f"out += [{value}]")
 
+    def fold(self, depth: int) -> None:
+        """Sometimes one fold of a 1-D array into ``acc`` or ``facc`` (an expression site)."""
+        r = self.fold_rng
+        arrays = [a for a in self.arrays if a.rank == 1 and a.element_type not in (PY_BOOL, NUMPY_BOOL)]
+        if "folds" in self.avoid or not arrays or r.random() < 0.6:
+            return
+        x = r.choice(arrays).name
+        limit = r.choice(["s", "0", "k", "1.5"])
+        self.emit(depth, r.choice([
+            f"acc = acc + int(any(v > {limit} for v in {x}))",
+            f"acc = acc + int(all({x}[t] <= {x}[t + 1] for t in range(len({x}) - 1)))",
+            f"acc = acc + int(any({x}[t] == {limit} for t in range(len({x})) if t % 2 == 0))",
+            f"facc = facc + float(max(({x}[t] * 0.5 for t in range(len({x}))), default=-1.5))",
+            f"facc = facc + float(min({x}, default=2.5))",
+            f"facc = facc + float(min({x}, key=lambda v: abs(v - {limit}), default=0.25))",
+            f"facc = facc + float(sum(v * 0.5 for v in {x} if v < {limit}))",
+        ]))
+
     def loop_else(self, depth: int) -> None:
         """Sometimes a ``for ... else`` clause: it runs when no ``break`` left the loop."""
         if "exits" not in self.avoid and self.exit_rng.random() < 0.15:
