@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import time
 
-from ..log_setup import LAZY as log   # logging is imported where a record could be shown
+from ..log_setup import LAZY
 from ..record import record
 from .. import record as records
 from .. import config
@@ -25,6 +25,8 @@ from .process import current as current_process
 from .renders import cached_render
 from .select import DeviceChoice
 from .warmup import gpu_present
+
+log = LAZY   # the "megaguards" logger, logging imported when a record could be shown
 
 
 def compiler() -> tuple[str, str] | None:

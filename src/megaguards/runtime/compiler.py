@@ -21,11 +21,13 @@ import tempfile
 import threading
 from pathlib import Path
 
-from ..log_setup import LAZY as log   # logging is imported where a record could be shown
+from ..log_setup import LAZY
 from .. import config
 from ..errors import CompilerError, CompilerUnusable
 from .cachefile import make_folder, not_private, read_json, read_verified, sha256, write_json, write_new, write_verified
 from .status import status
+
+log = LAZY   # the "megaguards" logger, logging imported when a record could be shown
 
 # libm functions whose results are not always correctly rounded (glibc: within about 0.52 ULP):
 # GCC would fold them (pow(x, 2.0) into x * x, sin(0.5) into MPFR's correctly rounded value),

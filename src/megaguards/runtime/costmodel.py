@@ -26,11 +26,13 @@ from functools import cached_property, lru_cache
 from operator import mul
 from pathlib import Path
 
-from ..log_setup import LAZY as log   # logging is imported where a record could be shown
+from ..log_setup import LAZY
 from ..record import record
 from .. import config
 from .cachefile import make_folder, write_json
 from .process import current as current_process
+
+log = LAZY   # the "megaguards" logger, logging imported when a record could be shown
 
 DEVICES = ("seq", "cpu", "cuda")
 TERMS = {

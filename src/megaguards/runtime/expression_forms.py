@@ -135,7 +135,7 @@ def output_element(output) -> Scalar | None:
 def allocate(element: Scalar, shape: tuple[int, ...]):
     if element.is_numpy:
         return numpy_module().empty(shape, dtype=element.pyclass)
-    zero = 0 if element.is_int_or_float else element.pyclass(0)   # int-or-float: each store gives the class
+    zero = placeholder(element)   # int-or-float: each store gives the class
 
     def rows(depth: int):
         if depth == len(shape) - 1:
@@ -300,14 +300,10 @@ def reducer_of(site, arguments, environment) -> tuple:
     info = site.info
     if info.kind == "sum":
         return ("op", "+")
-    if info.kind in ("min", "max"):
-        if info.callee is not None:   # key=function
+    if info.kind != "reduce":   # min/max: their own step (key= a lambda's body or mg_f); the others none
+        if info.callee is not None:   # map(f, ...), min/max(key=f)
             environment["mg_f"] = arguments[info.callee]
         return info.reducer
-    if info.kind != "reduce":
-        if info.callee is not None:
-            environment["mg_f"] = arguments[info.callee]
-        return ()
     if info.reducer:
         return info.reducer
     function = arguments[info.callee]

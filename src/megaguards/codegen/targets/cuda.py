@@ -70,6 +70,7 @@ def write_band_kernel(renderer, band: GpuBand, live_outs: tuple[str, ...]) -> Cu
     order = (band.x_loop,) + tuple(p for p in grid_positions if p != band.x_loop)
     folds = {r.var: r.fold for r in band.decision.reductions if r.fold}
     reductions = {r.var: r.kind for r in band.decision.reductions if r.var not in folds}
+    extremes = {name for name, kind in reductions.items() if kind != "+" and typed.variables[name].is_float}
     outputs = tuple((name, typed.variables[name].is_float) for name in band.decision.private
                     if name in live_outs and name in typed.variables)
     emit(0, f"{renderer.target.kernel_prefix} {renderer.entry}(char **mg_arrays, const int64_t *mg_ints, const double *mg_floats,")
@@ -86,7 +87,7 @@ def write_band_kernel(renderer, band: GpuBand, live_outs: tuple[str, ...]) -> Cu
     for index, (name, kind) in enumerate(reductions.items()):
         identity = {"+": "0", "max": "INT64_MIN", "min": "INT64_MAX"}.get(kind, "0")
         # A float max/min keeps the earliest zero's iteration and sign there (all ones: none).
-        start = "__longlong_as_double(-1LL)" if kind != "+" and typed.variables[name].is_float else "-0.0"
+        start = "__longlong_as_double(-1LL)" if name in extremes else "-0.0"
         emit(2, f"mg_block_ired[{index}] = {identity}; mg_block_fred[{index}] = {start};")
     emit(1, "}")
     emit(1, "__syncthreads();")
@@ -139,12 +140,12 @@ def write_band_kernel(renderer, band: GpuBand, live_outs: tuple[str, ...]) -> Cu
                 f"atomicMax(&mg_block_marks[{index}], (long long)(mg_iteration * 16 + {tag})); }}")
     for index, (name, kind) in enumerate(reductions.items()):
         var = c_name(name)
-        if typed.variables[name].is_float and kind == "+":
-            emit(2, f"if (mg_set_{var}) atomicAdd(&mg_block_fred[{index}], {var});")
-        elif typed.variables[name].is_float:   # max/min: the value's order key, and the earliest zero
+        if name in extremes:   # max/min: the value's order key, and the earliest zero
             emit(2, f"if (mg_set_{var}) {{ atomic{'Max' if kind == 'max' else 'Min'}(&mg_block_ired[{index}], "
                     f"mg_order_key({var})); if ({var} == 0.0) atomicMin((unsigned long long *)&mg_block_fred[{index}], "
                     f"(unsigned long long)(mg_iteration * 2 + (signbit({var}) ? 1 : 0))); }}")
+        elif typed.variables[name].is_float:   # a sum
+            emit(2, f"if (mg_set_{var}) atomicAdd(&mg_block_fred[{index}], {var});")
         elif kind == "+":  # exact in two's complement; the double beside it detects overflow
             emit(2, f"if (mg_set_{var}) {{ atomicAdd((unsigned long long *)&mg_block_ired[{index}], "
                     f"(unsigned long long)(int64_t){var}); atomicAdd(&mg_block_fred[{index}], (double){var}); }}")
@@ -156,12 +157,12 @@ def write_band_kernel(renderer, band: GpuBand, live_outs: tuple[str, ...]) -> Cu
     for index in range(len(outputs)):
         emit(2, f"if (mg_block_marks[{index}] >= 0) atomicMax((long long *)&mg_marks[{index}], mg_block_marks[{index}]);")
     for index, (name, kind) in enumerate(reductions.items()):
-        if typed.variables[name].is_float and kind == "+":
-            emit(2, f"atomicAdd(&mg_fred[{index}], mg_block_fred[{index}]);")
-        elif typed.variables[name].is_float:
+        if name in extremes:
             emit(2, f"atomic{'Max' if kind == 'max' else 'Min'}(&mg_ired[{index}], mg_block_ired[{index}]); "
                     f"atomicMin((unsigned long long *)&mg_fred[{index}], "
                     f"(unsigned long long)__double_as_longlong(mg_block_fred[{index}]));")
+        elif typed.variables[name].is_float:
+            emit(2, f"atomicAdd(&mg_fred[{index}], mg_block_fred[{index}]);")
         elif kind == "+":
             emit(2, f"atomicAdd((unsigned long long *)&mg_ired[{index}], (unsigned long long)mg_block_ired[{index}]); "
                     f"atomicAdd(&mg_fred[{index}], mg_block_fred[{index}]);")
@@ -173,9 +174,7 @@ def write_band_kernel(renderer, band: GpuBand, live_outs: tuple[str, ...]) -> Cu
     reduction_list = tuple((name, kind, typed.variables[name].is_float, name in conditional)
                            for name, kind in reductions.items())
     block = {1: BLOCK_1D, 2: BLOCK_2D, 3: BLOCK_3D}[len(loops) - band.fixed]
-    source = renderer.target.prelude + "\n" + (ORDER_KEY if any(
-        kind != "+" and typed.variables[name].is_float for name, kind in reductions.items()) else "") + \
-        "\n".join(renderer.lines) + "\n"
+    source = renderer.target.prelude + "\n" + (ORDER_KEY if extremes else "") + "\n".join(renderer.lines) + "\n"
     return CudaKernel(source, outputs, reduction_list, tuple(loop.var for loop in loops), order, block, checks,
                       tuple((name, form, name in always) for name, form in folds.items()))
 
