@@ -307,13 +307,34 @@ def test_str_and_bytes_are_read_one_level_never_written():
                                                                          cls="bytearray"))
 
 
-def test_array_module_arrays_of_doubles_and_int64_only():
+def add_one_through_view(data, n):
+    view = memoryview(data)
+    for i in range(n):
+        view[i] = view[i] + 1
+    return data
+
+
+def shift_through_view(data, n):
+    view = memoryview(data)
+    for i in range(1, n):
+        view[i] = data[i - 1] + 1
+    return data
+
+
+def test_array_module_arrays_and_memoryviews_of_numbers():
     from array import array
 
     assert_same_as_cpython(add_one, array("d", [1.5, 2.5]), 2)
     assert_same_as_cpython(add_one, array("q", [1, 2**40]), 2)
-    assert_same_as_cpython(add_one, array("i", [1, 2]), 2,
-                           compiled=guard(Assumption.BUFFER_TYPECODE, name="'a'", code="i"))
+    assert_same_as_cpython(add_one, array("i", [1, 2]), 2)
+    assert_same_as_cpython(add_one, array("u", "ab"), 2,   # CPython: TypeError
+                           compiled=guard(Assumption.BUFFER_TYPECODE, name="'a'", code="u"))
+    assert_same_as_cpython(add_one_through_view, bytearray(b"ab"), 2)
+    assert_same_as_cpython(add_one_through_view, b"ab", 2,   # CPython: TypeError (read-only memory)
+                           compiled=guard(Assumption.BUFFER_WRITABLE, name="'view'"))
+    # The view writes what the array reads: each item sees the one before it written.
+    assert_same_as_cpython(shift_through_view, array("d", [0.5] * 6), 6,
+                           compiled=guard(Assumption.BUFFERS_DISJOINT))
     assert_same_as_cpython(first_column, array("d", [1.0, 2.0]), 2, compiled=guard(Assumption.LIST_RANK, rank=2))
     assert_same_as_cpython(add_one, array("q", [2**63 - 1]), 1, compiled="runtime flag")   # CPython: OverflowError
     # A part of the array, every third element: the others keep their values.

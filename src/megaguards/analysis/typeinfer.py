@@ -32,8 +32,10 @@ class ArrayInfo:
     rank: int
     is_list: bool
     unit_stride: bool = False  # the last dimension is contiguous (lists always are)
-    buffer: bool = False       # an array.array: a list's Python numbers, held as double or int64
+    buffer: bool = False       # an array.array or memoryview: a list's Python numbers, held as double or int64
     read_only: bool = False    # a str, bytes or bytearray: its code points or bytes, never written
+    storage: str = ""          # a buffer's narrower items ("f4", "i2", "u8"...: guards/signature.py's
+                               # buffer_storage): each store rounds or is range-checked
 
 
 @record

@@ -1,7 +1,8 @@
 """Statements that change which arrays names hold or what a list holds (part of the renderer,
-split for size, as calls.py): ``a, b = b, a`` exchanging buffers, and ``out.append(v)``
-filling a list's growing buffer.  Each function receives the renderer (duck-typed: the
-renderer imports this module)."""
+split for size, as calls.py): ``a, b = b, a`` exchanging buffers, ``out.append(v)``
+filling a list's growing buffer, and the value a store into an array.array or memoryview of
+narrower items leaves.  Each function receives the renderer (duck-typed: the renderer
+imports this module)."""
 from __future__ import annotations
 
 from ..ir import nodes as ir
@@ -37,3 +38,21 @@ def render_append(renderer, node: ir.Append, depth: int) -> None:
     renderer.emit(depth, f"{ctype} {item} = {value};")
     renderer.emit(depth, f"{ctype} *{slot} = ({ctype} *)mg_grow({growing_name(node.array)}, sizeof({ctype}), {ERR});")
     renderer.emit(depth, f"if ({slot}) *{slot} = {item};")
+
+
+# The items an int store may leave in a buffer of narrower ints (guards/signature.py's storage).
+STORAGE_RANGES = {f"{kind}{size}": (f"{-(1 << (8 * size - 1))}LL" if kind == "i" else "0LL",
+                                    f"{(1 << (8 * size - (1 if kind == 'i' else 0))) - 1}LL")
+                  for kind in "iu" for size in (1, 2, 4)}
+STORAGE_RANGES["u8"] = ("0LL", "9223372036854775807LL")   # held as int64: the unboxing refused larger ones
+
+
+def stored_in_buffer(value: str, storage: str) -> str:
+    """What the kernel's double or int64 copy of the item holds after the store: a float
+    rounded to the item's float32, an int checked within the item's range.  Where CPython
+    raises (an int out of range: OverflowError or ValueError) or might (a finite float
+    rounding to an infinity: a memoryview's OverflowError), the flag sends the loop back."""
+    if storage == "f4":
+        return f"mg_store_f32({value}, {ERR})"
+    low, high = STORAGE_RANGES[storage]
+    return f"mg_store_range({value}, {low}, {high}, {ERR})"

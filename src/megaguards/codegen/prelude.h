@@ -85,7 +85,7 @@ MG_INLINE int mg_isnan_f32(float x) { return (mg_bits_f32(x) & 0x7fffffffu) > 0x
 #define MG_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 enum { MG_OK = 0, MG_ERR_INDEX = 1, MG_ERR_OVERFLOW = 2, MG_ERR_ZERO = 3, MG_ERR_VALUE = 4,
-       MG_ERR_TYPE = 5, MG_ERR_INTERRUPT = 6, MG_ERR_MEMORY = 7, MG_ERR_FLOAT_STATUS = 8 };
+       MG_ERR_TYPE = 5, MG_ERR_INTERRUPT = 6, MG_ERR_MEMORY = 7, MG_ERR_FLOAT_STATUS = 8, MG_ERR_ITEM = 9 };
 /* Iterations of a range loop between two looks at the interrupt flag (Ctrl-C): the inner
  * loop of each chunk stays free of exits, so the compiler still vectorizes it. */
 #define MG_POLL_CHUNK 65536
@@ -161,6 +161,16 @@ MG_INLINE int64_t mg_rshift_i64(int64_t a, int64_t n, int *err) {
     return a >> n;
 }
 /* NumPy int32 results: computed in int64, then checked. */
+/* A store into an array.array or memoryview of narrower items (codegen/array_statements.py):
+ * the kernel's copy holds what the item will hold; CPython raises where it cannot. */
+MG_INLINE int64_t mg_store_range(int64_t a, int64_t low, int64_t high, int *err) {
+    if (MG_UNLIKELY(a < low || a > high)) { *err = MG_ERR_ITEM; return 0; } return a;
+}
+MG_INLINE double mg_store_f32(double x, int *err) {
+    float r = (float)x;
+    if (MG_UNLIKELY(isinf(r) && isfinite(x))) { *err = MG_ERR_ITEM; return 0; }
+    return (double)r;
+}
 MG_INLINE int32_t mg_to_i32(int64_t a, int *err) {
     if (MG_UNLIKELY(a < INT32_MIN || a > INT32_MAX)) { *err = MG_ERR_OVERFLOW; return 0; } return (int32_t)a;
 }

@@ -18,7 +18,7 @@ from ..analysis.parallel import ParallelPlan
 from ..analysis.typeinfer import TypedLoop
 from ..ir import nodes as ir
 from ..ir.types import Scalar, buffer_ctype
-from .array_statements import render_append, render_rebind
+from .array_statements import render_append, render_rebind, stored_in_buffer
 from .calls import render_call
 from .layout import BOX_TAGS, Layout
 from .spelling import ERR, array_name, c_name, growing_name
@@ -131,7 +131,11 @@ class Renderer:
         elif isinstance(node, ir.Store):
             element = self.typed.arrays[node.array].element
             address = self.element_address(node)
-            value = self.store_value(node.value, element, self.typed.arrays[node.array].is_list)
+            info = self.typed.arrays[node.array]
+            value = self.store_value(node.value, element, info.is_list)
+            if info.storage:   # an array.array or memoryview of narrower items
+                self.checks += 1
+                value = stored_in_buffer(value, info.storage)
             self.emit(depth, f"{address} = {value};")
             self.guarded(depth, before)
         elif isinstance(node, ir.Append):

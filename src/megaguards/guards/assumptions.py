@@ -64,8 +64,12 @@ class Assumption(enum.Enum):
                         "loop compares them", "Binder.bind (guards/fields.py FieldReader)")
     FIELD_DISTINCT = ("{name} holds one object more than once and the loop sets its {field!r}",
                       "Binder.bind (guards/fields.py FieldReader)")
-    BUFFER_TYPECODE = ("{name} is an array.array of typecode {code!r}: only 'd', 'q' and 'l' (8 bytes) "
-                       "are read", "Binder.bind (buffer_element)")
+    BUFFER_TYPECODE = ("{name} is an array.array or memoryview of format {code!r}: only one dimension of "
+                       "numbers (b B h H i I l L q Q f d) is read", "Binder.bind (buffer_element)")
+    BUFFER_WRITABLE = ("{name} is a read-only memoryview the loop writes (Python raises TypeError)",
+                       "Binder.bind (buffer_element)")
+    BUFFERS_DISJOINT = ("a memoryview and another array name may share memory, and the loop writes one",
+                        "Binder.bind (buffers_disjoint)")
     TEXT_READ = ("{name} is a {cls}, which the loop indexes twice or assigns into (a kernel only reads one "
                  "level of it)", "Binder.bind")
     ROW_WIDTH = ("the rows of {name} hold {width} values where the loop unpacks {wanted}",

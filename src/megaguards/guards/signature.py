@@ -19,7 +19,8 @@ from ..analysis.functions import canonical_name
 from ..codegen.layout import LIST_KIND
 from ..errors import GuardFailure, Unsupported
 from ..ir import nodes as ir
-from ..ir.types import INT64_MAX, INT64_MIN, Scalar, ndarray_class, numpy_dtype_scalar, scalar_of_class
+from ..ir.types import (INT64_MAX, INT64_MIN, Scalar, ndarray_class, numpy_dtype_scalar, numpy_module,
+                        scalar_of_class)
 from .assumptions import Assumption
 from .fields import FieldReader, all_distinct, copy_rows
 
@@ -184,22 +185,79 @@ READ_ONLY = {str: Scalar.PY_CHAR, bytes: Scalar.PY_INT, bytearray: Scalar.PY_INT
 def is_array(value: object) -> bool:
     """Of a class ``Binder.bind`` takes for an array (else ARRAY_CLASS fails)."""
     cls = type(value)
-    return cls is list or cls is ndarray_class() or cls is ArrayArray or cls in READ_ONLY or is_cupy_array(value)
+    return cls is list or cls is ndarray_class() or cls in BUFFER_CLASSES or cls in READ_ONLY or is_cupy_array(value)
 
 
-# array.array typecodes read in place (copied in and out, a memcpy each): their items are
-# Python's floats and ints, as a list's, held as double and int64 (marshal.c's buffer_items).
-BUFFER_TYPECODES = {"d": Scalar.PY_FLOAT, "q": Scalar.PY_INT, "l": Scalar.PY_INT}
+# The items of array.array and of 1-D contiguous memoryviews, read in place (copied in and out,
+# converted to double or int64 and back: marshal_lists.c's copy_buffer): Python's floats and
+# ints, as a list's.  Each format's kind ("f", "i": signed, "u": unsigned) and the item sizes it
+# may have ('l' and 'L' are 8 bytes here, 4 on Windows; a memoryview's '<l' is 4).
+BUFFER_FORMATS = {"b": "i", "B": "u", "h": "i", "H": "u", "i": "i", "I": "u", "l": "i", "L": "u", "q": "i",
+                  "Q": "u", "f": "f", "d": "f"}
+BUFFER_CLASSES = (ArrayArray, memoryview)
 
 
-def buffer_element(name: str, value, rank: int) -> Scalar:
-    """The element type of an array.array the loop indexes; GuardFailure if unsupported."""
+def buffer_storage(value) -> str:
+    """The items' storage, as its kind and bytes ("f4", "i2", "u8"...), of an array.array or a
+    memoryview; "" where the format is not one the kernels take."""
+    if type(value) is ArrayArray:
+        code, size = value.typecode, value.itemsize
+    else:
+        try:
+            code, size, ndim, contiguous = value.format, value.itemsize, value.ndim, value.c_contiguous
+        except ValueError:   # released
+            return ""
+        code = code[1:] if code[:1] == "@" else code
+        if ndim != 1 or not contiguous:
+            return ""
+    kind = BUFFER_FORMATS.get(code)
+    if kind is None or size not in ((4, 8) if kind == "f" else (1, 2, 4, 8)):
+        return ""
+    return f"{kind}{size}"
+
+
+def buffer_format(value) -> str:
+    """An array.array's typecode, a memoryview's format ("released" once released), as said."""
+    if type(value) is ArrayArray:
+        return value.typecode
+    try:
+        return value.format if value.ndim == 1 else f"{value.format}, {value.ndim}-D"
+    except ValueError:
+        return "released"
+
+
+def buffer_element(name: str, value, rank: int, written: bool = False) -> tuple:
+    """(element type, storage) of an array.array or memoryview the loop indexes: the storage
+    "" where its items are doubles or int64s (the kernel stores them as they are), else
+    buffer_storage's (each store is rounded or range-checked); GuardFailure if unsupported."""
     if rank != 1:
         raise Assumption.LIST_RANK.failure(rank=rank)
-    element = BUFFER_TYPECODES.get(value.typecode)
-    if element is None or value.itemsize != 8:
-        raise Assumption.BUFFER_TYPECODE.failure(name=ir.describe_name(name), code=value.typecode)
-    return element
+    storage = buffer_storage(value)
+    if not storage:
+        raise Assumption.BUFFER_TYPECODE.failure(name=ir.describe_name(name), code=buffer_format(value))
+    if written and type(value) is memoryview and value.readonly:
+        raise Assumption.BUFFER_WRITABLE.failure(name=ir.describe_name(name))
+    element = Scalar.PY_FLOAT if storage[0] == "f" else Scalar.PY_INT
+    return element, "" if storage in ("f8", "i8") else storage
+
+
+def buffers_disjoint(uses, arrays: list) -> None:
+    """A memoryview shares its exporter's memory, and each buffer is copied in and out of the
+    kernel: a loop that writes an item through one name must not read it through another
+    (one object under two names is an alias group, in the key).  GuardFailure where two
+    names could share memory."""
+    if not any(use.written for use in uses):
+        return
+    ndarray = ndarray_class()
+    exporters = [value.obj if type(value) is memoryview else value for value in arrays]
+    for k, first in enumerate(exporters):
+        for j in range(k):
+            if arrays[j] is arrays[k]:
+                continue
+            second = exporters[j]
+            if first is second or (type(first) is ndarray and type(second) is ndarray
+                                   and numpy_module().may_share_memory(first, second)):
+                raise Assumption.BUFFERS_DISJOINT.failure()
 
 
 def scalar_type(name: str, value: object) -> Scalar:
@@ -219,8 +277,9 @@ def array_element(name: str, value: object, rank: int, mixed: bool = False,
     if type(value) is list:
         leaf = scalar_of_class(list_leaf_class(value, rank, tuples))
         return Scalar.PY_INT_OR_FLOAT if mixed and leaf in (Scalar.PY_INT, Scalar.PY_FLOAT) else leaf, True, True
-    if type(value) is ArrayArray:
-        return buffer_element(name, value, rank), True, True, True
+    if type(value) in BUFFER_CLASSES:
+        element, storage = buffer_element(name, value, rank)
+        return element, True, True, True, False, storage
     if type(value) in READ_ONLY:
         if rank != 1:   # s[i][j]: a str of one character indexed again (Binder.bind has refused it)
             raise Assumption.LIST_RANK.failure(rank=rank)
@@ -346,16 +405,17 @@ class Binder:
             scalars.append(value)
         arrays = [get(values) for get, _, _ in self.array_getters]
         mixed_lists = {id(arrays[k]) for k in self.mixed if type(arrays[k]) is list} if self.mixed else ()
-        on_device = False
+        on_device = views = False
         identities: dict[int, int] = {}
         for use, value, (_, rank, tuples) in zip(self.array_uses, arrays, self.array_getters):
             cls = type(value)
             if cls is list:
                 leaf = list_leaf_class(value, rank, tuples)
                 key.append(INT_OR_FLOAT_LIST if id(value) in mixed_lists and leaf is not bool else leaf)
-            elif cls is ArrayArray:
-                key.append(buffer_element(use.name, value, rank))
-                key.append(ArrayArray)
+            elif cls is ArrayArray or cls is memoryview:
+                key.append(buffer_element(use.name, value, rank, use.written))
+                key.append(cls)
+                views = views or cls is memoryview
             elif cls in READ_ONLY:
                 if rank != 1 or use.written:   # CPython indexes a character again, or raises TypeError
                     raise Assumption.TEXT_READ.failure(name=ir.describe_name(use.name), cls=cls.__name__)
@@ -370,6 +430,8 @@ class Binder:
             else:
                 raise Assumption.ARRAY_CLASS.failure(cls=cls.__name__)
             key.append(identities.setdefault(id(value), len(identities)))
+        if views:
+            buffers_disjoint(self.array_uses, arrays)
         for position, rank, width in self.widths:
             row_width(self.array_uses[position].name, arrays[position], rank, width)
         mixed = frozenset(k for k, value in enumerate(arrays) if id(value) in mixed_lists)

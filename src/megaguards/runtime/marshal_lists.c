@@ -82,10 +82,26 @@ static int unbox_items(PyObject **items, Py_ssize_t n, int64_t gap, int kind, ch
     return 0;
 }
 
-/* An array.array (guards/signature.py lets no other buffer through) of this kind's items:
- * its items, or NULL (its buffer released at once: the caller holds the GIL, so that nothing
- * can resize it before the copy that follows).  ``count``: its length, -1 if not a buffer. */
-static char *buffer_items(PyObject *obj, int kind, int writable, Py_ssize_t *count) {
+/* The item formats of array.array and memoryview (guards/signature.py's buffer_storage lets
+ * only these through): a kind and the bytes of one item. */
+enum { ITEM_F = 16, ITEM_I = 32, ITEM_U = 48 };
+
+static int item_format(const Py_buffer *view, int kind) {
+    const char *format = view->format == NULL ? "B" : view->format;
+    Py_ssize_t size = view->itemsize;
+    if (format[0] == '@') format++;
+    if (view->ndim != 1 || format[0] == '\0' || format[1] != '\0') return 0;
+    if (kind == KIND_FLOAT)
+        return (format[0] == 'f' && size == 4) || (format[0] == 'd' && size == 8) ? ITEM_F + (int)size : 0;
+    if (kind != KIND_INT || strchr("bBhHiIlLqQ", format[0]) == NULL || (size != 1 && size != 2 && size != 4 && size != 8))
+        return 0;
+    return (format[0] >= 'a' ? ITEM_I : ITEM_U) + (int)size;
+}
+
+/* A buffer's items of this kind, their format (item_format) in ``format``, or NULL (its
+ * buffer released at once: the caller holds the GIL, so that nothing can resize it before
+ * the copy that follows).  ``count``: its length, -1 if not a buffer. */
+static char *buffer_items(PyObject *obj, int kind, int writable, Py_ssize_t *count, int *format) {
     Py_buffer view;
     *count = -1;
     if (PyList_CheckExact(obj) || !PyObject_CheckBuffer(obj)) return NULL;
@@ -93,13 +109,55 @@ static char *buffer_items(PyObject *obj, int kind, int writable, Py_ssize_t *cou
         PyErr_Clear();
         return NULL;
     }
-    const char *format = view.format == NULL ? "B" : view.format;
-    int fits = view.ndim == 1 && view.itemsize == 8 && format[0] != '\0' && format[1] == '\0'
-               && (kind == KIND_FLOAT ? format[0] == 'd' : kind == KIND_INT && (format[0] == 'q' || format[0] == 'l'));
-    char *items = fits ? (char *)view.buf : NULL;
+    *format = item_format(&view, kind);
+    char *items = *format ? (char *)view.buf : NULL;
     *count = view.len / (view.itemsize ? view.itemsize : 1);
     PyBuffer_Release(&view);
     return items;
+}
+
+/* ``n`` items of a buffer of narrower items (or unsigned 8-byte ones) converted into the
+ * kernel's doubles or int64s, or with ``boxing`` back: floats where the kernel's value
+ * differs from the item's (a float32 NaN the loop never wrote keeps its bits), ints all
+ * (the kernel checked each store's range).  1 where an unsigned item exceeds int64. */
+static int convert_items(char *theirs, int format, int64_t n, char *mine, int boxing) {
+    double *doubles = (double *)mine;
+    int64_t *ints = (int64_t *)mine;
+    switch (format) {
+    case ITEM_F + 4: {
+        float *items = (float *)theirs;
+        for (int64_t i = 0; i < n; i++) {
+            if (!boxing) {
+                doubles[i] = items[i];
+            } else {
+                double was = items[i];
+                if (memcmp(&was, doubles + i, sizeof was) != 0) items[i] = (float)doubles[i];
+            }
+        }
+        return 0;
+    }
+#define MG_INT_ITEMS(CODE, T)                                                               \
+    case CODE: {                                                                            \
+        T *items = (T *)theirs;                                                             \
+        for (int64_t i = 0; i < n; i++) {                                                   \
+            if (boxing) items[i] = (T)ints[i]; else ints[i] = (int64_t)items[i];            \
+        }                                                                                   \
+        return 0;                                                                           \
+    }
+    MG_INT_ITEMS(ITEM_I + 1, int8_t) MG_INT_ITEMS(ITEM_I + 2, int16_t) MG_INT_ITEMS(ITEM_I + 4, int32_t)
+    MG_INT_ITEMS(ITEM_U + 1, uint8_t) MG_INT_ITEMS(ITEM_U + 2, uint16_t) MG_INT_ITEMS(ITEM_U + 4, uint32_t)
+#undef MG_INT_ITEMS
+    case ITEM_U + 8: {
+        uint64_t *items = (uint64_t *)theirs;
+        for (int64_t i = 0; i < n; i++) {
+            if (boxing) items[i] = (uint64_t)ints[i];
+            else if (items[i] > (uint64_t)INT64_MAX) return 1;
+            else ints[i] = (int64_t)items[i];
+        }
+        return 0;
+    }
+    }
+    return 1;
 }
 
 /* The box of a str's code points, or of the bytes of bytes or a bytearray, into the int64
@@ -138,12 +196,17 @@ static int is_text(PyObject *obj) {
 static int copy_buffer(PyObject *obj, const mg_box *box, char *buffer, int64_t *position, int boxing) {
     if (is_text(obj)) return copy_text(obj, box, buffer, position, boxing);
     Py_ssize_t count = 0;
-    char *items = box->rank == 1 ? buffer_items(obj, box->kind, boxing, &count) : NULL;
+    int format = 0;
+    char *items = box->rank == 1 ? buffer_items(obj, box->kind, boxing, &count, &format) : NULL;
     if (items == NULL || count != box->shape[0]) return 1;
-    size_t bytes = (size_t)box->count[0] * 8;
-    char *mine = buffer + (size_t)*position * 8, *theirs = items + (size_t)box->low[0] * 8;
-    memcpy(boxing ? theirs : mine, boxing ? mine : theirs, bytes);
-    *position += box->count[0];
+    int64_t n = box->count[0];
+    int size = format % 16;
+    char *mine = buffer + (size_t)*position * 8, *theirs = items + (size_t)box->low[0] * size;
+    if (format == ITEM_F + 8 || format == ITEM_I + 8)   /* doubles, int64s: as the kernel holds them */
+        memcpy(boxing ? theirs : mine, boxing ? mine : theirs, (size_t)n * 8);
+    else if (convert_items(theirs, format, n, mine, boxing))
+        return 1;
+    *position += n;
     return 0;
 }
 
@@ -335,7 +398,8 @@ static int list_shape(PyObject *obj, int rank, int64_t *shape) {
         return 0;
     }
     if (rank == 1 && !PyList_CheckExact(obj) && PyObject_CheckBuffer(obj)) {   /* an array.array, bytes: its */
-        buffer_items(obj, KIND_FLOAT, 0, &count);   /* length (the unboxing checks its kind) */
+        int format;
+        buffer_items(obj, KIND_FLOAT, 0, &count, &format);   /* length (the unboxing checks its kind) */
         shape[0] = count;
         return count < 0;
     }

@@ -59,9 +59,9 @@ class Signature:
 
     def describe(self) -> str:
         parts = [f"{name}: {scalar!r}" for name, scalar in self.scalars.items()]
-        parts += [f"{name}: {'array.array' if info.buffer else 'list' if info.is_list else 'ndarray'}"
-                  f"[{info.rank}-D, {info.element!r}]"
-                  for name, info in self.arrays.items()]
+        parts += [f"{name}: {'buffer' if info.buffer else 'list' if info.is_list else 'ndarray'}"
+                  f"[{info.rank}-D, {info.element!r}{', ' + info.storage if info.storage else ''}]"
+                  for name, info in self.arrays.items()]   # buffer: an array.array or a memoryview
         return ", ".join(parts)
 
 

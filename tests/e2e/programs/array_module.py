@@ -1,9 +1,10 @@
 # expect: compiled
-"""array.array of doubles and of 64-bit ints (scimark keeps its grids in them): indexed in
-place like lists of Python numbers, copied in and out of the compiled loop in one memcpy
-each.  Other typecodes, a store that would convert (an int into array('d')), an int past
-int64 and iterating the array itself stay in CPython, whose results and errors are the
-program's."""
+"""array.array of every numeric typecode (scimark keeps its grids in 'd' ones) and 1-D
+memoryviews: indexed in place like lists of Python numbers, copied in and out of the
+compiled loop (narrower items converted, each store rounded to float32 or checked against
+the item's range).  A store that would convert (an int into array('d')), an int past int64
+or past a narrow item's range and iterating the array itself stay in CPython, whose results
+and errors are the program's."""
 import math
 from array import array
 
@@ -43,9 +44,16 @@ def store_int(b):
 
 
 def narrow(c, n):
-    for i in range(n):  # mg: fallback "typecode 'i'"
+    for i in range(n):  # mg: compiled
         c[i] = c[i] + 1
     return c
+
+
+def blend(pixels, weights, n):
+    view = memoryview(pixels)
+    for i in range(n):  # mg: compiled
+        view[i] = int(view[i] * weights[i])
+    return pixels
 
 
 a = array("d", [i * 0.5 for i in range(1000)])
@@ -60,6 +68,16 @@ try:
 except OverflowError as error:
     print("OverflowError:", error)
 print(store_int(array("d", [1.0, 2.0])), narrow(array("i", range(5)), 5))
+print(narrow(array("f", [0.1, 0.2]), 2), narrow(array("B", [7, 8]), 2))
+try:
+    narrow(array("h", [1, 32767, 3]), 3)
+except OverflowError as error:
+    print("OverflowError:", error)
+print(list(blend(bytearray(range(0, 250, 25)), array("f", [0.5 + i / 40 for i in range(10)]), 10)))
+try:
+    blend(bytearray([200, 200]), array("f", [1.0, 1.5]), 2)
+except ValueError as error:
+    print("ValueError:", error)
 total = 0.0
 for value in array("d", [0.5, 1.5]):
     total += value
