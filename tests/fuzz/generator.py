@@ -22,7 +22,8 @@ What the programs contain (see the issue "differential fuzzing"):
   fifth of the programs, lists of floats whose whole-number elements are often ints
   (feature ``mixed``, a stream of its own too); between the top-level loops, folds of
   one 1-D array that become expression sites (``any``/``all`` of a generator, ``min``/
-  ``max`` with ``default=`` or ``key=``, ``sum`` of a generator; feature ``folds``);
+  ``max`` with ``default=`` or ``key=``, ``sum`` of a generator; feature ``folds``); loops
+  over a list of 2-tuples ``pairs`` (statements.tuple_loop; feature ``tuples``, own stream);
 * random expressions (``+ - * / // % & | ^ ** << >> min max abs``, unary ``-`` and
   ``~``, conditional expressions, comparisons (chained too, and as values),
   ``and``/``or``, a few ``math`` calls and ``int``/``float``/``round`` conversions),
@@ -106,6 +107,8 @@ def format_value(value) -> str:
             return "math.inf" if value > 0 else "-math.inf"
     if isinstance(value, list):
         return "[" + ", ".join(format_value(v) for v in value) + "]"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(format_value(v) for v in value) + ("," if len(value) == 1 else "") + ")"
     return repr(value)
 
 
@@ -154,8 +157,12 @@ class Generator(HelperGeneration, StatementGeneration, InputGeneration):
         self.mixed_rng = random.Random(f"mixed {seed}")
         self.mixed_lists = "mixed" not in self.avoid and self.mixed_rng.random() < 0.2
         # Folds of one array between the loops (expression sites: any/all, min/max with
-        # default=, sum of a generator): a stream of their own.
+        # default=, sum of a generator), and lists of tuples read by tuple loop targets
+        # (issue 29's item 6): streams of their own.
         self.fold_rng = random.Random(f"folds {seed}")
+        r = self.tuple_rng = random.Random(f"tuples {seed}")
+        self.pairs = None if "tuples" in self.avoid or r.random() >= 0.2 else \
+            (r.choice([PY_INT, PY_FLOAT, PY_FLOAT]), r.choice([PY_INT, PY_FLOAT]), r.choice("NM"))
 
     # -- helpers -------------------------------------------------------------------
     def chance(self, p: float) -> bool:
@@ -188,7 +195,7 @@ class Generator(HelperGeneration, StatementGeneration, InputGeneration):
                 name = name.upper()
             self.arrays.append(ArraySpec(name, container, element, dims))
         self.scalar_params = {"n": PY_INT, "m": PY_INT, "k": PY_INT, "q": PY_INT, "s": PY_FLOAT}
-        self.parameters = [a.name for a in self.arrays] + list(self.scalar_params)
+        self.parameters = [a.name for a in self.arrays] + list(self.scalar_params) + ["pairs"] * bool(self.pairs)
         # aliasing: a second name for one array, or a row of a matrix passed as a vector
         self.alias = None
         if r.random() < 0.1 and len(self.arrays) >= 2:
@@ -551,6 +558,7 @@ class Generator(HelperGeneration, StatementGeneration, InputGeneration):
                 self.temporary(scope, 1)
             self.for_loop(scope, 1, 0)
             self.fold(1)
+            self.tuple_loop(scope, 1)
             if r.random() < 0.2 and self.loop_vars:
                 self.emit(1, f"acc = acc + {r.choice(sorted(self.loop_vars))}")
         returned = list(self.accumulators) + sorted(self.top_loop_vars)[: r.choice([0, 1, 1])]
@@ -562,17 +570,18 @@ class Generator(HelperGeneration, StatementGeneration, InputGeneration):
         self.emit(1, f"return {', '.join(returned)}")
         self.lines[prelude_at:prelude_at] = ["    " + line for line in self.prelude]
         source = "\n".join(self.lines) + "\n"
-        state, mixed_state = self.rng.getstate(), self.mixed_rng.getstate()
+        state, mixed_state, tuple_state = self.rng.getstate(), self.mixed_rng.getstate(), self.tuple_rng.getstate()
 
         def make_calls():  # replays the same random choices: equal, fresh arguments
             self.rng.setstate(state)
             self.mixed_rng.setstate(mixed_state)
-            return self.calls()
+            self.tuple_rng.setstate(tuple_state)
+            return self.with_pairs(self.calls())
         return Program(self.seed, source, self.parameters, make_calls)
 
 
 FEATURES = ("readonly", "longrange", "reduction", "containerswitch", "helpers", "cells", "exits", "appends",
-            "mixed", "folds")  # what ``avoid`` may name
+            "mixed", "folds", "tuples")  # what ``avoid`` may name
 
 
 def generate(seed: int, avoid=()) -> Program:

@@ -271,6 +271,9 @@ def run_program(program, progress=None) -> SeedResult:
     result.fallback_runs = sum(loop["fallback_runs"] for loop in loops)
     result.reasons = sorted({reason for loop in loops for reason in loop["reasons"]})
     result.seconds = time.perf_counter() - started
+    internal = [reason for reason in result.reasons if reason.startswith("internal error in megaguards")]
+    if internal and not result.mismatches:   # CPython ran the loop: equal results, but a megaguards bug
+        result.status, result.detail = "error", internal[0]
     return result
 
 
@@ -352,8 +355,10 @@ class _Worker:
 def _environment(extra: dict | None) -> dict:
     env = dict(os.environ)
     env.setdefault("MEGAGUARDS_CACHE_DIR", str(_work_directory() / "kernel-cache"))
-    # As the test suite runs megaguards (tests/conftest.py): parallel loops even when tiny, so
-    # the OpenMP code runs; float reductions exact (the default).
+    # As the test suite runs megaguards (tests/conftest.py): every loop compiled at its first
+    # entry (the programs are tiny: the default threshold would leave them all in CPython),
+    # parallel loops even when tiny, so the OpenMP code runs; float reductions exact (the default).
+    env.setdefault("MEGAGUARDS_COMPILE_AFTER", "0")
     env.setdefault("MEGAGUARDS_PARALLEL_WORK", "0")
     for name in ("MEGAGUARDS_REPORT", "MEGAGUARDS_DUMP", "MEGAGUARDS_DEVICE"):
         env.pop(name, None)

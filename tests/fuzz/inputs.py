@@ -88,6 +88,33 @@ class InputGeneration:
             scalars["n"] = numpy.int64(n)
         return tuple(values[spec.name] for spec in self.arrays) + tuple(scalars[name] for name in self.scalar_params)
 
+    def with_pairs(self, calls: list) -> list:
+        """Each call's arguments and, where the program has ``pairs``, its list of tuples (as
+        long as ``n`` or ``m``), from the feature's stream: sometimes empty, with a row of
+        three, a list for a tuple, ints among floats or a None."""
+        if self.pairs is None:
+            return calls
+        r = self.tuple_rng
+        first, second, dim = self.pairs
+        result = []
+        for arguments in calls:
+            length = max(0, int(arguments[len(self.arrays) + (0 if dim == "N" else 1)]))
+
+            def number(cls):
+                if cls is int:
+                    return r.randint(-9, 20)
+                if self.special_floats and r.random() < 0.15:
+                    return r.choice([math.nan, math.inf, -0.0, 1e308])
+                return round(r.uniform(-10, 10), r.choice([0, 1, 3]))
+            pairs = [(number(first), number(second)) for _ in range(length if r.random() > 0.05 else 0)]
+            if pairs and r.random() < 0.12:
+                position, corner = r.randrange(len(pairs)), r.choice(["three", "list", "int", "none"])
+                x, y = pairs[position]
+                pairs[position] = {"three": (x, y, 1.0), "list": [x, y], "none": (x, None),
+                                   "int": (int(x) if x == x and abs(x) < 1e300 else 1, y)}[corner]
+            result.append(arguments + (pairs,))
+        return result
+
     def overlapping(self, array: numpy.ndarray):
         """Two views of one buffer with ``array``'s length: shifted by one, or reversed."""
         r = self.rng

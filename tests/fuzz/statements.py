@@ -291,3 +291,34 @@ class StatementGeneration:
         self.loop_else(depth)
         if loop_depth > 0 and r.random() < 0.2:  # the variable after its (maybe zero-trip) loop
             self.emit(depth, f"acc = acc + {var}")
+
+    def tuple_loop(self, scope: Scope, depth: int) -> None:
+        """Sometimes a loop over ``pairs`` with tuple targets (``for x, y in pairs``, with
+        ``enumerate`` or ``zip`` beside a 1-D array), its body drawn from the feature's stream;
+        sometimes ``x`` read after it (bound before the loops: ``pairs`` may be empty)."""
+        r = self.tuple_rng
+        if self.pairs is None or r.random() < 0.4:
+            return
+        first, second, dim = self.pairs
+        inner = scope.child()
+        inner.scalars.update(x=first, y=second)
+        arrays = [a for a in self.arrays if a.rank == 1 and a.element_type not in (PY_BOOL, NUMPY_BOOL)]
+        form = r.choice(["plain", "plain", "enumerate", "zip"])
+        if form == "zip" and arrays:
+            array = r.choice(arrays)
+            inner.scalars["w"] = array.element_type
+            self.emit(depth, f"for (x, y), w in zip(pairs, {array.name}):")
+        elif form == "enumerate":
+            inner.loops.append(("ti", dim))
+            self.emit(depth, f"for ti, (x, y) in enumerate(pairs{r.choice(['', '', ', 1'])}):")
+        else:
+            self.emit(depth, "for x, y in pairs:")
+        self.rng, main = r, self.rng   # the rest of the program keeps its random choices
+        try:
+            self.statements(inner, depth + 1, 1, r.choice([1, 2, 2, 3]), True)
+        finally:
+            self.rng = main
+        if r.random() < 0.3:
+            self.prelude.append("x = 0.5")
+            self.emit(depth, "facc = facc + float(x)")
+

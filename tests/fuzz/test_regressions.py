@@ -285,3 +285,23 @@ def test_bug8_closure_reads_the_loop_variable():
 def test_bug8_helper_reads_a_global_the_loop_assigns():
     # Python: 7.0; megaguards: 3.0
     check(accumulate_global, (3,))
+
+
+# --- BUGS.md #10: an inner loop rebinding the outer loop's variable (internal error) --------------
+
+def rebinds_outer_variable(b, n):
+    for j in range(n - 1, -1, -1):
+        for j in range(n - 1, 0, -2):
+            b[j] += 1
+        b[j] = 0
+    return b
+
+
+def test_bug10_inner_loop_rebinds_the_outer_variable():
+    from megaguards.runtime.site import REGISTRY
+
+    check(rebinds_outer_variable, ([1, 2, 3, 4, 5, 6], 6))
+    code = rebinds_outer_variable.__code__
+    reasons = [reason for site in REGISTRY.sites if site.info.filename == code.co_filename
+               and code.co_firstlineno < site.info.line <= code.co_firstlineno + 4 for reason in site.stats.reasons]
+    assert not [reason for reason in reasons if reason.startswith("internal error")], reasons

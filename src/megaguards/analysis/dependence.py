@@ -172,7 +172,9 @@ def carries_dependence(candidate: ir.For, outer: tuple[ir.For, ...], first: Acce
     domains = list(constraints)   # the iterations of both copies, any two
     constraints.append(f"({copies[0].variables[candidate.var]} < {copies[1].variables[candidate.var]} or "
                        f"{copies[0].variables[candidate.var]} > {copies[1].variables[candidate.var]})")
-    variables = sorted({v for c in copies for v in c.variables.values()})
+    # The outer loops' variables too: where the candidate (or a loop inside it) rebinds an
+    # outer loop's name, that outer variable is in no copy, yet its loop's domain names it.
+    variables = sorted(set(shared.values()) | {v for c in copies for v in c.variables.values()})
     elements = []
     for dim in range(len(first.node.indices)):
         target = f"e{dim}"
