@@ -209,6 +209,9 @@ def run_code(code, path: str, argv: list[str], shown: str | None = None, spec=No
         module.__dict__.update({"__file__": path, "__cached__": spec.cached, "__spec__": spec,
                                 "__package__": spec.parent, "__loader__": spec.loader})
     install_site_names()
+    from .workers import prepare
+
+    prepare(next(finder.roots for finder in sys.meta_path if isinstance(finder, RewritingFinder)))
     sys.modules["__main__"] = module
     # ``python path`` runs the script's module in the first frame; here megaguards' own
     # frames lie below it: the recursion limit grows by as many, so that the script may

@@ -108,11 +108,18 @@ def decisive_reason(record: dict) -> str:
 
 def write_configured() -> None:
     """The reports the settings ask for: the JSON file (MEGAGUARDS_REPORT, --report-json),
-    the table on stderr (--report)."""
+    the table on stderr (--report), with the loops of multiprocessing's children (workers.py)."""
     configuration = config.current()
     if not (configuration.report_json or configuration.report_table):
         return
     report = build_report()
+    from ..runtime.process import current as current_process
+
+    workers = current_process().workers
+    if workers is not None and workers["folder"]:
+        from ..workers import read_records
+
+        report["loops"] = merged(report["loops"], read_records(workers["folder"]))
     if configuration.report_json:
         write_json(configuration.report_json, report)
     if configuration.report_table:
@@ -122,6 +129,65 @@ def write_configured() -> None:
 def build_report(sites=None) -> dict:
     sites = REGISTRY.sites if sites is None else sites
     return {"version": SCHEMA_VERSION, "loops": [loop_record(s) for s in sites if s.stats.entries]}
+
+
+# A loop's record as numbers that add up across processes (the others are the loop's own).
+COUNTS = ("entries", "compiled_runs", "fallback_runs")
+TALLIES = ("seconds", "transfers", "list_elements")   # dicts of numbers
+BACKENDS = (None, "c-seq", "c-omp", "cuda")          # what ran, least first
+
+
+def _key(record: dict) -> tuple:
+    return record["file"], record["line"], record["function"]
+
+
+def merged(own: list[dict], children: list[list[dict]]) -> list[dict]:
+    """This process's loop records with its children's added: counts and seconds summed,
+    reasons joined, the backend that ran the most (a loop only a child entered is added);
+    ``workers``: how many children entered the loop."""
+    records = {_key(r): dict(r) for r in own}
+    for child in children:
+        for record in child:
+            mine = records.get(_key(record))
+            if mine is None:
+                mine = records[_key(record)] = {**record, "workers": 0, **{name: 0 for name in COUNTS},
+                                                **{name: {} for name in TALLIES if name in record}}
+            for name in COUNTS:
+                mine[name] = mine.get(name, 0) + record.get(name, 0)
+            for name in TALLIES:
+                if record.get(name):
+                    tally = mine.setdefault(name, {})
+                    for field, value in record[name].items():
+                        tally[field] = tally.get(field, 0) + value
+            mine["reasons"] = list(dict.fromkeys(mine.get("reasons", []) + record.get("reasons", [])))
+            mine["backend"] = max(mine.get("backend"), record.get("backend"), key=_rank)
+            mine["workers"] = mine.get("workers", 0) + 1
+    return list(records.values())
+
+
+def _rank(backend) -> int:
+    return BACKENDS.index(backend) if backend in BACKENDS else 0
+
+
+def since(records: list[dict], baseline: list[dict]) -> list[dict]:
+    """What ``records`` added to ``baseline`` (a forked child's records less its parent's at
+    the fork); the loops entered since only, a backend only where one compiled since."""
+    before = {_key(r): r for r in baseline}
+    result = []
+    for record in records:
+        old = before.get(_key(record))
+        if old is None:
+            result.append(record)
+            continue
+        record = dict(record, **{name: record[name] - old.get(name, 0) for name in COUNTS})
+        for name in TALLIES:
+            if record.get(name):
+                record[name] = {k: v - old.get(name, {}).get(k, 0) for k, v in record[name].items()}
+        if not record["compiled_runs"]:
+            record["backend"] = None
+        if record["entries"]:
+            result.append(record)
+    return result
 
 
 def write_json(path: str, report: dict | None = None) -> None:

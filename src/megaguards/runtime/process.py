@@ -68,6 +68,10 @@ _FIELDS = {
     # -- log_setup.configure_logging_later: the level of the command line's handler, until logging is imported
     "log_pending": None,
 
+    # -- multiprocessing's children (workers.py): the settings they start with, the folder
+    # their loop records go to (None: no report), a forked child's records at the fork
+    "workers": None,
+
     # -- said once
     "features_logged": dict,      # (kernel key, bucket) -> lines in MEGAGUARDS_FEATURES_LOG
     "warned": set,                # MegaguardsWarning messages (or keys: settings) already shown
