@@ -18,7 +18,7 @@ import ctypes
 import time
 from contextlib import contextmanager
 
-from ..record import record
+from ..record import field, record
 from ..analysis.floatstatus import watched_categories
 from ..analysis.parallel import FOLD_FORMS
 from ..codegen.layout import BOX_TAGS, list_kind
@@ -202,6 +202,7 @@ class DeviceCopies:
     clock: StageClock
     transfers: Transfers
     may_flag: bool = True         # the kernel can raise a flag after writing (checks in the loop)
+    staged: set = field(default_factory=set)   # (shape, dtype) of the lists moved before
 
     def allocate(self, cupy, info, value):
         """An array the kernel overwrites whole: allocated on the device, not copied (a list
@@ -215,13 +216,13 @@ class DeviceCopies:
         if checked:
             raise marshal_failure(checked)
         device = cupy.empty(shape, dtype=list_dtype(info))
-        return device, self.box_back(device, info, value)
+        return device, self.box_back(cupy, device, info, value)
 
-    def box_back(self, device, info, value):
+    def box_back(self, cupy, device, info, value):
         """The commit of a list the kernel wrote: its device copy boxed back into it."""
         def commit():
             with self.clock.book("transfer"):
-                back = device.get()
+                back = device.get(out=self.staging(cupy, device.shape, device.dtype))
             self.count_out(back.nbytes)
             with self.clock.book("writeback"):
                 boxed = self.codec.mg_box_from(value, info.rank, list_kind(info.element), back)
@@ -234,14 +235,14 @@ class DeviceCopies:
         numpy = numpy_module()
         if type(value) is list:
             with self.clock.book("unbox"):
-                host = numpy.empty(list_shape(value, info.rank), dtype=list_dtype(info))
+                host = self.staging(cupy, list_shape(value, info.rank), list_dtype(info))
                 unboxed = self.codec.mg_unbox_into(value, info.rank, list_kind(info.element), host, not written)
             if unboxed:
                 raise marshal_failure(unboxed)
             with self.clock.book("transfer"):
                 device = cupy.asarray(host)
             self.count_in(host.nbytes)
-            return device, self.box_back(device, info, value) if written else None
+            return device, self.box_back(cupy, device, info, value) if written else None
         if type(value) is numpy.ndarray:
             with self.clock.book("transfer"):
                 device = cupy.asarray(value)
@@ -264,6 +265,16 @@ class DeviceCopies:
             else:
                 numpy.copyto(value, device.get())
 
+    def staging(self, cupy, shape: tuple, dtype):
+        """The host buffer a list is unboxed into for the device, or its results come back
+        into: page-locked from the second time this kernel moves one of this shape (pinning
+        80 MB takes longer than one pageable copy; then each copy is about 10x faster)."""
+        key = (shape, dtype.str)
+        if key not in self.staged:
+            self.staged.add(key)
+            return numpy_module().empty(shape, dtype=dtype)
+        return pinned_empty(cupy, shape, dtype)
+
     def count_in(self, size: int) -> None:
         self.transfers.to_device += 1
         self.transfers.bytes_to_device += size
@@ -271,6 +282,22 @@ class DeviceCopies:
     def count_out(self, size: int) -> None:
         self.transfers.from_device += 1
         self.transfers.bytes_from_device += size
+
+
+def pinned_empty(cupy, shape: tuple, dtype):
+    """A host buffer of page-locked memory from CuPy's pinned pool (a freed block is kept for
+    the next): copies from and to it run at the bus's speed (80 MB on the H100 machine: 1.6 ms
+    each way, against 14 ms to the device and 24 ms back from pageable memory).  NumPy's
+    memory where CuPy gives none."""
+    numpy = numpy_module()
+    count = 1
+    for size in shape:
+        count *= size
+    try:
+        memory = cupy.cuda.alloc_pinned_memory(max(1, count * dtype.itemsize))
+    except (AttributeError, RuntimeError, MemoryError):   # an emulated CuPy (tests), no pinned memory
+        return numpy.empty(shape, dtype=dtype)
+    return numpy.frombuffer(memory, dtype, count).reshape(shape)
 
 
 def list_dtype(info):
