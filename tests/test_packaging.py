@@ -64,10 +64,10 @@ def installed(tmp_path_factory):
     work = tmp_path_factory.mktemp("packaging")
     source = work / "source"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy2(ROOT / name, source / name)
-    shutil.copytree(ROOT / "src", source / "src",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
+    shutil.copytree(ROOT / "src", source / "src",   # not the helper an editable install built in place
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "_marshal*.so"))
     isolation = ["--no-build-isolation"] if _setuptools_builds_wheels() else []
     built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", *isolation,
                   "--wheel-dir", work / "dist", source])
@@ -106,6 +106,20 @@ def test_wheel_holds_every_file_the_package_reads(installed):
     expected = _package_files(source)
     assert {"megaguards/codegen/prelude.h", "megaguards/runtime/marshal.c", "megaguards/py.typed"} <= expected
     assert expected - names == set(), "files of src/megaguards missing from the wheel (pyproject package-data)"
+
+
+def test_the_wheel_holds_the_list_helper_built_from_its_source(installed, tmp_path):
+    """setup.py compiled marshal.c into the wheel; the installed package loads that build
+    (its key is the source's), so that a run needs no Python headers for it."""
+    wheel, bin_folder, _ = installed
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    assert f"megaguards/runtime/_marshal{suffix}" in zipfile.ZipFile(wheel).namelist()
+    probe = ("from megaguards.runtime.marshal import installed_helper\n"
+             "helper = installed_helper()\n"
+             "print(helper is not None and helper._name.startswith(__import__('sys').prefix))")
+    loaded = _run([bin_folder / "python", "-c", probe], cwd=tmp_path, env=_clean_environment(tmp_path))
+    assert loaded.returncode == 0, loaded.stderr
+    assert loaded.stdout.strip() == "True"
 
 
 def test_installed_package_is_the_wheel_not_the_checkout(installed, tmp_path):

@@ -66,6 +66,11 @@ def describe() -> str:
         lines.append(f"C compiler: {found[0]} ({found[1]}); OpenMP: {'yes' if _openmp(found[0]) else 'no'}")
     else:
         lines.append("C compiler: none found (set CC): every loop runs in CPython")
+    from ..runtime.marshal import installed_helper
+
+    lines.append("list helper: built at install" if installed_helper() is not None else
+                 "list helper: compiled into the cache at the first compiled loop (not built at install, "
+                 "or built from another version of marshal.c)")
     try:
         import islpy
         lines.append(f"islpy {islpy.__version__} (dependence analysis)")

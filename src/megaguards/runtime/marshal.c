@@ -103,9 +103,15 @@ int mg_watch_interrupts(void) {
     return sigaction(SIGINT, &ours, NULL) != 0;
 }
 
-/* Lists element by element: unbox_level, box_level, list_shape.  marshal.py puts the file
- * in here before compiling, so that the cache key covers it. */
+/* Lists element by element: unbox_level, box_level, list_shape.  helper_source.py puts the
+ * file in here before compiling, so that the cache key covers it (setup.py's build includes it). */
 #include "marshal_lists.c"
+
+/* The key of the source a build at install was compiled from (setup.py defines it):
+ * marshal.py uses that build only where it is this source's (helper_source.helper_key). */
+#ifdef MG_HELPER_KEY
+const char *mg_helper_key(void) { return MG_HELPER_KEY; }
+#endif
 
 static int store_scalar(PyObject *value, int bank, int64_t slot, int64_t *ints, double *floats) {
     if (bank == BANK_COMPLEX) {  /* two float slots */

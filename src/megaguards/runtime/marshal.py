@@ -1,7 +1,7 @@
 """Unboxing live-ins for a kernel and boxing results back.
 
 All per-entry work on arrays happens in one call into a small C helper
-(``marshal.c``, compiled once per machine like the kernels): lists are checked
+(``marshal.c``, built at install by setup.py, else compiled once per machine like the kernels): lists are checked
 (rectangular, homogeneous, ints within int64) and copied in one pass, NumPy
 arrays are read in place, the kernel runs, and changed list elements are boxed
 back, all with the GIL held.  NumPy arrays the loop writes are copied by the
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import importlib.machinery
 import threading
 from pathlib import Path
 
@@ -21,18 +22,18 @@ from ..codegen.layout import abi_defines
 from ..errors import CompilerError, CompilerUnusable
 from .compiler import build_shared_object, load, python_include_flags
 from .costmodel import usable_cores
+from .helper_source import FOLDER, INSTALLED_NAME, helper_key, helper_source
 
 
 @functools.lru_cache(maxsize=None)
 def helper(cache_dir: Path, compiler: tuple[str, str]) -> ctypes.PyDLL:
-    folder = Path(__file__).resolve().parent
-    # One translation unit, its text whole here, so that the helper's cache key covers both files.
-    lists = (folder / "marshal_lists.c").read_text()
-    source = (folder / "marshal.c").read_text().replace('#include "marshal_lists.c"\n', lists)
-    # The ABI's codes come from codegen/layout.py as -D flags: one definition, read by both.
-    flags = ("-O2", "-fPIC", "-shared", "-w", *abi_defines())
-    path = _build(source, cache_dir, compiler, flags)
-    library = load(path, python_api=True)
+    """The list helper: the one built at install where it is this source's (no Python
+    headers needed), else compiled into the cache on first use."""
+    library = installed_helper()
+    if library is None:
+        # The ABI's codes come from codegen/layout.py as -D flags: one definition, read by both.
+        flags = ("-O2", "-fPIC", "-shared", "-w", *abi_defines())
+        library = load(_build(helper_source(), cache_dir, compiler, flags), python_api=True)
     library.mg_set_unbox_team.argtypes = [ctypes.c_int]
     library.mg_set_unbox_team.restype = None
     library.mg_set_unbox_team(config.current().threads or usable_cores())
@@ -62,6 +63,21 @@ def helper(cache_dir: Path, compiler: tuple[str, str]) -> ctypes.PyDLL:
         function.argtypes = [ctypes.py_object, ctypes.c_int, ctypes.c_int, ctypes.py_object, *extra]
         function.restype = ctypes.c_int
     return library
+
+
+def installed_helper() -> ctypes.PyDLL | None:
+    """The helper setup.py built at install (``runtime/_marshal<extension suffix>``), if it
+    is there and was compiled from this source and ABI (its key); else None."""
+    path = Path(FOLDER) / (INSTALLED_NAME + importlib.machinery.EXTENSION_SUFFIXES[0])
+    if not path.is_file():
+        return None
+    try:
+        library = load(path, python_api=True)
+        key = library.mg_helper_key
+    except (OSError, AttributeError):   # not loadable here, or built before keys existed
+        return None
+    key.argtypes, key.restype = [], ctypes.c_char_p
+    return library if key() == helper_key().encode() else None
 
 
 def _build(source: str, cache_dir: Path, compiler: tuple[str, str], flags: tuple) -> Path:

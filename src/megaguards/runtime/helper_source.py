@@ -1,0 +1,30 @@
+"""The list helper's C source and the key that names a build of it, shared by the package's
+build (``setup.py``, which compiles it at install when it can) and the run time
+(``marshal.py``, which loads that build when its key is the source's, else compiles the
+helper into the kernel cache on first use).  Nothing heavy here: ``setup.py`` imports it
+in pip's isolated build environment, where neither NumPy nor islpy is installed."""
+from __future__ import annotations
+
+import os
+
+from ..codegen.layout import abi_defines
+from .cachefile import sha256   # not hashlib: OpenSSL's import costs a warm run about 4 ms
+
+FOLDER = os.path.dirname(os.path.abspath(__file__))
+INSTALLED_NAME = "_marshal"   # runtime/_marshal<the interpreter's extension suffix>
+
+
+def helper_source() -> str:
+    """marshal.c with marshal_lists.c in its place: one translation unit, its text whole
+    here, so that the keys cover both files."""
+    with open(os.path.join(FOLDER, "marshal_lists.c")) as handle:
+        lists = handle.read()
+    with open(os.path.join(FOLDER, "marshal.c")) as handle:
+        return handle.read().replace('#include "marshal_lists.c"\n', lists)
+
+
+def helper_key(source: str | None = None) -> str:
+    """What a build of the helper must have been compiled from: the source and the ABI's
+    codes (codegen/layout.py's -D flags)."""
+    text = (helper_source() if source is None else source) + "\0" + " ".join(abi_defines())
+    return sha256(text.encode()).hexdigest()[:32]
