@@ -34,20 +34,34 @@ POOL = textwrap.dedent("""
 """)
 
 
+# The loop the scripts below enter (its ``for`` on line 8 of each script).
+WORK = """def work(n):
+    s = 0.0
+    for i in range(n):
+        s += i * 0.5
+    return s
+"""
+
+
 def loops(path) -> dict:
     return {(record["line"], record["function"]): record for record in json.loads(path.read_text())["loops"]}
+
+
+def run_reported(tmp_path, script, *arguments, env=None) -> tuple[str, dict]:
+    """``megaguards run --report-json`` of the script: its output and its loops' records."""
+    report = tmp_path / "report.json"
+    ran = run_megaguards("run", "--report-json", report, script, *arguments, env=env, timeout=180)
+    assert ran.returncode == 0, ran.stderr
+    return ran.stdout, loops(report)
 
 
 @pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
 def test_the_workers_loops_compile_and_appear_in_the_parents_report(tmp_path, method):
     script = tmp_path / "pool.py"
     script.write_text(POOL)
-    report = tmp_path / "report.json"
-    environment = {"TMPDIR": str(tmp_path)}
-    ran = run_megaguards("run", "--report-json", report, script, method, env=environment, timeout=180)
-    assert ran.returncode == 0, ran.stderr
-    assert ran.stdout == run_python(script, method).stdout
-    record = loops(report)[(8, "work")]
+    output, records = run_reported(tmp_path, script, method, env={"TMPDIR": str(tmp_path)})
+    assert output == run_python(script, method).stdout
+    record = records[(8, "work")]
     # Three tasks in the workers, one call in the parent: every entry compiled.
     assert record["entries"] == record["compiled_runs"] == 4, record
     assert record["workers"] >= 1 and record["backend"] in ("c-seq", "c-omp")   # c-omp: its ordered fold on many cores
@@ -82,11 +96,9 @@ def test_a_child_killed_by_sigterm_reports_its_loops_and_keeps_its_exit_code(tmp
             child.join()
             print("exit code", child.exitcode)
     """))
-    report = tmp_path / "report.json"
-    ran = run_megaguards("run", "--report-json", report, script, timeout=120)
-    assert ran.returncode == 0, ran.stderr
-    assert ran.stdout == "exit code -15\n"
-    assert loops(report)[(8, "work")]["compiled_runs"] == 1
+    output, records = run_reported(tmp_path, script)
+    assert output == "exit code -15\n"
+    assert records[(8, "work")]["compiled_runs"] == 1
 
 
 def test_a_forked_child_that_exits_normally_adds_its_loops_without_its_parents(tmp_path):
@@ -98,11 +110,7 @@ def test_a_forked_child_that_exits_normally_adds_its_loops_without_its_parents(t
         import sys
 
 
-        def work(n):
-            s = 0.0
-            for i in range(n):
-                s += i * 0.5
-            return s
+    """) + WORK + textwrap.dedent("""
 
 
         work(100)
@@ -164,3 +172,34 @@ def test_merged_records_add_counts_and_seconds_and_keep_the_backend_that_ran():
     later = since(child, [dict(child[0], entries=4, compiled_runs=4, seconds={"execute": 1.5})])
     assert [(r["line"], r["entries"], r["compiled_runs"], r["seconds"]) for r in later] == \
         [(3, 1, 1, {"execute": 0.5, "unbox": 0.5}), (9, 1, 0, {})]
+
+
+def test_a_spawned_childs_own_fork_adds_only_its_own_entries(tmp_path):
+    script = tmp_path / "nested.py"
+    script.write_text(textwrap.dedent("""
+        import multiprocessing
+        import os
+
+
+    """) + WORK + textwrap.dedent("""
+
+
+        def task():
+            work(100)
+            pid = os.fork()
+            if pid == 0:
+                work(200)
+                raise SystemExit(0)
+            os.waitpid(pid, 0)
+
+
+        if __name__ == "__main__":
+            child = multiprocessing.get_context("spawn").Process(target=task)
+            child.start()
+            child.join()
+            print("exit code", child.exitcode)
+    """))
+    output, records = run_reported(tmp_path, script)
+    assert output == "exit code 0\n"
+    record = records[(8, "work")]
+    assert record["entries"] == record["compiled_runs"] == 2 and record["workers"] == 2, record

@@ -14,7 +14,7 @@ parent's do, and appear in the parent's report.
   ends: at exit, at the end of a multiprocessing process (its finalizers: a forked child
   leaves by ``os._exit``), or at SIGTERM (``Pool.terminate()``, as ``with Pool()`` ends:
   the record is written, then the signal's default action ends the child as before).  A
-  forked child starts its counts from zero.  The parent adds the records to its own when
+  forked child writes what it added since the fork.  The parent adds the records to its own when
   it writes its report (``diagnostics/report.py``), then removes the files it read.
 
 Nothing is imported or patched until the program imports multiprocessing (an import hook
@@ -76,7 +76,7 @@ def _set_up(settings: dict, parent: bool) -> None:
             waiting.add(name)
     if waiting:
         sys.meta_path.insert(0, _Watcher(waiting))
-    if settings["folder"] and parent and hasattr(os, "register_at_fork"):
+    if settings["folder"] and hasattr(os, "register_at_fork"):   # once per process: a forked child inherits it
         os.register_at_fork(after_in_child=_forked_child)
 
 
@@ -102,7 +102,6 @@ def _write_at_end(folder: str) -> None:
     from .diagnostics import report  # noqa: F401
 
     atexit.register(write_records, folder)
-
     try:
         if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
             signal.signal(signal.SIGTERM, _terminated)
