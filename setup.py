@@ -11,6 +11,10 @@ import sys
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
+# The build imports the package's pure-Python parts for the helper's flags and key; megaguards'
+# settings are not the build's (MEGAGUARDS_REPORT would make the import write a report at exit).
+for name in [name for name in os.environ if name.startswith("MEGAGUARDS_")]:
+    del os.environ[name]
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "src"))
 from megaguards.codegen.layout import abi_defines  # noqa: E402
 from megaguards.runtime.helper_source import INSTALLED_NAME, helper_key  # noqa: E402
