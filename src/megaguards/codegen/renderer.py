@@ -129,10 +129,9 @@ class Renderer:
             self.mark_assigned(node.target, node.value.type, depth)
             self.guarded(depth, before)
         elif isinstance(node, ir.Store):
-            element = self.typed.arrays[node.array].element
-            address = self.element_address(node)
             info = self.typed.arrays[node.array]
-            value = self.store_value(node.value, element, info.is_list)
+            address = self.element_address(node)
+            value = self.store_value(node.value, info.element, info.is_list)
             if info.storage:   # an array.array or memoryview of narrower items
                 self.checks += 1
                 value = stored_in_buffer(value, info.storage)

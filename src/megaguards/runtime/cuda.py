@@ -27,7 +27,7 @@ from ..errors import CompilerError
 from ..guards import assumptions as guard
 from ..ir.interp import evaluate
 from .data import (DeviceCopies, StageClock, Transfers, arrays_to_device, box_live_outs, list_shape,
-                   numpy_error_categories, ordered_fold, packed_inputs)
+                   numpy_error_categories, ordered_fold, packed_inputs, pinned_empty)
 from .executable import FLOAT_STATUS, Declined, Outcome, Raised, Ran
 from .cachefile import sha256
 from .kernel import Specialization
@@ -160,12 +160,8 @@ class GpuSpecialization:
         """The operands of an ordered fold on the host, through reused page-locked memory
         (a pageable copy of 10^7 doubles took twice as long)."""
         size = device_part.size
-        if self.operands.size < size:
-            try:   # the CuPy in use (tests emulate it): cupyx.empty_pinned does the same
-                memory = cupy_module().cuda.alloc_pinned_memory(size * 8)
-                self.operands = numpy.frombuffer(memory, numpy.float64, size)
-            except (AttributeError, RuntimeError, MemoryError):   # an emulated CuPy, or no pinned memory
-                return device_part.get()
+        if self.operands.size < size:   # the CuPy in use (tests emulate it)
+            self.operands = pinned_empty(cupy_module(), (size,), numpy.dtype(numpy.float64))
         return device_part.get(out=self.operands[:size])
 
     def prologue(self, binding):

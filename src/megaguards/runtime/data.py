@@ -15,6 +15,7 @@ the guard's: guards/assumptions.py.  The kernels' ABI is codegen/layout.py's.
 from __future__ import annotations
 
 import ctypes
+import math
 import time
 from contextlib import contextmanager
 
@@ -290,9 +291,7 @@ def pinned_empty(cupy, shape: tuple, dtype):
     each way, against 14 ms to the device and 24 ms back from pageable memory).  NumPy's
     memory where CuPy gives none."""
     numpy = numpy_module()
-    count = 1
-    for size in shape:
-        count *= size
+    count = math.prod(shape)
     try:
         memory = cupy.cuda.alloc_pinned_memory(max(1, count * dtype.itemsize))
     except (AttributeError, RuntimeError, MemoryError):   # an emulated CuPy (tests), no pinned memory
