@@ -9,21 +9,30 @@ loop the user's objects are set aside (``gc.freeze``: passes skip them) and put 
 into the oldest generation (``gc.unfreeze``): collected as before, only by full collections.
 A program that froze objects itself is left alone: unfreezing would undo its freeze (so is
 a Python whose start-up froze some, as the H100 machine's 3.12 does: there is no telling
-which objects were frozen by whom).
+which objects were frozen by whom).  Objects put back that way do not count towards the next
+full collection, so a set-aside happens a bounded number of times: a site's first entry (its
+estimate imports), its decision to compile (reads its tree), its lowering, each specialization.
 """
 from __future__ import annotations
 
 import gc
-from contextlib import contextmanager
 
 
-@contextmanager
-def user_objects_set_aside():
-    if not gc.isenabled() or gc.get_freeze_count():
-        yield
-        return
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
+class SetAside:
+    """``with user_objects_set_aside():`` (a class, not a generator: about 0.15 us against
+    0.9 us, as the first entry of every site pays it).  Nested uses do nothing: the outer
+    one's freeze is the only one, so its exit is the only unfreeze."""
+
+    __slots__ = ("frozen",)
+
+    def __enter__(self) -> None:
+        self.frozen = gc.isenabled() and not gc.get_freeze_count()
+        if self.frozen:
+            gc.freeze()
+
+    def __exit__(self, *exception) -> None:
+        if self.frozen:
+            gc.unfreeze()
+
+
+user_objects_set_aside = SetAside

@@ -37,6 +37,7 @@ from __future__ import annotations
 from .. import config
 from ..frontend.siteinfo import SiteInfo
 from .backoff import MAX_GAP
+from .collector import user_objects_set_aside
 from .probe import clock, set_probing
 from .process import current as current_process
 
@@ -181,7 +182,8 @@ def hot_loop(site) -> None:
     """``site`` decided to compile on its estimate: the loop sites inside it are credited."""
     info = site.info
     if isinstance(info, SiteInfo):
-        end = getattr(info.loop, "end_lineno", None)
+        with user_objects_set_aside():   # reading the loop's tree (a record's: unpickled) allocates
+            end = getattr(info.loop, "end_lineno", None)
         if end is not None and end > info.line:
             current_process().hot_loops.append((info.filename, info.line, end))
 
@@ -197,10 +199,10 @@ def cold(site, values: tuple, live_ins=None) -> bool:
     yet?  (Called while ``site.tiering`` is not DECIDED.)  An expression site passes its
     arguments as ``values`` and its thunk as ``live_ins``."""
     tiering = site.tiering
-    if tiering is UNREAD:
-        tiering = site.tiering = tiering_for(site)
-        if tiering is DECIDED:
-            return False
+    if tiering is UNREAD:   # the first entry imports the estimates: the user's objects set aside
+        with user_objects_set_aside():
+            tiering = site.tiering = tiering_for(site)
+            return tiering is not DECIDED and cold(site, values, live_ins)
     if live_ins is not None:
         try:
             values = values + tuple(live_ins())
