@@ -110,7 +110,7 @@ using std::sqrt; using std::floor; using std::ceil; using std::trunc; using std:
 using std::copysign; using std::pow; using std::log; using std::log10; using std::log2; using std::exp;
 using std::sin; using std::cos; using std::tan; using std::asin; using std::acos; using std::atan;
 using std::atan2; using std::sinh; using std::cosh; using std::tanh; using std::nearbyint; using std::frexp;
-using std::ldexp; using std::isinf; using std::isnan; using std::isfinite; using std::round; using std::rint;
+using std::ldexp; using std::isinf; using std::isnan; using std::isfinite; using std::round; using std::rint; using std::signbit;
 #line 1 "mg_kernel.cu"
 """
 

@@ -14,11 +14,20 @@ from __future__ import annotations
 
 
 from ..record import record
+from .. import record as records
 from ..ir import nodes as ir
+from ..ir.types import Scalar
 from .bounds import HoistFacts
 from .parallel import ParallelLoop, ParallelPlan, _Planner
 
 MAX_BAND = 3
+# What a region's host statements may call: Python's own functions, CPython's results by
+# definition (the kernels' versions match them bit for bit, or they stay on the CPU).
+HOST_FUNCTIONS = frozenset({"abs", "min", "max", "int", "float", "bool", "round", "pow"} |
+                           {f"math.{name}" for name in ("sqrt", "exp", "log", "log10", "log2", "sin", "cos", "tan",
+                                                        "floor", "ceil", "trunc", "fabs", "fmod", "atan2", "copysign",
+                                                        "asin", "acos", "atan", "sinh", "cosh", "tanh", "pow",
+                                                        "isnan", "isinf", "isfinite")})
 # CUDA's versions follow its documented error bounds, not the C library's results; and
 # copysign reads the sign of a NaN, which the GPU creates positive where x86 makes it negative.
 TRANSCENDENTAL = {"math.exp", "math.log", "math.log10", "math.log2", "math.sin", "math.cos", "math.tan",
@@ -33,6 +42,8 @@ class GpuBand:
     decision: ParallelLoop      # privates and reductions of the innermost band loop's body
     fixed: int = 0              # leading loops run by the host (a time loop): one value per launch
     sunk: tuple = ()            # outer band loops' scalar assignments each thread runs first
+    given: tuple = ()           # scalars a region's host assigns that the band reads: each launch's
+    #                             values follow the band's entries in its row (``mg_band``)
 
 
 @record
@@ -44,6 +55,10 @@ class GpuRegion:
     bands: tuple[GpuBand, ...]
     swaps: tuple = ()   # (bands launched before it in a step, ir.Rebind): the host exchanges the names
     varying: tuple = ()  # per band: its first loop's bounds change with the step (``range(i + 1, n)``)
+    steps: tuple = ()   # a region the host steps statement by statement (scalar assignments, reductions):
+    #                     ("band", index), ("host", ir.Assign), ("swap", ir.Rebind) in body order; empty:
+    #                     every step's launches are planned before the first (no value comes back)
+    host_assigned: tuple = ()   # the scalars the host's statements and the bands' reductions assign
 
 
 def _sinkable(before, inner: ir.For, decision: ParallelLoop, band: list) -> bool:
@@ -124,33 +139,103 @@ def choose_band(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: dic
 def choose_region(typed, plan: ParallelPlan, facts: HoistFacts | None, groups: dict, reassociate: bool,
                   live_outs: tuple = ()) -> GpuRegion | str:
     """A time-step loop around GPU bands, or why the nest is not one.  The bands' private
-    scalars (a stencil's temporaries) stay in their threads unless read after the loop."""
+    scalars (a stencil's temporaries) stay in their threads unless read after the loop;
+    scalar assignments between them run on the host, and a band's reductions come back to
+    it, at every step (srad: the image's statistics, then two stencils reading them)."""
     outer = typed.body
     if facts is None or not any(h.loop == outer.nid for h in facts.loops):
         return "the outermost loop's range is not computable before it"
     cpu_only = _cpu_only(typed)
     if cpu_only:
         return cpu_only
-    loops = [s for s in outer.body if not isinstance(s, ir.Rebind) and not _row_check(s, outer, facts, live_outs)]
-    if not loops or not all(isinstance(s, ir.For) and s.nid in plan.loops for s in loops):
-        return "the outermost loop is sequential and its body is not only parallel loops (and swaps of arrays)"
-    bands, swaps, loops_before = [], [], 0
+    steps, loops = [], []
     for statement in outer.body:
         if isinstance(statement, ir.Rebind):
-            swaps.append((loops_before, statement))
-        elif any(statement is loop for loop in loops):
-            loops_before += 1
-    varying = []
+            steps.append(("swap", statement))
+        elif isinstance(statement, ir.For) and statement.nid in plan.loops:
+            steps.append(("band", len(loops)))
+            loops.append(statement)
+        elif type(statement) is ir.Assign and statement.target in typed.variables \
+                and not _row_check(statement, outer, facts, live_outs):
+            steps.append(("host", statement))
+        elif not _row_check(statement, outer, facts, live_outs):
+            return ("the outermost loop is sequential and its body is not only parallel loops, scalar "
+                    "assignments and swaps of arrays")
+    if not loops:
+        return "the outermost loop holds no parallel loop"
+    bands, varying = [], []
     for inner in loops:
         # Bounds that change with the step (a triangular nest): the host computes each step's.
         varying.append(_mentions(inner.start, {outer.var}) or _mentions(inner.stop, {outer.var}))
         band = _band(typed, inner, plan.loops[inner.nid], (outer,), facts, groups, reassociate)
         if isinstance(band, str):
             return band
-        if band.decision.reductions:
-            return f"loop '{inner.var}' has reductions: a region keeps no scalar between launches"
         bands.append(band)
-    return GpuRegion(outer, tuple(bands), tuple(swaps), tuple(varying))
+    hosted = [statement for kind, statement in steps if kind == "host"]
+    if not hosted and not any(band.decision.reductions for band in bands):
+        swaps, launched = [], 0
+        for kind, item in steps:
+            if kind == "band":
+                launched += 1
+            elif kind == "swap":
+                swaps.append((launched, item))
+        return GpuRegion(outer, tuple(bands), tuple(swaps), tuple(varying))
+    stepped = _host_steps(typed, outer, hosted, bands, facts)
+    if isinstance(stepped, str):
+        return stepped
+    bands, assigned = stepped
+    return GpuRegion(outer, bands, (), tuple(varying), tuple(steps), assigned)
+
+
+def _host_steps(typed, outer: ir.For, hosted: list, bands: list, facts: HoistFacts) -> tuple | str:
+    """A region whose host runs scalar statements between the launches and folds the bands'
+    reductions: (the bands with the scalars each is given, the names the host assigns), or
+    why not.  The host computes with Python's own ints and floats (ir/interp.py), so each
+    value is CPython's; a band reads one through its launch's row."""
+    host_names = {statement.target for statement in hosted}
+    reduced = {r.var for band in bands for r in band.decision.reductions}
+    kernel_names = [_assigned_in(band.loops[band.fixed]) for band in bands]
+    hoisted = {h.loop for h in facts.loops}
+    readable = host_names | reduced | {outer.var} | (set(typed.live_ins) - set(typed.assigned_types))
+    for statement in hosted:
+        for node in ir.walk(statement.value):
+            if isinstance(node, (ir.Load, ir.Store)):
+                return f"line {statement.line}: a statement between the kernels reads an array (on the device)"
+            if isinstance(node, ir.Call) and typed.functions.get(node.function) not in HOST_FUNCTIONS:
+                return f"line {statement.line}: a statement between the kernels calls {node.function}()"
+            if isinstance(node, ir.Name) and node.id not in readable:
+                return (f"line {statement.line}: a statement between the kernels reads "
+                        f"{ir.describe_name(node.id)}, which a kernel's threads assign")
+    for index, names in enumerate(kernel_names):
+        own_reductions = {r.var for r in bands[index].decision.reductions}   # the host sets their starts
+        both = (names - own_reductions) & host_names or names & (reduced - own_reductions)
+        if both:
+            return f"{ir.describe_name(sorted(both)[0])} is assigned both between the kernels and in one"
+    given_names = host_names | reduced
+    result = []
+    for index, band in enumerate(bands):
+        own = kernel_names[index]
+        for loop in band.loops[band.fixed:]:
+            if _mentions(loop.start, given_names) or _mentions(loop.stop, given_names) or loop.nid not in hoisted:
+                return f"loop {ir.describe_name(loop.var)}: its range changes between the kernels"
+        reads = {n.id for n in ir.walk(band.loops[band.fixed]) if isinstance(n, ir.Name)}
+        others = set().union(*(kernel_names[k] for k in range(len(bands)) if k != index)) - reduced
+        if reads & others - own:
+            return (f"a kernel reads {ir.describe_name(sorted(reads & others - own)[0])}, which another "
+                    "kernel's threads assign")
+        given = tuple(sorted((reads & given_names) - own))
+        result.append(records.replace(band, given=given) if given else band)
+    for name in given_names:
+        scalar = typed.variables[name]
+        if scalar not in (Scalar.PY_BOOL, Scalar.PY_INT, Scalar.PY_FLOAT):
+            return f"{ir.describe_name(name)} ({scalar!r}) is kept between the kernels on the CPU only"
+    return tuple(result), tuple(sorted(given_names))
+
+
+def _assigned_in(loop: ir.For) -> set:
+    """The scalars a band's threads assign (their loop variables included)."""
+    return {n.target for n in ir.walk(loop) if isinstance(n, ir.Assign)} | \
+        {n.var for n in ir.walk(loop) if isinstance(n, ir.For)}
 
 
 def _cpu_only(typed) -> str:

@@ -51,10 +51,11 @@ def interpret(loop: ir.Loop, scalars: dict, arrays: dict, functions: dict) -> di
     return {name: machine.values[name] for name in loop.assigned if name in machine.assigned}
 
 
-def evaluate(expression: ir.Expr, values: dict, arrays: dict) -> object:
-    """One expression's value (a GPU region's per-step loop bounds, on the host): scalars
-    by path, arrays by name; raises what Python raises."""
-    return _Machine(values, arrays, dict(PARTS)).expression(expression)
+def evaluate(expression: ir.Expr, values: dict, arrays: dict, functions: dict | None = None) -> object:
+    """One expression's value (a GPU region's per-step loop bounds and scalar statements, on
+    the host): scalars by path, arrays by name, the functions its calls name by path;
+    raises what Python raises."""
+    return _Machine(values, arrays, {**PARTS, **(functions or {})}).expression(expression)
 
 
 class _Machine:

@@ -178,7 +178,7 @@ class GpuSide:
     """The GPU's part of a device choice: its executable, or what builds it when the choice
     first picks the GPU, the band the features describe and the GPU shape they assume."""
 
-    executable: object = None        # cuda.GpuSpecialization or GpuRegionSpecialization
+    executable: object = None        # cuda.GpuSpecialization or cuda_region.GpuRegionSpecialization
     factory: object = None           # builds ``executable`` later (None: built, or no GPU)
     band: object = None              # analysis.mapping.GpuBand of the features (None: no band)
     shape: tuple | None = None       # (loop ids of each band's threads, time-step loop id or None)
@@ -218,8 +218,9 @@ def gpu_side(site, specialization, analysis: pipeline.Analysed, options) -> GpuS
     lines = specialization.explanation.parallel
     if region is not None:
         lines.append(f"GPU region: loop {ir.describe_name(region.loop.var)} steps on the host around "
-                     f"{len(kernels)} kernel(s); "
-                     "arrays stay on the device")
+                     f"{len(kernels)} kernel(s); arrays stay on the device"
+                     + ("; the host runs its scalar statements and folds its reductions at every step"
+                        if region.steps else ""))
     for kernel in kernels:
         dump(site, kernel.source, suffix=".cu")
         lines.append(f"GPU: band {', '.join(ir.describe_name(v) for v in kernel.band)}; threadIdx.x runs "
@@ -233,7 +234,9 @@ def gpu_side(site, specialization, analysis: pipeline.Analysed, options) -> GpuS
         codec = helper(options.cache_dir, compiler())
         if region is None:
             return cuda.GpuSpecialization(specialization, kernels[0], codec, facts.loops, band.loops)
-        return cuda.GpuRegionSpecialization(specialization, region, kernels, codec, facts.loops)
+        from .cuda_region import GpuRegionSpecialization
+
+        return GpuRegionSpecialization(specialization, region, kernels, codec, facts.loops)
 
     gpu_band = band if region is None else region.bands[0]
     if not wants_gpu:

@@ -11,7 +11,6 @@ back and committed.
 from __future__ import annotations
 
 import functools
-import math
 import struct
 import time
 from pathlib import Path
@@ -25,7 +24,6 @@ from ..analysis.mapping import full_overwrites
 from ..codegen.targets.cuda import NVRTC_OPTIONS, CudaKernel
 from ..errors import CompilerError
 from ..guards import assumptions as guard
-from ..ir.interp import evaluate
 from .data import (DeviceCopies, StageClock, Transfers, arrays_to_device, box_live_outs, list_shape,
                    numpy_error_categories, ordered_fold, packed_inputs, pinned_empty)
 from .executable import FLOAT_STATUS, Declined, Outcome, Raised, Ran
@@ -177,18 +175,28 @@ class GpuSpecialization:
         """The live-outs, the flag the kernel raised, or declined: the CPU runs it (executable.py)."""
         return self.clock.entry(lambda: self.launch(binding))
 
-    def launch(self, binding) -> Outcome:
-        cupy = cupy_module()
+    def checked_inputs(self, binding) -> tuple | Declined:
+        """The kernel's (ints, floats) for this entry once its hoisted checks passed and the
+        entry was checked as on the CPU; Declined where the GPU cannot run it."""
         watched = watched_on_gpu(self.cpu)
         if watched is None:
             return Declined(NO_UNDERFLOW)
         fast, ints, floats = self.prologue(binding)
         if not fast:
             return Declined("a hoisted check failed")
-        layout, typed = self.cpu.layout, self.cpu.typed
+        layout = self.cpu.layout
         ints[layout.mode_slot] = 0
         ints[layout.float_status_slot] = watched
         guard.check_entry(self.cpu.assumed, binding, gpu=True)   # as on the CPU
+        return ints, floats
+
+    def launch(self, binding) -> Outcome:
+        cupy = cupy_module()
+        checked = self.checked_inputs(binding)
+        if type(checked) is Declined:
+            return checked
+        ints, floats = checked
+        layout, typed = self.cpu.layout, self.cpu.typed
         written_objects = {id(v) for v, w in zip(binding.arrays, self.cpu.written) if w}
         band = self.band(ints)
 
@@ -203,12 +211,29 @@ class GpuSpecialization:
             total *= trips
         if total == 0:
             return Declined("empty ranges")  # the CPU handles them and their last values
-        outputs, reductions = self.kernel.outputs, self.kernel.reductions
         # Small inputs travel in one copy and small outputs in one copy back:
         # [array pointers | ints | floats (bits) | band]  and  [flag | marks | int partials | float partials].
         common, offsets = packed_inputs(device_arrays, layout, ints, floats)
         packed = numpy.concatenate([common, numpy.array([value for entry in band for value in entry],
                                                         dtype=numpy.int64)])
+        device_in = cupy.asarray(packed)
+        inputs = tuple(numpy.uint64(device_in.data.ptr + 8 * int(offset)) for offset in offsets)
+        code, found = self.execute(cupy, inputs, band, total, dict(zip(self.cpu.scalar_paths, binding.scalars)))
+        if code:
+            return Raised(code)
+        if found is None:
+            return Raised(FLOAT_STATUS)   # NumPy would act on a flag the host's fold raised
+        result = box_live_outs(self.cpu.live_outs, *found, typed, layout.box_tags)
+        for commit in commits:  # only now: nothing above may still send the loop to CPython
+            commit()
+        return Ran(result)
+
+    def execute(self, cupy, inputs: tuple, band: list, total: int, starts: dict) -> tuple:
+        """Launch on inputs already on the device (the addresses of the arrays' pointers, the
+        ints, the floats and the band's entries) and wait: (the flag raised, or 0; then the
+        values and class tags of the scalars the threads assign, by name, or None where the
+        host's ordered fold raised NumPy's flag).  ``starts``: the reductions' values before."""
+        outputs, reductions = self.kernel.outputs, self.kernel.reductions
         n_out, n_red = len(outputs), len(reductions)
         results = numpy.concatenate([
             numpy.zeros(1, dtype=numpy.int64), numpy.full(n_out, -1, dtype=numpy.int64),
@@ -217,8 +242,8 @@ class GpuSpecialization:
         for index, (_, kind, is_float, _) in enumerate(reductions):
             if is_float and kind != "+":   # a float max/min's earliest zero: none yet (all ones)
                 results[1 + n_out + n_red + index] = -1
-        device_in, device_out = cupy.asarray(packed), cupy.asarray(results)
-        base_in, base_out = device_in.data.ptr, device_out.data.ptr
+        device_out = cupy.asarray(results)
+        base_out = device_out.data.ptr
         # Live-out values per iteration, then the operands of the float sums folded in order
         # (with a 1 in the int slots where the iteration had one).
         slots = (n_out + len(self.kernel.folds)) * total
@@ -228,25 +253,18 @@ class GpuSpecialization:
         address = lambda base, index: numpy.uint64(base + 8 * int(index))  # noqa: E731
         grid, block = self.grid(band)
         self.function(grid, block, (
-            address(base_in, offsets[0]), address(base_in, offsets[1]), address(base_in, offsets[2]),
-            address(base_in, offsets[3]), address(base_out, 0), address(base_out, 1),
+            *inputs, address(base_out, 0), address(base_out, 1),
             values[0] if slots else numpy.uint64(0), values[1] if slots else numpy.uint64(0),
             address(base_out, 1 + n_out), address(base_out, 1 + n_out + n_red), numpy.int64(total)))
         wait_for_gpu(cupy)
         back = device_out.get()
-        flag = back[:1].view(numpy.int32)
+        code = int(back[:1].view(numpy.int32)[0])
+        if code:
+            return code, None
         marks = back[1:1 + n_out]
         ired = back[1 + n_out:1 + n_out + n_red]
         fred = back[1 + n_out + n_red:].view(numpy.float64)
-        code = int(flag[0])
-        if code:
-            return Raised(code)
-        result = self.live_outs(binding, band, marks, values[0], values[1], ired, fred, total)
-        if result is None:
-            return Raised(FLOAT_STATUS)   # NumPy would act on a flag the host's fold raised
-        for commit in commits:  # only now: nothing above may still send the loop to CPython
-            commit()
-        return Ran(result)
+        return 0, self.finals(starts, band, marks, values[0], values[1], ired, fred, total)
 
     def fully_overwritten(self, name: str, value, band, arrays) -> bool:
         """An array or list the loop only writes, every element once (§3.4.4): nothing to
@@ -282,9 +300,11 @@ class GpuSpecialization:
     def identity(kind: str) -> int:
         return {"+": 0, "max": -(2**63), "min": 2**63 - 1}[kind]
 
-    def live_outs(self, binding, band, marks, ivals, fvals, ired, fred, total) -> tuple:
+    def finals(self, values: dict, band, marks, ivals, fvals, ired, fred, total) -> tuple | None:
+        """(final values, class tags) of the band loops' variables, the scalars the threads
+        keep and the reductions (from ``values``, their values before); None where the ordered
+        fold raised NumPy's flag."""
         typed = self.cpu.typed
-        values = dict(zip(self.cpu.scalar_paths, binding.scalars))
         final: dict[str, object] = {}
         for position, (start, step, trips) in enumerate(band):
             final[self.kernel.band[position]] = start + (trips - 1) * step
@@ -323,7 +343,7 @@ class GpuSpecialization:
                 if folded is None:
                     return None
                 final[name] = folded
-        return box_live_outs(self.cpu.live_outs, final, tags, typed, self.cpu.layout.box_tags)
+        return final, tags
 
 
 def float_extreme(key: int, earliest_zero: int, kind: str) -> float | None:
@@ -353,201 +373,3 @@ def last_assigned(outputs: tuple, marks, ivals, fvals, total: int, final: dict, 
         iteration, tags[name] = divmod(mark, 16)
         final[name] = (fvals if is_float else ivals)[position * total + iteration].item()
     return unassigned
-
-
-@record(frozen=False)
-class GpuRegionSpecialization:
-    """A time-step loop whose body is GPU bands: the host runs the steps, the arrays go
-    to the device once and come back once (Leung's multi-pass loops, MegaGuards §3.4.4)."""
-
-    cpu: Specialization
-    region: object                   # analysis.mapping.GpuRegion
-    kernels: tuple                   # CudaKernel per band, in body order
-    codec: object
-    hoisted_loops: tuple
-    transfers: Transfers = records.field(default_factory=Transfers)
-    clock: StageClock = records.field(default_factory=StageClock)
-
-    def __post_init__(self) -> None:
-        # One GpuSpecialization per band: its kernel, its ranges and grid; the copies'
-        # counts and times are shared, as the arrays travel once for the whole region.
-        self.parts = [GpuSpecialization(self.cpu, kernel, self.codec, self.hoisted_loops, band.loops,
-                                        transfers=self.transfers, clock=self.clock)
-                      for kernel, band in zip(self.kernels, self.region.bands)]
-        self.functions = [part.function for part in self.parts]
-
-    @property
-    def timings(self) -> dict:
-        return self.clock.timings
-
-    def run(self, binding) -> Outcome:
-        return self.clock.entry(lambda: self.launch(binding))
-
-    def launch(self, binding) -> Outcome:
-        cupy = cupy_module()
-        watched = watched_on_gpu(self.cpu)
-        if watched is None:
-            return Declined(NO_UNDERFLOW)
-        fast, ints, floats = self.parts[0].prologue(binding)
-        if not fast:
-            return Declined("a hoisted check failed")
-        layout = self.cpu.layout
-        ints[layout.mode_slot] = 0
-        ints[layout.float_status_slot] = watched
-        guard.check_entry(self.cpu.assumed, binding, gpu=True)   # as on the CPU
-        bands = [part.band(ints) for part in self.parts]
-        steps = bands[0][0][2]
-        if steps == 0 or any(trips == 0 for band in bands for _, _, trips in band[1:]):
-            return Declined("empty ranges")  # the CPU handles them and their last values
-        written_objects = {id(v) for v, w in zip(binding.arrays, self.cpu.written) if w}
-        device_arrays, commits = arrays_to_device(
-            layout, self.cpu.typed, binding.arrays, ints,
-            lambda name, value: self.parts[0].copies.to_device(cupy, self.cpu.typed.arrays[name], value,
-                                                               id(value) in written_objects))
-        common, offsets = packed_inputs(device_arrays, layout, ints, floats)
-        start, step, _ = bands[0][0]
-        flag = cupy.zeros(1, dtype=cupy.int64)
-        planned = self.plan_steps(bands, start, step, steps, binding)
-        if planned is None:
-            return Declined("a step's loop bounds could not be computed on the host")
-        launches, per_steps, shapes, bands_by_step = planned
-        names = Holdings(layout, self.cpu.typed, device_arrays, ints, floats)
-        last = [max((k for k, (total, _, _) in enumerate(band_shapes) if total), default=None)
-                for band_shapes in shapes]
-        kept = [self.kept_scalars(cupy, index, shapes[index], last[index]) for index in range(len(launches))]
-        inputs = {}   # (band, which array each name holds) -> its inputs on the device
-        queued = []   # an event per STEPS_PER_WAIT steps: at most two such batches wait on the device
-        for k in range(steps):
-            if k and k % STEPS_PER_WAIT == 0:
-                queued.append(cupy.cuda.Event(disable_timing=True))
-                queued[-1].record()
-                if len(queued) > 1:
-                    wait_for_gpu(cupy, queued.pop(0))
-            for index, (function, width) in enumerate(launches):
-                names.swap(swap for before, swap in self.region.swaps if before == index)
-                total, grid, block = shapes[index][k]
-                if not total:   # this step's range is empty (a triangular nest's last rows)
-                    continue
-                packed = inputs.get((index, names.holds))
-                if packed is None:
-                    packed = inputs[index, names.holds] = cupy.asarray(
-                        numpy.concatenate([names.common(common), per_steps[index]]))
-                base = packed.data.ptr
-                address = lambda index: numpy.uint64(base + 8 * int(index))  # noqa: E731
-                marks, ivals, fvals = kept[index]["last" if k == last[index] else "scratch"]
-                function(grid, block, (address(offsets[0]), address(offsets[1]), address(offsets[2]),
-                                       address(offsets[3] + k * width), numpy.uint64(flag.data.ptr),
-                                       marks, ivals, fvals, numpy.uint64(0), numpy.uint64(0), numpy.int64(total)))
-            names.swap(swap for before, swap in self.region.swaps if before == len(launches))
-        wait_for_gpu(cupy)
-        code = int(flag.get().view(numpy.int32)[0])  # one synchronisation for the whole loop
-        if code:
-            return Raised(code)
-        final, tags = {self.region.loop.var: start + (steps - 1) * step}, {}
-        # The band that ran last (its last step, then body order) gives a name its final value.
-        for index in sorted((i for i in range(len(launches)) if last[i] is not None), key=lambda i: (last[i], i)):
-            kernel, band = self.kernels[index], bands_by_step[index][last[index]]
-            for position, (first, stride, trips) in enumerate(band[1:], start=1):
-                final[kernel.band[position]] = first + (trips - 1) * stride
-            if kernel.outputs and not self.kept_values(index, kept[index], shapes[index][last[index]][0], final, tags):
-                return Declined("a scalar the loop keeps was not assigned in the last step that could")
-        outputs = box_live_outs(self.cpu.live_outs, final, tags, self.cpu.typed, layout.box_tags)
-        outputs = tuple(binding.arrays[names.holding(name)] if name in layout.rebound else value
-                        for name, value in zip(self.cpu.live_outs, outputs))
-        for commit in commits:
-            commit()
-        return Ran(outputs)
-
-    def kept_scalars(self, cupy, index: int, band_shapes: list, last: int | None) -> dict:
-        """Band ``index``'s buffers for the scalars the loop keeps (a function's locals its
-        threads assign: their values per iteration and the last iteration that assigned
-        each): its last launch writes "last"; its other launches write "scratch", never read."""
-        outputs = len(self.kernels[index].outputs)
-        if not outputs or last is None:
-            return {"last": (numpy.uint64(0),) * 3, "scratch": (numpy.uint64(0),) * 3}
-        largest = max(total for total, _, _ in band_shapes)
-        scratch = (cupy.empty(outputs, dtype=cupy.int64), cupy.empty(outputs * largest, dtype=cupy.int64),
-                   cupy.empty(outputs * largest, dtype=cupy.float64))
-        size = outputs * band_shapes[last][0]
-        final = (cupy.asarray(numpy.full(outputs, -1, dtype=numpy.int64)), cupy.empty(size, dtype=cupy.int64),
-                 cupy.empty(size, dtype=cupy.float64))
-        return {"last": final, "scratch": scratch}
-
-    def kept_values(self, index: int, kept: dict, total: int, final: dict, tags: dict) -> bool:
-        """The kept scalars' values from band ``index``'s last launch into ``final``; False
-        where one of them was not assigned there (a conditional assignment: an earlier launch
-        may hold its value, which no buffer kept)."""
-        marks, ivals, fvals = kept["last"]
-        return not last_assigned(self.kernels[index].outputs, marks.get(), ivals, fvals, total, final, tags)
-
-    def plan_steps(self, bands: list, start: int, step: int, steps: int, binding) -> tuple | None:
-        """Per band: (its function, the width of a step's row), the steps' rows of band
-        entries (the region's variable's value, then each band loop's start, step and trips),
-        each step's (total threads, grid, block) and band entries; None where a step's
-        bounds cannot be computed."""
-        launches, per_steps, shapes, bands_by_step = [], [], [], []
-        for index, (function, part, band) in enumerate(zip(self.functions, self.parts, bands)):
-            step_bands = [band] * steps if not self.region.varying[index] else \
-                self.step_bands(index, band, [start + k * step for k in range(steps)], binding)
-            if step_bands is None:
-                return None
-            per_step = numpy.array([[start + k * step, 0, 1] + [v for entry in b[1:] for v in entry]
-                                    for k, b in enumerate(step_bands)], dtype=numpy.int64)
-            per_steps.append(per_step.ravel())
-            bands_by_step.append(step_bands)
-            shapes.append([(math.prod(trips for _, _, trips in b[1:]),) + part.grid(b) for b in step_bands])
-            launches.append((function, per_step.shape[1]))
-        return launches, per_steps, shapes, bands_by_step
-
-    def step_bands(self, index: int, band: list, values: list, binding) -> list | None:
-        """Band ``index``'s (start, step, trips) entries at each value of the region's loop
-        variable, its first loop's bounds computed on the host (a triangular nest: each
-        step's own range, within the whole range the hoisted checks proved); None if they
-        cannot be computed (the CPU then runs the loop)."""
-        loop = self.region.bands[index].loops[self.region.bands[index].fixed]
-        scalars = dict(zip(self.cpu.scalar_paths, binding.scalars))
-        arrays = dict(zip(self.cpu.layout.arrays, binding.arrays))
-        result = []
-        try:
-            for value in values:
-                scalars[self.region.loop.var] = value
-                steps = range(evaluate(loop.start, scalars, arrays), evaluate(loop.stop, scalars, arrays),
-                              loop.step.value)
-                result.append([band[0], (steps.start if steps else 0, steps.step, len(steps))] + list(band[2:]))
-        except Exception:   # what Python would raise there, the CPU's run raises
-            return None
-        return result
-
-
-class Holdings:
-    """Which array each name of a region holds as its steps swap them (``a, b = b, a``,
-    analysis/mapping.GpuRegion.swaps): the kernels read a name's pointer, dims and strides
-    from the inputs block, so each arrangement has its own block (a double buffer: two)."""
-
-    def __init__(self, layout, typed, device_arrays: list, ints, floats) -> None:
-        self.layout, self.typed = layout, typed
-        self.device_arrays, self.ints, self.floats = device_arrays, ints, floats
-        self.position = {name: k for k, name in enumerate(layout.arrays)}
-        self.holds = tuple(range(len(layout.arrays)))   # name k holds array holds[k] (layout order)
-
-    def swap(self, swaps) -> None:
-        for node in swaps:
-            holds = list(self.holds)
-            for target, source in zip(node.targets, node.sources):
-                holds[self.position[target]] = self.holds[self.position[source]]
-            self.holds = tuple(holds)
-
-    def holding(self, name: str) -> int:
-        return self.holds[self.position[name]]
-
-    def common(self, identity_block):
-        """The inputs block [pointers | ints | floats] for the current arrangement."""
-        if self.holds == tuple(range(len(self.holds))):
-            return identity_block
-        layout, ints = self.layout, self.ints
-        moved = (type(ints))(*ints)
-        for k, name in enumerate(layout.arrays):
-            source, width = layout.arrays[self.holds[k]], 2 * self.typed.arrays[name].rank
-            moved[layout.dims[name]:layout.dims[name] + width] = ints[layout.dims[source]:layout.dims[source] + width]
-        arrays = [self.device_arrays[self.holds[k]] for k in range(len(self.holds))]
-        return packed_inputs(arrays, layout, moved, self.floats)[0]

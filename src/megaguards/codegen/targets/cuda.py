@@ -112,9 +112,13 @@ def write_band_kernel(renderer, band: GpuBand, live_outs: tuple[str, ...]) -> Cu
             emit(1, f"const {scalar.ctype} {c_name(name)} = ({scalar.ctype})mg_{bank}[{slot}];")
     for position, loop in enumerate(loops):
         emit(1, f"const int64_t {c_name(loop.var)} = mg_band[{3 * position}] + mg_k{position} * mg_band[{3 * position + 1}];")
+    for index, name in enumerate(band.given):   # a region's host values, after the band's entries
+        scalar, entry = typed.variables[name], f"mg_band[{3 * len(loops) + index}]"
+        value = f"__longlong_as_double({entry})" if scalar.is_float else entry
+        emit(1, f"const {scalar.ctype} {c_name(name)} = ({scalar.ctype}){value};")
     band_vars = {loop.var for loop in loops}
     for name, scalar in typed.variables.items():
-        if name in band_vars or (name in typed.live_ins and name not in typed.assigned_types):
+        if name in band_vars or name in band.given or (name in typed.live_ins and name not in typed.assigned_types):
             continue
         start = reduction_identity(reductions[name], scalar) if name in reductions else "0"
         emit(1, f"{scalar.ctype} {c_name(name)} = {start}; int mg_set_{c_name(name)} = 0; "

@@ -1,0 +1,170 @@
+"""GPU regions the host steps statement by statement (runtime/cuda_region.py): a time loop
+whose body assigns scalars between its parallel loops, or reduces into a scalar that the
+next loops read, runs as one region (arrays on the device once) on the real GPU or the
+emulator, with CPython's results: values, exceptions and partial state."""
+from __future__ import annotations
+
+import math
+
+import numpy
+import pytest
+from conftest import assert_same_as_cpython, sites_of
+
+import megaguards
+from benchmarks.suite_runner import SUITE, load_program
+
+
+# srad's own statistics (benchmarks/suite/srad.py): two float sums over the image, folded in order.
+statistics = load_program(SUITE / "srad.py").statistics
+
+
+def coefficients(image, c, rows, cols, q0sqr):
+    for i in range(rows):
+        for j in range(cols):
+            centre = image[i][j]
+            north = image[max(i - 1, 0)][j] - centre
+            east = image[i][min(j + 1, cols - 1)] - centre
+            g2 = (north * north + east * east) / (centre * centre)
+            c[i][j] = 1.0 / (1.0 + (g2 - q0sqr) / (q0sqr * (1.0 + q0sqr)))
+
+
+def update(image, c, rows, cols, rate):
+    for i in range(rows):
+        for j in range(cols):
+            image[i][j] = image[i][j] + rate * c[i][j]
+
+
+def srad(image, c, rows, cols, iterations):
+    """srad's shape: the image's statistics (two float sums, folded in order), scalars on
+    the host, then two stencils reading them."""
+    for iteration in range(iterations):
+        q0sqr = statistics(image, rows, cols)
+        rate = 0.125 / (iteration + 1)
+        coefficients(image, c, rows, cols, q0sqr)
+        update(image, c, rows, cols, rate)
+    return q0sqr, rate, iteration
+
+
+def image_of(rows, cols):
+    return [[math.exp(((r * 7 + c * 3) % 11) / 10.0) for c in range(cols)] for r in range(rows)]
+
+
+def stepped(function, make, launches_per_step, steps, emulator):
+    """``function`` jitted (strict) gives CPython's results; its loop ran as one region."""
+    expected_arguments = make()
+    expected = function(*expected_arguments)
+    arguments = make()
+    fast = megaguards.jit(function, strict=True)
+    before = emulator.launches if emulator is not None else None
+    assert fast(*arguments) == expected
+    assert arguments == expected_arguments
+    loop = sites_of(fast)[0]
+    assert loop["backend"] == "cuda" and loop["compiled_runs"] == 1, (loop, megaguards.explain(fast))
+    assert "the host runs its scalar statements" in megaguards.explain(fast)
+    if emulator is not None:
+        assert emulator.launches - before == launches_per_step * steps
+    return loop
+
+
+def test_srads_time_loop_is_one_region(cuda_device):
+    rows, cols, steps = 9, 23, 3
+    loop = stepped(srad, lambda: (image_of(rows, cols), [[0.0] * cols for _ in range(rows)], rows, cols, steps),
+                   3, steps, cuda_device)
+    transfers = loop["transfers"]
+    assert transfers["to_device"] == 2 and transfers["from_device"] == 2   # once each, not per step
+
+
+def relax(a, b, n, steps):
+    """A float max, an int count and a swap of arrays, a counter on the host."""
+    moved = 0
+    for t in range(steps):
+        biggest = 0.0
+        over = 0
+        for i in range(n):
+            biggest = max(biggest, abs(float(a[i])))
+            if a[i] > 1.5:
+                over += 1
+        limit = biggest * (0.5 / (t + 1)) + over
+        for i in range(1, n - 1):
+            b[i] = a[i] + 0.25 * limit * (a[i - 1] - 2.0 * a[i] + a[i + 1])
+        a, b = b, a
+        moved += 1
+    return moved, limit, biggest, over, t
+
+
+def test_max_count_and_swap_on_numpy_arrays(cuda_device):
+    n = 37
+    start = numpy.sin(numpy.arange(n) * 0.7) * 2.0
+
+    def make():
+        return start.copy(), start.copy(), n, 4
+
+    expected_arguments = make()
+    expected = relax(*expected_arguments)
+    arguments = make()
+    fast = megaguards.jit(relax, strict=True)
+    assert fast(*arguments) == expected
+    for mine, theirs in zip(arguments[:2], expected_arguments[:2]):
+        assert mine.tobytes() == theirs.tobytes()
+    loop = sites_of(fast)[0]
+    assert loop["backend"] == "cuda", megaguards.explain(fast)
+
+
+def shrinking(a, b, n, steps):
+    for t in range(steps):
+        scale = 1.0 / (steps - 2 - t)    # ZeroDivisionError at t = steps - 2
+        for i in range(n):
+            b[i] = a[i] * scale
+        for i in range(n):
+            a[i] = b[i] + 1.0
+    return scale
+
+
+def gathers(a, index, out, n, steps):
+    for t in range(steps):
+        total = 0.0
+        for i in range(n):
+            total += a[i] * a[i] + 0.5 * a[i]
+        for i in range(n):
+            out[i] = a[index[i]] + total * t   # an index past the end at some i: IndexError
+    return total
+
+
+@pytest.mark.parametrize("case", ["host raises", "kernel raises"])
+def test_an_exception_inside_a_stepped_region_is_cpythons(cuda_device, case):
+    """A host statement Python raises at, or a kernel's flag: the region gives up with the
+    user's data untouched, and CPython's run raises at the same step, earlier steps done."""
+    before = cuda_device.launches if cuda_device is not None else None
+    if case == "host raises":
+        fast = assert_same_as_cpython(shrinking, [1.0] * 30, [0.0] * 30, 30, 4, compiled="runtime flag")
+    else:
+        fast = assert_same_as_cpython(gathers, [float(k) for k in range(30)], [k % 29 for k in range(29)] + [31],
+                                      [0.0] * 30, 30, 3, compiled="runtime flag")
+    assert "the host runs its scalar statements" in megaguards.explain(fast)
+    if cuda_device is not None:   # the region ran its first steps on the device, then gave up
+        assert cuda_device.launches - before >= (4 if case == "host raises" else 2)
+
+
+def test_what_keeps_a_time_loop_off_the_gpu_is_said(cuda_device):
+    def reads_an_array(a, n, steps):
+        for t in range(steps):
+            first = a[0]
+            for i in range(n):
+                a[i] = a[i] + first
+        return first
+
+    def reads_a_private(a, n, steps):
+        last = half = 0.0
+        for t in range(steps):
+            for i in range(n):
+                last = a[i] * 2.0
+                a[i] = last
+            half = last * 0.5
+        return half
+
+    for function, reason in ((reads_an_array, "a statement between the kernels reads an array"),
+                             (reads_a_private, "which a kernel's threads assign")):
+        fast = megaguards.jit(function)
+        data = [float(k) for k in range(20)]
+        assert fast(list(data), 20, 3) == function(list(data), 20, 3)
+        assert reason in megaguards.explain(fast), megaguards.explain(fast)
