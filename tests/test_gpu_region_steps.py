@@ -110,6 +110,52 @@ def test_max_count_and_swap_on_numpy_arrays(cuda_device):
     assert loop["backend"] == "cuda", megaguards.explain(fast)
 
 
+def shares(a, n):
+    """Its locals are the inlined call's, which no frame keeps: only the host reads them."""
+    count = 0
+    largest = 0.0
+    total = 0.0
+    for i in range(n):
+        if a[i] > 0.5:
+            count += 1
+        if a[i] > largest:
+            largest = a[i]
+        total += a[i] * a[i] + 0.5 * a[i]
+    return count / n + largest + total / n
+
+
+def normalise(a, n, steps):
+    """Reductions only the host reads: a count, a float max, a float sum."""
+    for t in range(steps):
+        share = shares(a, n)
+        for i in range(n):
+            a[i] = a[i] * 0.5 + share / (t + 2)
+    return a[0]
+
+
+@pytest.mark.parametrize("reassociate", [False, True])
+def test_reductions_only_the_host_reads(cuda_device, reassociate):
+    from megaguards import config
+
+    def make():
+        return [((k * 7) % 10) / 9.0 for k in range(41)], 41, 3
+
+    if not reassociate:
+        stepped(normalise, make, 2, 3, cuda_device)
+        return
+    previous = config.current().reassociate
+    config.configure(reassociate=True)   # the float sum by the device's atomics: the last bits may differ
+    try:
+        expected_arguments, arguments = make(), make()
+        expected = normalise(*expected_arguments)
+        fast = megaguards.jit(normalise, strict=True)
+        assert math.isclose(fast(*arguments), expected, rel_tol=1e-12)
+        assert all(math.isclose(x, y, rel_tol=1e-12) for x, y in zip(arguments[0], expected_arguments[0]))
+        assert sites_of(fast)[0]["backend"] == "cuda", megaguards.explain(fast)
+    finally:
+        config.configure(reassociate=previous)
+
+
 def shrinking(a, b, n, steps):
     for t in range(steps):
         scale = 1.0 / (steps - 2 - t)    # ZeroDivisionError at t = steps - 2

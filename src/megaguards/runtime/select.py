@@ -105,6 +105,7 @@ class DeviceChoice:
     gpu_factory: object = None     # builds ``gpu`` when auto first picks the GPU (None: built)
     gpu_shape: tuple | None = None  # (loop ids of each band's threads, time-step loop id or None)
     parallel_factory: object = None  # builds the all-cores kernel when first chosen (None: built, or none)
+    gpu_declined: str | None = None   # why the GPU last gave an entry to the CPU (explain says it)
 
     # What the site's report and explain read: the CPU specialization's facts.
     @property
@@ -369,6 +370,7 @@ class DeviceChoice:
                 if self.policy == "auto":
                     warmup.note_gpu_used()
             else:
+                self.gpu_declined = outcome.why
                 device, started = "cpu", time.perf_counter()   # the GPU declined: run on the CPU
                 outcome = None
         elif device == "cuda":
@@ -458,13 +460,15 @@ class DeviceChoice:
 
     def describe(self) -> list[str]:
         """For ``megaguards explain``: the last choice, the features and predictions behind it."""
+        declined = [f"  the GPU gave an entry to the CPU: {self.gpu_declined}"] if self.gpu_declined else []
         if not self.last:
-            return [f"device: {self.last_device} ({'GPU first' if self.policy == 'gpu' else config.current().select})"]
+            return [f"device: {self.last_device} ({'GPU first' if self.policy == 'gpu' else config.current().select})",
+                    *declined]
         found = self.last["features"]
         shown = ", ".join(f"{name} {_short(value)}" for name, value in found.as_dict().items())
         return [f"device: {self.last['device']}, chosen by {self.last['why']}",
                 f"  predicted: {format_times(self.last['predicted']) or 'no calibration'}",
-                f"  features: {shown}"]
+                f"  features: {shown}", *declined]
 
 
 def is_recheck(count: int) -> bool:

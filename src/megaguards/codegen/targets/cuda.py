@@ -128,7 +128,11 @@ def write_band_kernel(renderer, band: GpuBand, live_outs: tuple[str, ...]) -> Cu
     body = band.sunk + loops[-1].body   # the outer loops' scalars each thread computes first
     always = {name for name in folds if not any(isinstance(n, ir.Continue) for s in body for n in ir.walk(s))
               and any(isinstance(s, ir.Assign) and s.target == name for s in body)}
-    renderer.region_block(BandIteration(renderer.target.error_exit, folds, len(outputs), frozenset(always)), body, 2)
+    # A reduction the host reads between a region's launches is no live-out: no flag of the
+    # layout's says its threads assigned it, so the band marks it itself.
+    unflagged = frozenset(name for name in reductions if name not in layout.assigned_flags)
+    renderer.region_block(BandIteration(renderer.target.error_exit, folds, len(outputs), frozenset(always), unflagged),
+                          body, 2)
     checks = renderer.checks - before
     emit(1, "}")
     emit(0, "mg_iteration_end:")
@@ -193,9 +197,10 @@ class BandIteration:
     folds: dict          # name -> form
     outputs: int         # live-out privates: their slots come first
     always: frozenset    # folds whose step every iteration takes: no presence mark needed
+    unflagged: frozenset = frozenset()   # reductions without a layout flag: marked here when assigned
 
-    def assignment_mark(self, name: str) -> None:
-        return None
+    def assignment_mark(self, name: str) -> str | None:
+        return f"mg_set_{c_name(name)} = 1;" if name in self.unflagged else None
 
     def keep(self, name: str, operand: str) -> tuple[str, ...]:
         slot = f"({self.outputs + list(self.folds).index(name)} * mg_total + mg_iteration)"
