@@ -214,3 +214,25 @@ def test_what_keeps_a_time_loop_off_the_gpu_is_said(cuda_device):
         data = [float(k) for k in range(20)]
         assert fast(list(data), 20, 3) == function(list(data), 20, 3)
         assert reason in megaguards.explain(fast), megaguards.explain(fast)
+
+
+def biggest(a, n):
+    largest = 0.0
+    for i in range(n):
+        largest = max(largest, a[i])   # in an inlined call: f.__globals__.max
+    return largest
+
+
+def scaled_by_the_largest(a, n, steps):
+    for t in range(steps):
+        top = biggest(a, n)
+        for i in range(n):
+            a[i] = a[i] / top + t
+    return a[0]
+
+
+def test_an_inlined_calls_max_is_a_reduction(cuda_device):
+    """``max`` called inside an inlined function (its path ``biggest.__globals__.max``) is
+    the built-in's reduction, as at the loop's own level: the time loop is one region."""
+    stepped(scaled_by_the_largest, lambda: ([((k * 7) % 10) / 9.0 + 0.1 for k in range(41)], 41, 3), 2, 3,
+            cuda_device)

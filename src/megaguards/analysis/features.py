@@ -66,8 +66,8 @@ def _expression_counts(expression: ir.Expr, functions: dict, counts: dict) -> No
         elif isinstance(node, (ir.Compare, ir.BoolOp, ir.IfExp)):
             counts["branch"] += 1
         elif isinstance(node, ir.Call):
-            key = "transcendental" if functions.get(node.function, node.function) in TRANSCENDENTAL \
-                or node.function in ("math.sqrt", "math.hypot") else "float"
+            canonical = functions.get(node.function, node.function)   # an inlined call's f.__globals__.math.sqrt too
+            key = "transcendental" if canonical in TRANSCENDENTAL or canonical in ("math.sqrt", "math.hypot") else "float"
             counts[key] += 1
         elif isinstance(node, ir.Load):
             counts["load"] += 1

@@ -96,8 +96,10 @@ def exposed_reads(statements, defined: frozenset = frozenset()) -> set[str]:
     return exposed
 
 
-def _reduction_kind(var: str, statement: ir.Stmt) -> str | None:
-    """The combine kind if ``statement`` is a reduction step on ``var``, else None."""
+def _reduction_kind(var: str, statement: ir.Stmt, functions: dict) -> str | None:
+    """The combine kind if ``statement`` is a reduction step on ``var``, else None.
+    ``functions``: call path -> canonical name (an inlined function's ``max`` is called as
+    ``f.__globals__.max``)."""
     def mentions(node) -> bool:
         return any(isinstance(n, ir.Name) and n.id == var for n in ir.walk(node))
 
@@ -109,9 +111,10 @@ def _reduction_kind(var: str, statement: ir.Stmt) -> str | None:
             if (value.op in "+*&|^" and isinstance(value.right, ir.Name) and value.right.id == var
                     and not mentions(value.left)):
                 return value.op
-        if (isinstance(value, ir.Call) and value.function in ("max", "min") and len(value.args) == 2
+        function = functions.get(value.function) if isinstance(value, ir.Call) else None
+        if (function in ("max", "min") and len(value.args) == 2
                 and isinstance(value.args[0], ir.Name) and value.args[0].id == var and not mentions(value.args[1])):
-            return value.function
+            return function
     if (isinstance(statement, ir.If) and not statement.orelse and len(statement.body) == 1
             and isinstance(statement.test, ir.Compare) and len(statement.test.ops) == 1):
         test, (assign,) = statement.test, statement.body
@@ -126,11 +129,11 @@ def _reduction_kind(var: str, statement: ir.Stmt) -> str | None:
     return None
 
 
-def _reduction_steps(var: str, statements) -> set[str] | None:
+def _reduction_steps(var: str, statements, functions: dict) -> set[str] | None:
     """Kinds of all statements that touch ``var``, if each is a reduction step."""
     kinds: set[str] = set()
     for statement in statements:
-        kind = _reduction_kind(var, statement)
+        kind = _reduction_kind(var, statement, functions)
         if kind is not None:
             kinds.add(kind)
             continue
@@ -138,7 +141,7 @@ def _reduction_steps(var: str, statements) -> set[str] | None:
             if any(isinstance(n, ir.Name) and n.id == var for n in _own_expressions(statement)):
                 return None
             nested = [s for block in _blocks(statement) for s in block]
-            inner = _reduction_steps(var, nested)
+            inner = _reduction_steps(var, nested, functions)
             if inner is None:
                 return None
             kinds |= inner
@@ -230,7 +233,7 @@ class _Planner:
             if name not in exposed or ir.is_call_result(name):
                 private.append(name)
                 continue
-            kinds = _reduction_steps(name, loop.body)
+            kinds = _reduction_steps(name, loop.body, self.typed.functions)
             if not kinds or len(kinds) != 1:
                 return f"scalar {ir.describe_name(name)} carries a value from one iteration to the next"
             kind = next(iter(kinds))
