@@ -190,6 +190,12 @@ class ndarray(numpy.ndarray):  # the name megaguards' is_cupy_array() looks for
         out[...] = host.reshape(out.shape)
         return out
 
+    def set(self, arr, stream=None):
+        """Host to device, as CuPy's (which checks the same shape and dtype)."""
+        if not isinstance(arr, numpy.ndarray) or arr.dtype != self.dtype or arr.shape != self.shape:
+            raise ValueError("set(): a NumPy array of the same shape and dtype is needed")
+        self.view(numpy.ndarray)[...] = arr
+
     def copy(self, order="C"):
         device = _current.allocate(self.shape, self.dtype, order)
         device[...] = self
@@ -280,7 +286,7 @@ class CudaEmulator:
             getDeviceCount=lambda: 1, free=lambda pointer: None,
             getDeviceProperties=lambda index: {"name": b"CPU emulation of a CUDA device", "major": 9, "minor": 0,
                                                "totalGlobalMem": 2**30})
-        module.cuda = types.SimpleNamespace(runtime=runtime, Event=EmulatedEvent)
+        module.cuda = types.SimpleNamespace(runtime=runtime, Event=EmulatedEvent, get_current_stream=lambda: None)
 
         def missing(name):  # megaguards used more of CuPy than is emulated: say so
             if name.startswith("__"):

@@ -66,7 +66,12 @@ def stepped(function, make, launches_per_step, steps, emulator):
     return loop
 
 
-def test_srads_time_loop_is_one_region(cuda_device):
+@pytest.mark.parametrize("ring", [256, 2])
+def test_srads_time_loop_is_one_region(cuda_device, monkeypatch, ring):
+    """(A ring of 2 launch rows wraps every other launch: the host waits for the GPU then.)"""
+    from megaguards.runtime import cuda_region
+
+    monkeypatch.setattr(cuda_region, "RING_ROWS", ring)
     rows, cols, steps = 9, 23, 3
     loop = stepped(srad, lambda: (image_of(rows, cols), [[0.0] * cols for _ in range(rows)], rows, cols, steps),
                    3, steps, cuda_device)
@@ -236,3 +241,52 @@ def test_an_inlined_calls_max_is_a_reduction(cuda_device):
     the built-in's reduction, as at the loop's own level: the time loop is one region."""
     stepped(scaled_by_the_largest, lambda: ([((k * 7) % 10) / 9.0 + 0.1 for k in range(41)], 41, 3), 2, 3,
             cuda_device)
+
+
+def smooth_numpy(a, b, n, steps, zero):
+    for t in range(steps):
+        total = 0.0
+        for i in range(n):
+            total += a[i] * a[i] + 1.0       # numpy.float64 from the first addition on
+        scale = 0.25 / total + t * zero     # NumPy's arithmetic: 0.25 / numpy.float64
+        for i in range(1, n - 1):
+            b[i] = 0.5 * a[i] + scale * (a[i - 1] + a[i + 1])
+        for i in range(1, n - 1):
+            a[i] = b[i]
+        count = t + 1.5                      # a Python float beside them
+    return total, scale, count
+
+
+def warns_numpy(a, b, n, steps, zero):
+    for t in range(steps):
+        total = 0.0
+        for i in range(n):
+            total += a[i]
+        ratio = total / zero                # NumPy warns (divide by zero) and gives inf
+        for i in range(n):
+            b[i] = a[i] * 0.5 + t
+    return ratio
+
+
+def test_numpy_scalars_between_the_kernels(cuda_device):
+    """A NumPy sum and the statements after it compute with NumPy's scalars, of their class;
+    a NumPy warning on the host sends the entry to the CPU, whose run warns once, as CPython."""
+    import warnings
+
+    n = 29
+    start = numpy.cos(numpy.arange(n) * 0.3)
+    expected_arguments = (start.copy(), numpy.zeros(n), n, 3, numpy.float64(0.0))
+    expected = smooth_numpy(*expected_arguments)
+    arguments = (start.copy(), numpy.zeros(n), n, 3, numpy.float64(0.0))
+    fast = megaguards.jit(smooth_numpy, strict=True)
+    result = fast(*arguments)
+    assert [type(value) for value in result] == [type(value) for value in expected] == \
+        [numpy.float64, numpy.float64, float]
+    assert result == expected and arguments[0].tobytes() == expected_arguments[0].tobytes()
+    assert sites_of(fast)[0]["backend"] == "cuda", megaguards.explain(fast)
+    for function in (warns_numpy, megaguards.jit(warns_numpy)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            data = (start.copy(), numpy.zeros(n), n, 2, numpy.float64(0.0))
+            outcome = function(*data)
+        assert outcome == numpy.inf and len(caught) == 2, [str(w.message) for w in caught]

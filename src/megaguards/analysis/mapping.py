@@ -21,6 +21,11 @@ from .bounds import HoistFacts
 from .parallel import ParallelLoop, ParallelPlan, _Planner
 
 MAX_BAND = 3
+# The scalars a region's host keeps between launches (ir/interp.py computes with them as
+# CPython does: a NumPy scalar's operations are NumPy's, their warnings turned into errors
+# that send the entry to the CPU, whose run warns as NumPy would).
+HOST_SCALARS = frozenset({Scalar.PY_BOOL, Scalar.PY_INT, Scalar.PY_FLOAT, Scalar.NP_FLOAT64, Scalar.NP_FLOAT32,
+                          Scalar.NP_INT64, Scalar.NP_INT32})
 # What a region's host statements may call: Python's own functions, CPython's results by
 # definition (the kernels' versions match them bit for bit, or they stay on the CPU).
 HOST_FUNCTIONS = frozenset({"abs", "min", "max", "int", "float", "bool", "round", "pow"} |
@@ -227,7 +232,7 @@ def _host_steps(typed, outer: ir.For, hosted: list, bands: list, facts: HoistFac
         result.append(records.replace(band, given=given) if given else band)
     for name in given_names:
         scalar = typed.variables[name]
-        if scalar not in (Scalar.PY_BOOL, Scalar.PY_INT, Scalar.PY_FLOAT):
+        if scalar not in HOST_SCALARS:
             return f"{ir.describe_name(name)} ({scalar!r}) is kept between the kernels on the CPU only"
     return tuple(result), tuple(sorted(given_names))
 

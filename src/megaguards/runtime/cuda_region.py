@@ -25,11 +25,13 @@ from ..ir.interp import evaluate
 from ..record import record
 from .. import record as records
 from .cuda import STEPS_PER_WAIT, GpuSpecialization, cupy_module, last_assigned, wait_for_gpu
-from .data import StageClock, Transfers, arrays_to_device, box_live_outs, packed_inputs
+from .data import StageClock, Transfers, arrays_to_device, box_live_outs, packed_inputs, pinned_empty
 from .executable import FLOAT_STATUS, Declined, Outcome, Raised, Ran
 from .kernel import Specialization
 
 INT64 = range(-(2**63), 2**63)
+RING_ROWS = 256   # a stepped region's launch rows in flight at most: the host waits for the GPU when its ring
+                  # of page-locked rows wraps (a row from pageable memory made each launch wait for the last)
 
 
 @record(frozen=False)
@@ -142,7 +144,7 @@ class GpuRegionSpecialization:
         scalars = dict(zip(self.cpu.scalar_paths, binding.scalars))
         arrays = dict(zip(self.cpu.layout.arrays, binding.arrays))
         start, step, steps = bands[0][0]
-        launch = Launcher(cupy, common, offsets)
+        launch = Launcher(cupy, common, offsets, max(3 * len(band.loops) + len(band.given) for band in region.bands))
         final, tags, queued = {}, {}, []
         for k in range(steps):
             pace(cupy, queued, k)
@@ -169,14 +171,17 @@ class GpuRegionSpecialization:
         if code:
             return Raised(code)
         final[region.loop.var] = start + (steps - 1) * step
-        final.update((name, scalars[name]) for name in region.host_assigned if name in scalars)
-        return Ran(self.outputs(binding, names, final, tags))
+        kept = {name: scalars[name] for name in region.host_assigned if name in scalars}   # of their own class
+        return Ran(self.outputs(binding, names, final, tags, kept))
 
-    def outputs(self, binding, names, final: dict, tags: dict) -> tuple:
-        """The live-outs: the scalars' final values, each swapped array name's final array."""
-        outputs = box_live_outs(self.cpu.live_outs, final, tags, self.cpu.typed, self.cpu.layout.box_tags)
-        return tuple(binding.arrays[names.holding(name)] if name in self.cpu.layout.rebound else value
-                     for name, value in zip(self.cpu.live_outs, outputs))
+    def outputs(self, binding, names, final: dict, tags: dict, kept: dict | None = None) -> tuple:
+        """The live-outs: the scalars' final values (``kept``: the host's, already of their
+        class), each swapped array name's final array."""
+        kept = kept or {}
+        boxed = [name for name in self.cpu.live_outs if name not in kept]
+        outputs = dict(zip(boxed, box_live_outs(tuple(boxed), final, tags, self.cpu.typed, self.cpu.layout.box_tags)))
+        return tuple(binding.arrays[names.holding(name)] if name in self.cpu.layout.rebound
+                     else kept[name] if name in kept else outputs[name] for name in self.cpu.live_outs)
 
     def kept_scalars(self, cupy, index: int, band_shapes: list, last: int | None) -> dict:
         """Band ``index``'s buffers for the scalars the loop keeps (a function's locals its
@@ -252,13 +257,16 @@ def pace(cupy, queued: list, step: int) -> None:
 
 
 def host_value(statement, scalars: dict, arrays: dict, functions: dict, scalar):
-    """A region's host statement's value, as Python computes it; None where Python raises,
-    or gives a value the kernels cannot take (another class, an int past int64)."""
+    """A region's host statement's value, as Python computes it; None where Python raises
+    (or NumPy would warn), or gives a value the kernels cannot take (another class than the
+    statement's type, an int past int64)."""
     try:
-        value = evaluate(statement.value, scalars, arrays, functions)
+        with numpy.errstate(all="raise"):   # a NumPy scalar's warning: the CPU's run says it
+            value = evaluate(statement.value, scalars, arrays, functions)
     except Exception:   # noqa: BLE001 - the CPU's run of the loop raises it where Python does
         return None
-    if type(value) is not scalar.pyclass or (type(value) is int and value not in INT64):
+    expected = (statement.value.type or scalar).pyclass
+    if type(value) is not expected or (type(value) is int and value not in INT64):
         return None
     return value
 
@@ -267,12 +275,26 @@ class Launcher:
     """The launches of a stepped region: the inputs block of each arrangement of the arrays
     on the device once, a row per launch (the band's entries, then its given scalars)."""
 
-    def __init__(self, cupy, common, offsets) -> None:
+    def __init__(self, cupy, common, offsets, width: int) -> None:
         self.cupy, self.common, self.offsets = cupy, common, offsets
         self.flag_on_device = cupy.zeros(1, dtype=cupy.int64)   # the first flag of a launch without a wait
         self.flag = numpy.uint64(self.flag_on_device.data.ptr)
         self.blocks = {}    # which array each name holds -> the inputs block on the device
-        self.rows = []      # the rows launched, alive until the device is done with them
+        # The launches' rows (``width``: the widest band's) through a ring of page-locked rows.
+        self.ring = (pinned_empty(cupy, (RING_ROWS, width), numpy.dtype(numpy.int64)),
+                     cupy.empty((RING_ROWS, width), dtype=cupy.int64))
+        self.launched = 0
+
+    def row(self, values: list) -> numpy.uint64:
+        """The device address of a launch's row holding ``values``, copied without a wait."""
+        slot = self.launched % RING_ROWS
+        if slot == 0 and self.launched:
+            wait_for_gpu(self.cupy)   # every launch that read the ring's rows has run
+        host, device = self.ring
+        host[slot, :len(values)] = values
+        device[slot].set(host[slot], stream=self.cupy.cuda.get_current_stream())
+        self.launched += 1
+        return numpy.uint64(device[slot].data.ptr)
 
     def band(self, part: GpuSpecialization, band, entries: list, names, scalars: dict, variables: dict,
              final: dict, tags: dict) -> Outcome | None:
@@ -285,17 +307,16 @@ class Launcher:
         given = []
         for name in band.given:
             value = scalars.get(name)
-            if type(value) is not variables[name].pyclass:   # unbound (Python raises) or of another class
-                return Declined(f"{name!r} has no {variables[name]!r} value when a kernel reads it")
-            given.append(struct.unpack("<q", struct.pack("<d", value))[0] if type(value) is float else int(value))
-        row = self.cupy.asarray(numpy.array([v for entry in entries for v in entry] + given, dtype=numpy.int64))
-        self.rows.append(row)
+            if value is None:   # unbound: Python raises, in the CPU's run
+                return Declined(f"{name!r} has no value when a kernel reads it")
+            given.append(struct.unpack("<q", struct.pack("<d", float(value)))[0] if variables[name].is_float
+                         else int(value))
+        row = self.row([v for entry in entries for v in entry] + given)
         block = self.blocks.get(names.holds)
         if block is None:
             block = self.blocks[names.holds] = self.cupy.asarray(names.common(self.common))
         base = block.data.ptr
-        inputs = tuple(numpy.uint64(base + 8 * int(offset)) for offset in self.offsets[:3]) + \
-            (numpy.uint64(row.data.ptr),)
+        inputs = tuple(numpy.uint64(base + 8 * int(offset)) for offset in self.offsets[:3]) + (row,)
         kernel = part.kernel
         if not (kernel.reductions or kernel.folds or kernel.outputs):   # nothing to wait for
             grid, block_shape = part.grid(entries)
@@ -312,7 +333,10 @@ class Launcher:
         values, found_tags = found
         reduced = {name for name, _, _, _ in kernel.reductions} | {name for name, _, _ in kernel.folds}
         for name, value in values.items():
-            (scalars if name in reduced else final)[name] = value
+            if name in reduced:   # of the class the loop's additions give it (a NumPy sum: numpy.float64)
+                scalars[name] = variables[name].pyclass(value)
+            else:
+                final[name] = value
         tags.update(found_tags)
         return None
 
