@@ -262,6 +262,9 @@ def _cpu_only(typed) -> str:
 
 
 def _band(typed, outer: ir.For, decision: ParallelLoop, fixed: tuple, facts, groups, reassociate) -> GpuBand | str:
+    if decision.private_arrays:
+        return (f"loop {ir.describe_name(outer.var)} keeps a copy of "
+                f"{ir.describe_name(decision.private_arrays[0][0])} per thread, on the CPU only")
     planner = _Planner(typed, facts, groups, reassociate)
     band, sunk = [*fixed, outer], []
     while len(band) - len(fixed) < MAX_BAND and band[-1].body and isinstance(band[-1].body[-1], ir.For):
@@ -272,7 +275,7 @@ def _band(typed, outer: ir.For, decision: ParallelLoop, fixed: tuple, facts, gro
         if _mentions(inner.start, bound_names) or _mentions(inner.stop, bound_names):
             break  # not rectangular: stays a loop inside each thread
         inner_decision = planner.decide(inner, tuple(band))
-        if not isinstance(inner_decision, ParallelLoop):
+        if not isinstance(inner_decision, ParallelLoop) or inner_decision.private_arrays:
             break
         band.append(inner)
         sunk += before

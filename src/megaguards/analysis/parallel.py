@@ -35,6 +35,9 @@ class ParallelLoop:
     private: tuple[str, ...]    # scalars written before read in every iteration
     reductions: tuple[Reduction, ...]
     weight: int                 # static cost estimate of one iteration (for the work threshold)
+    private_arrays: tuple = ()  # (name, nid of its writing loop): a 1-D list each iteration writes whole
+    #                             over that loop's range before reading it (doitgen's ``sum``): a copy
+    #                             per thread, the one that ran the last iteration copying it back
 
 
 @record
@@ -212,9 +215,11 @@ class _Planner:
         appended = sorted(ir.appends_in(loop))
         if appended:
             return f"it appends to {', '.join(repr(name) for name in appended)}, in iteration order"
+        private_arrays = _private_arrays(loop, self.typed, self.groups)
+        privatized = {self.groups.get(name, name) for name, _ in private_arrays}
         accesses = list(_accesses(loop.body, (), self.groups))
         for first in accesses:
-            if not first.write:
+            if not first.write or first.group in privatized:
                 continue
             for second in accesses:
                 if second.group != first.group or (second.write and second.node.nid < first.node.nid):
@@ -252,7 +257,85 @@ class _Planner:
                         return f"reduction on {ir.describe_name(name)} (float): {fold}{ALLOW_REASSOCIATION}"
                     self.notes.append(f"reduction on {ir.describe_name(name)} (float, folded in iteration order)")
             reductions.append(Reduction(name, kind, conditional, fold))
-        return ParallelLoop(loop.nid, tuple(private), tuple(reductions), BodyWeight.of(loop.body).static())
+        return ParallelLoop(loop.nid, tuple(private), tuple(reductions), BodyWeight.of(loop.body).static(),
+                            private_arrays)
+
+
+def _private_arrays(loop: ir.For, typed: TypedLoop, groups: dict) -> tuple:
+    """The temporary arrays of ``loop``'s iterations (ParallelLoop.private_arrays): a 1-D
+    list, alone in its alias group, whose first top-level loop in the body (``for p in
+    range(lo, hi)``, step 1, bounds a name, a constant or a length that the body does not
+    assign) first touches X by ``X[p] = e`` (``e`` not reading X, at the loop body's own
+    level, no ``continue`` before it, no ``break``) and touches X only at ``[p]``,
+    and whose later top-level loops over the same range touch it only at their own variable:
+    every element an iteration reads, it wrote first.  No ``continue`` at the loop's level,
+    so that the last iteration writes the whole range, as the copy back assumes.  An array
+    the body only writes is no temporary: it stays shared (a time loop's output keeps the
+    loop sequential, its inner loops parallel or one GPU region)."""
+    if any(isinstance(s, ir.Continue) for s in _level_statements(loop.body)):
+        return ()
+    assigned = {n.target for n in ir.walk(loop) if isinstance(n, ir.Assign)} | \
+        {n.var for n in ir.walk(loop) if isinstance(n, ir.For)}
+    stored = dict.fromkeys(n.array for n in ir.walk(loop) if isinstance(n, ir.Store))
+    loaded = {n.array for n in ir.walk(loop) if isinstance(n, ir.Load)}
+    found = []
+    for name in (name for name in stored if name in loaded):   # an array only written stays shared
+        info = typed.arrays.get(name)
+        group = groups.get(name, name)
+        if info is None or info.rank != 1 or not info.is_list or \
+                any(other != name and groups.get(other, other) == group for other in typed.arrays):
+            continue
+        writer = _written_first(name, loop.body, assigned)
+        if writer is not None:
+            found.append((name, writer.nid))
+    return tuple(found)
+
+
+def _written_first(name: str, body, assigned: set) -> ir.For | None:
+    """The loop that writes ``name`` whole before any read, or None."""
+    def touches(node) -> bool:
+        return any(isinstance(n, (ir.Load, ir.Store)) and n.array == name for n in ir.walk(node))
+
+    writer = None
+    for statement in body:
+        if not touches(statement):
+            continue
+        if not (isinstance(statement, ir.For) and isinstance(statement.step, ir.Const) and statement.step.value == 1
+                and not touches(statement.start) and not touches(statement.stop)
+                and _only_at(name, statement.body, statement.var)):
+            return None
+        if writer is None:   # its first access: a store at the body's level that nothing before skips
+            first = next(k for k, inner in enumerate(statement.body) if touches(inner))
+            head = statement.body[first]
+            simple = all(_invariant_bound(e, assigned) for e in (statement.start, statement.stop))
+            if not (simple and isinstance(head, ir.Store) and head.array == name and not touches(head.value)
+                    and not any(isinstance(s, ir.Break) for s in _level_statements(statement.body))
+                    and not any(isinstance(s, ir.Continue) for s in _level_statements(statement.body[:first]))):
+                return None
+            writer = statement
+        elif (statement.start, statement.stop) != (writer.start, writer.stop):
+            return None
+    return writer
+
+
+def _invariant_bound(bound: ir.Expr, assigned: set) -> bool:
+    """A constant, a length, or a name the loop does not assign, perhaps negated: the copy
+    back reads it again after the loop's iterations, with the value they saw."""
+    if isinstance(bound, ir.UnaryOp) and bound.op == "-":
+        bound = bound.operand
+    return isinstance(bound, (ir.Const, ir.Length)) or (isinstance(bound, ir.Name) and bound.id not in assigned)
+
+
+def _only_at(name: str, statements, var: str) -> bool:
+    """Every access to ``name`` in ``statements`` is at ``[var]``, which they never assign."""
+    for statement in statements:
+        for node in ir.walk(statement):
+            if isinstance(node, (ir.Load, ir.Store)) and node.array == name and \
+                    not (len(node.indices) == 1 and isinstance(node.indices[0], ir.Name) and node.indices[0].id == var):
+                return False
+            if (isinstance(node, ir.Assign) and node.target == var) or (isinstance(node, ir.For) and node.var == var):
+                return False
+    return True
 
 
 FOLD_FORMS = ("s+e", "s-e", "e+s", "s*e", "e*s")

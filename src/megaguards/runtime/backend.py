@@ -295,8 +295,10 @@ def describe_plan(key: LoopKey, plan, parallel: bool) -> list[str]:
             continue
         reductions = ", ".join(f"{r.var} ({r.kind})" for r in decision.reductions) or "none"
         private = ", ".join(n for n in decision.private if not n.startswith("mg_tmp")) or "none"
+        copies = "".join(f"; a copy of {ir.describe_name(name)} per thread, the last iteration's kept"
+                         for name, _ in decision.private_arrays)
         lines.append(f"loop '{node.var}' at line {node.line}: parallel (OpenMP); private: {private}; "
-                     f"reductions: {reductions}")
+                     f"reductions: {reductions}{copies}")
     return lines
 
 

@@ -23,7 +23,8 @@ from ... import record as records
 from ...analysis.parallel import INNER_LOOP_TRIPS, BodyWeight, ParallelLoop
 from ...ir import nodes as ir
 from ...ir.types import Scalar
-from ..spelling import c_name, zero_of
+from ...ir.types import buffer_ctype
+from ..spelling import array_name, c_name, zero_of
 from .base import reduction_identity
 from .c import C
 
@@ -59,6 +60,7 @@ class ParallelRegion:
     label: str
     variables: tuple[str, ...]   # scalars private to each thread, reductions included
     folds: dict                  # float reductions folded in order: name -> form (parallel.FOLD_FORMS)
+    private_arrays: tuple = ()   # parallel.ParallelLoop.private_arrays: each thread's copies
 
     @property
     def error_exit(self) -> tuple[str, ...]:
@@ -135,6 +137,7 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
     emit(region, "uint64_t mg_ticks = 0;")
     emit(region, f"const int {label}_tid = omp_get_thread_num();")
     emit(region, f"int64_t {c_name(node.var)} = 0;")
+    _private_copies(renderer, label, plan.private_arrays, region)
     for name in variables:
         scalar = typed.variables[name]
         if name not in folds:   # a folded scalar is the kernel's own, written by the folding thread
@@ -142,7 +145,7 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
             emit(region, f"{scalar.ctype} {c_name(name)} = {start};")
         emit(region, f"int64_t {label}_at_{c_name(name)} = -1; int mg_set_{c_name(name)} = 0; "
                      f"int mg_tag_{c_name(name)} = 0;")
-    iteration = ParallelRegion(label, variables, folds)
+    iteration = ParallelRegion(label, variables, folds, plan.private_arrays)
     if folds:
         _pipelined_rounds(renderer, node, iteration, region)
     else:
@@ -158,6 +161,7 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
         emit(region + 1, "#pragma omp atomic")
         emit(region + 1, "mg_fp_seen |= mg_fp_mine;")
         emit(region, "}")
+    _copy_back(renderer, label, plan.private_arrays, region)
     for name in variables:
         if name not in folds:
             emit(region, f"{label}_value_{c_name(name)}[{label}_tid] = {c_name(name)};")
@@ -194,9 +198,44 @@ def _iterations(renderer, node: ir.For, iteration: ParallelRegion, low: str, hig
         emit(body + 1, "continue;")
         emit(body, "}")
     emit(body, f"{c_name(node.var)} = {label}_start + {label}_k * {label}_step;")
+    if iteration.private_arrays:
+        emit(body, f"if ({label}_k == {label}_trips - 1) {label}_owns_last = 1;")
     renderer.region_block(iteration, node.body, body)
     emit(body, f"{label}_next: ;")
     emit(depth, "}")
+
+
+def _private_copies(renderer, label: str, private_arrays: tuple, depth: int) -> None:
+    """Each thread's copy of the loop's temporary arrays, under the arrays' own names (the
+    body's accesses read and write it), the shared one kept for the copy back."""
+    emit = renderer.emit
+    if private_arrays:
+        emit(depth, f"int {label}_owns_last = 0;   /* this thread ran the last iteration */")
+    for name, _ in private_arrays:
+        ctype, array = buffer_ctype(renderer.typed.arrays[name].element), array_name(name)
+        emit(depth, f"{ctype} *const {label}_shared_{array} = {array};")
+        emit(depth, f"{ctype} *{array} = ({ctype} *)malloc(sizeof({ctype}) * (size_t)({array}_n0 > 0 ? {array}_n0 : 1));")
+        emit(depth, f"if (MG_UNLIKELY({array} == NULL)) {{")
+        emit(depth + 1, "#pragma omp atomic write")
+        emit(depth + 1, f"{label}_error = MG_ERR_MEMORY;")
+        emit(depth, "}")
+
+
+def _copy_back(renderer, label: str, private_arrays: tuple, depth: int) -> None:
+    """The last iteration wrote its range of each temporary array whole: its thread copies
+    that range back (nothing else ever reads or writes the shared array meanwhile)."""
+    emit = renderer.emit
+    writers = {node.nid: node for node in ir.walk(renderer.typed.body) if isinstance(node, ir.For)}
+    for name, writer in private_arrays:
+        array = array_name(name)
+        low, high = (renderer.convert(bound, Scalar.PY_INT) for bound in (writers[writer].start, writers[writer].stop))
+        emit(depth, f"if ({label}_owns_last && !{label}_error && {array} != NULL) {{")
+        emit(depth + 1, f"for (int64_t mg_v = {low}; mg_v < {high}; mg_v++) {{")
+        emit(depth + 2, f"const int64_t mg_at = mg_v < 0 ? mg_v + {array}_n0 : mg_v;")
+        emit(depth + 2, f"{label}_shared_{array}[mg_at] = {array}[mg_at];")
+        emit(depth + 1, "}")
+        emit(depth, "}")
+        emit(depth, f"free({array});")
 
 
 def _pipelined_rounds(renderer, node: ir.For, iteration: ParallelRegion, depth: int) -> None:
