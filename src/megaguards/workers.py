@@ -113,13 +113,13 @@ def _terminated(number, frame) -> None:
     """SIGTERM (``Pool.terminate()``): the record, then the default action, as before."""
     import signal
 
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)   # first: another SIGTERM ends the process meanwhile
     settings = current_process().workers
     if settings is not None and settings["folder"]:
         try:   # whatever the signal interrupted: the record is lost, never the program's end
             write_records(settings["folder"])
         except BaseException:  # noqa: BLE001
             pass
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     os.kill(os.getpid(), signal.SIGTERM)
 
 

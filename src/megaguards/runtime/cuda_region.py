@@ -150,8 +150,10 @@ class GpuRegionSpecialization:
             pace(cupy, queued, k)
             value = scalars[region.loop.var] = start + k * step
             for kind, item in region.steps:
-                if kind == "swap":
+                if kind == "swap":   # len() on the host reads the array a name holds now (the fast
+                    # path's hoisted checks keep swapped arrays of one shape: a guard if that is relaxed)
                     names.swap((item,))
+                    arrays = {name: binding.arrays[names.holding(name)] for name in self.cpu.layout.arrays}
                 elif kind == "host":
                     computed = host_value(item, scalars, arrays, self.host_functions, typed.variables[item.target])
                     if computed is None:
