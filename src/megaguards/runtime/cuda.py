@@ -306,8 +306,7 @@ class GpuSpecialization:
         fold raised NumPy's flag."""
         typed = self.cpu.typed
         final: dict[str, object] = {}
-        for position, (start, step, trips) in enumerate(band):
-            final[self.kernel.band[position]] = start + (trips - 1) * step
+        loop_finals(self.kernel.band, band, final)
         tags: dict[str, int] = {}
         last_assigned(self.kernel.outputs, marks, ivals, fvals, total, final, tags)
         integer_sums, float_sums = ired, fred
@@ -344,6 +343,14 @@ class GpuSpecialization:
                     return None
                 final[name] = folded
         return final, tags
+
+
+def loop_finals(variables: tuple, entries, final: dict, first: int = 0) -> None:
+    """Each band loop's variable after its range (``entries``: (start, step, trips) per loop,
+    none empty), from position ``first`` on, into ``final``."""
+    for position in range(first, len(entries)):
+        start, step, trips = entries[position]
+        final[variables[position]] = start + (trips - 1) * step
 
 
 def float_extreme(key: int, earliest_zero: int, kind: str) -> float | None:

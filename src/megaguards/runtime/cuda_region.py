@@ -24,7 +24,7 @@ from ..analysis.mapping import HOST_FUNCTIONS
 from ..ir.interp import evaluate
 from ..record import record
 from .. import record as records
-from .cuda import STEPS_PER_WAIT, GpuSpecialization, cupy_module, last_assigned, wait_for_gpu
+from .cuda import STEPS_PER_WAIT, GpuSpecialization, cupy_module, last_assigned, loop_finals, wait_for_gpu
 from .data import StageClock, Transfers, arrays_to_device, box_live_outs, packed_inputs, pinned_empty
 from .executable import FLOAT_STATUS, Declined, Outcome, Raised, Ran
 from .kernel import Specialization
@@ -131,9 +131,8 @@ class GpuRegionSpecialization:
         final, tags = {self.region.loop.var: start + (steps - 1) * step}, {}
         # The band that ran last (its last step, then body order) gives a name its final value.
         for index in sorted((i for i in range(len(launches)) if last[i] is not None), key=lambda i: (last[i], i)):
-            kernel, band = self.kernels[index], bands_by_step[index][last[index]]
-            for position, (first, stride, trips) in enumerate(band[1:], start=1):
-                final[kernel.band[position]] = first + (trips - 1) * stride
+            kernel = self.kernels[index]
+            loop_finals(kernel.band, bands_by_step[index][last[index]], final, first=1)
             if kernel.outputs and not self.kept_values(index, kept[index], shapes[index][last[index]][0], final, tags):
                 return Declined("a scalar the loop keeps was not assigned in the last step that could")
         return Ran(self.outputs(binding, names, final, tags))
@@ -324,8 +323,7 @@ class Launcher:
             grid, block_shape = part.grid(entries)
             part.function(grid, block_shape, (*inputs, self.flag, numpy.uint64(0), numpy.uint64(0), numpy.uint64(0),
                                               numpy.uint64(0), numpy.uint64(0), numpy.int64(total)))
-            for position, (first, stride, trips) in enumerate(entries[1:], start=1):
-                final[kernel.band[position]] = first + (trips - 1) * stride
+            loop_finals(kernel.band, entries, final, first=1)
             return None
         code, found = part.execute(self.cupy, inputs, entries, total, scalars)
         if code:

@@ -161,7 +161,7 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
         emit(region + 1, "#pragma omp atomic")
         emit(region + 1, "mg_fp_seen |= mg_fp_mine;")
         emit(region, "}")
-    _copy_back(renderer, label, plan.private_arrays, region)
+    _copy_back(renderer, node, label, plan.private_arrays, region)
     for name in variables:
         if name not in folds:
             emit(region, f"{label}_value_{c_name(name)}[{label}_tid] = {c_name(name)};")
@@ -221,11 +221,11 @@ def _private_copies(renderer, label: str, private_arrays: tuple, depth: int) -> 
         emit(depth, "}")
 
 
-def _copy_back(renderer, label: str, private_arrays: tuple, depth: int) -> None:
+def _copy_back(renderer, node: ir.For, label: str, private_arrays: tuple, depth: int) -> None:
     """The last iteration wrote its range of each temporary array whole: its thread copies
     that range back (nothing else ever reads or writes the shared array meanwhile)."""
     emit = renderer.emit
-    writers = {node.nid: node for node in ir.walk(renderer.typed.body) if isinstance(node, ir.For)}
+    writers = {loop.nid: loop for loop in ir.walk(node) if isinstance(loop, ir.For)}   # in the loop's body
     for name, writer in private_arrays:
         array = array_name(name)
         low, high = (renderer.convert(bound, Scalar.PY_INT) for bound in (writers[writer].start, writers[writer].stop))
