@@ -101,6 +101,62 @@ def test_a_child_killed_by_sigterm_reports_its_loops_and_keeps_its_exit_code(tmp
     assert records[(8, "work")]["compiled_runs"] == 1
 
 
+# A child whose main thread blocks in C while SIGTERM's handler runs in another thread: the
+# main thread never handles it (CPython only flags it), as when SIGTERM lands just before a
+# pool worker blocks waiting for its next task.  python ends it (the default action).
+BLOCKED = textwrap.dedent("""
+    import multiprocessing
+    import os
+    import signal
+    import sys
+    import threading
+    import time
+
+
+""") + WORK + textwrap.dedent("""
+
+
+    def blocked(ready):
+        work(100)
+        threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})   # only that thread takes it
+        ready.set()
+        os.read(os.pipe()[0], 1)   # forever
+
+
+    def handled(ready):
+        def handler(number, frame):
+            print("handled", number, flush=True)
+            sys.exit(3)
+        signal.signal(signal.SIGTERM, handler)
+        work(100)
+        ready.set()
+        time.sleep(60)
+
+
+    if __name__ == "__main__":
+        context = multiprocessing.get_context(sys.argv[1])
+        for target in (blocked, handled):
+            ready = context.Event()
+            child = context.Process(target=target, args=(ready,))
+            child.start()
+            ready.wait(60)
+            child.terminate()
+            child.join(60)
+            print(target.__name__, "exit code", child.exitcode, flush=True)
+""")
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_sigterm_ends_a_child_whose_main_thread_never_handles_it_and_a_programs_handler_is_kept(tmp_path, method):
+    script = tmp_path / "blocked.py"
+    script.write_text(BLOCKED)
+    output, records = run_reported(tmp_path, script, method)
+    assert output == run_python(script, method).stdout == \
+        "blocked exit code -15\nhandled 15\nhandled exit code 3\n"
+    assert records[(12, "work")]["entries"] == 2, records   # both children's records
+
+
 def test_a_forked_child_that_exits_normally_adds_its_loops_without_its_parents(tmp_path):
     """A child of os.fork() that leaves by sys.exit runs the atexit handlers it inherited:
     it writes its own entries to the parent's folder, not the parent's report file."""

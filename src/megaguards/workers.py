@@ -12,9 +12,10 @@ parent's do, and appear in the parent's report.
 * The report: where the parent writes one (``--report``, ``--report-json``), every child
   writes its loops' records into a private folder of the parent's (``<pid>.json``) when it
   ends: at exit, at the end of a multiprocessing process (its finalizers: a forked child
-  leaves by ``os._exit``), or at SIGTERM (``Pool.terminate()``, as ``with Pool()`` ends:
-  the record is written, then the signal's default action ends the child as before).  A
-  forked child writes what it added since the fork.  The parent adds the records to its own when
+  leaves by ``os._exit``), or, in a multiprocessing child, at SIGTERM (``Pool.terminate()``,
+  as ``with Pool()`` ends: the record is written, then the signal's default action ends the
+  child as before; see ``_watch_sigterm``).  A forked child writes what it added since the
+  fork.  The parent adds the records to its own when
   it writes its report (``diagnostics/report.py``), then removes the files it read.
 
 Nothing is imported or patched until the program imports multiprocessing (an import hook
@@ -62,6 +63,8 @@ def start(settings: dict) -> None:
     _set_up(settings, parent=False)
     if settings["folder"]:
         _write_at_end(settings["folder"])
+        if settings.get("watch"):   # a spawned child runs no after-fork functions
+            _watch_sigterm(settings["folder"])
 
 
 def _set_up(settings: dict, parent: bool) -> None:
@@ -83,6 +86,7 @@ def _set_up(settings: dict, parent: bool) -> None:
 def _forked_child() -> None:
     """A child made by fork: what it adds to the parent's records at the fork, written into
     the parent's folder at its end (the parent's report files are the parent's)."""
+    _unwatch_sigterm()   # the parent's watch: its thread did not come along
     process = current_process()
     settings = process.workers
     if settings is None or not settings["folder"]:
@@ -96,31 +100,121 @@ def _forked_child() -> None:
 
 def _write_at_end(folder: str) -> None:
     import atexit
-    import json  # noqa: F401 - imported now: a SIGTERM handler must not import (the import lock may be held)
-    import signal
+    import json  # noqa: F401 - imported now: the SIGTERM paths must not import (the import lock may be held)
 
     from .diagnostics import report  # noqa: F401
 
     atexit.register(write_records, folder)
+
+
+def _watch_sigterm(folder: str) -> None:
+    """At SIGTERM, this child's records, then the signal's default action (exit code -15).
+
+    A Python handler alone is not enough: it runs only in the main thread, between
+    bytecodes, and a SIGTERM that lands just before the main thread blocks in C (a pool
+    worker going back to wait for its next task while ``Pool.terminate()`` holds the
+    queue's lock) is flagged but never handled: the child never ends and the parent waits
+    for it forever.  CPython's C handler also writes the signal's number to the wakeup fd,
+    from whatever thread it runs in; a daemon thread reading it ends the child whatever the
+    main thread is doing.  Only where SIGTERM has its default action and no wakeup fd is
+    set (the program's own are left alone); a program that sets a handler later keeps it."""
+    import ctypes  # noqa: F401 - imported now, for _default_action
+    import signal
+    import threading
+
+    process = current_process()
+    if process.sigterm_watch is not None or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        return
+    read, write = os.pipe()
     try:
-        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-            signal.signal(signal.SIGTERM, _terminated)
-    except (ValueError, OSError):   # not the main thread: no handler, no record at SIGTERM
+        os.set_blocking(write, False)
+        previous = signal.set_wakeup_fd(write)
+        if previous != -1:   # the program's: put back, nothing watched
+            signal.set_wakeup_fd(previous)
+            raise ValueError("a wakeup fd is set")
+        signal.signal(signal.SIGTERM, _terminated)
+    except (ValueError, OSError):   # not the main thread, or the program's wakeup fd
+        os.close(read)
+        os.close(write)
+        return
+    process.sigterm_watch = (read, write, threading.Lock(), folder)
+    threading.Thread(target=_wait_for_sigterm, args=(read,), name="megaguards-sigterm", daemon=True).start()
+
+
+def _unwatch_sigterm() -> None:
+    """In a forked child: the parent's watch undone (SIGTERM's default action, no wakeup fd)."""
+    process = current_process()
+    if process.sigterm_watch is None:
+        return
+    import signal
+
+    read, write = process.sigterm_watch[:2]
+    process.sigterm_watch = None
+    try:
+        if signal.getsignal(signal.SIGTERM) is _terminated:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        previous = signal.set_wakeup_fd(-1)
+        if previous != write:   # the program's since: left as it was
+            signal.set_wakeup_fd(previous)
+    except (ValueError, OSError):
         pass
+    for fd in (read, write):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def _wait_for_sigterm(read: int) -> None:
+    import signal
+
+    while True:
+        try:
+            numbers = os.read(read, 256)
+        except OSError:
+            return
+        if not numbers:
+            return
+        # The wakeup fd hears every signal with a Python handler; a handler the program set
+        # for SIGTERM since decides what SIGTERM does.
+        if signal.SIGTERM in numbers and signal.getsignal(signal.SIGTERM) is _terminated:
+            _end_by_sigterm(main_thread=False)
 
 
 def _terminated(number, frame) -> None:
-    """SIGTERM (``Pool.terminate()``): the record, then the default action, as before."""
+    """SIGTERM's Python handler (the main thread, when it gets there first)."""
+    _end_by_sigterm(main_thread=True)
+
+
+def _end_by_sigterm(main_thread: bool) -> None:
+    """The records, then the default action of SIGTERM; whichever path comes first does it,
+    the other waits for the end."""
     import signal
 
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)   # first: another SIGTERM ends the process meanwhile
-    settings = current_process().workers
-    if settings is not None and settings["folder"]:
-        try:   # whatever the signal interrupted: the record is lost, never the program's end
-            write_records(settings["folder"])
-        except BaseException:  # noqa: BLE001
-            pass
+    watch = current_process().sigterm_watch
+    if watch is None:
+        return
+    watch[2].acquire()
+    try:   # whatever the signal interrupted: the record is lost, never the program's end
+        write_records(watch[3])
+    except BaseException:  # noqa: BLE001
+        pass
+    _default_action(main_thread)
     os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _default_action(main_thread: bool) -> None:
+    """SIGTERM's default action again (Python's signal.signal works only in the main thread)."""
+    import signal
+
+    if main_thread:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        return
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.signal.argtypes, libc.signal.restype = (ctypes.c_int, ctypes.c_void_p), ctypes.c_void_p
+    libc.signal(signal.SIGTERM, signal.SIG_DFL.value)
 
 
 def write_records(folder: str) -> None:
@@ -208,6 +302,8 @@ def _wrap_spawning(util) -> None:
             at = args.index("-c") + 1
             if "spawn_main" in args[at] or "forkserver import main" in args[at]:
                 passed = {name: settings[name] for name in ("roots", "device", "dump_dir", "folder")}
+                # A spawned child is a worker; the fork server is not (its children are forks).
+                passed["watch"] = "spawn_main" in args[at]
                 args[at] = BOOTSTRAP.format(settings=passed) + args[at]
         return original(path, args, passfds)
     spawnv_passfds.__megaguards__ = True
@@ -218,11 +314,14 @@ def _wrap_spawning(util) -> None:
 
 
 def _finalize_forked(_) -> None:
-    """In a process multiprocessing forked, once it has dropped the parent's finalizers: its
-    records at its end (it leaves by ``os._exit``, after its finalizers, no atexit)."""
+    """In a child multiprocessing forked (fork and forkserver: ``Process._bootstrap`` runs
+    the after-fork functions after the method's own set-up), once it has dropped the
+    parent's finalizers: its records at its end (it leaves by ``os._exit``, after its
+    finalizers, no atexit) and at SIGTERM."""
     settings = current_process().workers
     if settings is not None and settings["folder"]:
         sys.modules[WATCHED].Finalize(None, write_records, args=(settings["folder"],), exitpriority=0)
+        _watch_sigterm(settings["folder"])
 
 
 def _rewrite_main(spawn) -> None:

@@ -71,6 +71,8 @@ _FIELDS = {
     # -- multiprocessing's children (workers.py): the settings they start with, the folder
     # their loop records go to (None: no report), a forked child's records at the fork
     "workers": None,
+    # a multiprocessing child's SIGTERM watch: (read end, write end, lock, folder)
+    "sigterm_watch": None,
 
     # -- said once
     "features_logged": dict,      # (kernel key, bucket) -> lines in MEGAGUARDS_FEATURES_LOG
