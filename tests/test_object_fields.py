@@ -92,6 +92,75 @@ def test_methods_called_on_the_objects_are_inlined_with_their_fields():
                            compiled="uses 'self' other than through its fields")
 
 
+class Body:
+    def __init__(self, k):
+        self.x, self.v, self.a = float(k), 0.25 * (k % 4), -0.5 + (k % 3)
+
+
+def kick(body, dt):
+    body.v += body.a * dt
+
+
+def drift(body, dt):
+    body.x += body.v * dt
+    return body.x
+
+
+def relay(body, out):
+    out.append(body)
+
+
+def rebind(body, dt):
+    body = body if dt > 0 else None
+    return dt
+
+
+def leapfrog(make, steps):
+    bodies = make()
+    far = 0.0
+    for step in range(steps):
+        for b in bodies:
+            kick(b, 0.5)
+            far = max(far, drift(b, 0.25))
+            kick(b, 0.5)
+    return [(b.x, b.v) for b in bodies], far
+
+
+def kick_indexed(make):
+    bodies = make()
+    for i in range(len(bodies)):
+        b = bodies[i]
+        kick(b, 0.125)
+    return [body.v for body in bodies]
+
+
+def relaying(make):
+    bodies, out = make(), []
+    for b in bodies:
+        relay(b, out)
+    return len(out)
+
+
+def rebinding(make):
+    bodies, total = make(), 0.0
+    for b in bodies:
+        total += rebind(b, b.x)
+    return total
+
+
+def test_functions_the_objects_are_passed_to_are_inlined_with_their_fields():
+    fast = assert_same_as_cpython(leapfrog, lambda: [Body(k) for k in range(30)], 20)
+    assert [record["compiled_runs"] for record in sites_of(fast) if record["function"] == "leapfrog"][0] == 1
+    uses = object_uses(loop_of("for b in bs:\n    kick(b, 0.5)\n    s += drift(b, dt) + b.m\n"))
+    assert uses.passed == {"bs": {("kick", 0), ("drift", 0)}} and uses.lists == {"bs": (1, {"m"})}
+    assert_same_as_cpython(kick_indexed, lambda: [Body(k) for k in range(12)])   # b = bodies[i], then kick(b, ...)
+    # A function that passes its object on, or rebinds its parameter: CPython, with the reason.
+    assert_same_as_cpython(relaying, lambda: [Body(k) for k in range(5)],
+                           compiled="function 'relay' uses 'body' other than through its fields")
+    assert_same_as_cpython(rebinding, lambda: [Body(k) for k in range(5)],
+                           compiled="function 'rebind' uses 'body' other than through its fields")
+
+
 class Swarm:
     def __init__(self, count):
         self.walkers = [Walker(k) for k in range(count)]

@@ -9,13 +9,14 @@ on any other, and after a clean run the values the loop changed are set on the o
 name standing for an object (``p``) holds its index in the list in the kernel, and the site
 gives the name the object at that index after the run (``Loop.object_aliases``), as CPython's
 loop leaves it.  A method called on it is inlined with ``self`` standing for the object
-(``_Objects`` in the callee's names); its fields are found in its definition beforehand
-(``with_method_fields``).
+(``_Objects`` in the callee's names), and so is a plain function the object is passed to
+(``kick(p, dt)``: its parameter stands for the object); their fields are found in their
+definitions beforehand (``with_method_fields``).
 
 Only what reads and writes the fields as plain stored values qualifies (the guard checks
 the class: no property, no ``__setattr__``, no ``__getattr__``); a name or list used any
-other way (``f(p)``, ``p.pos.x``, ``ps[i]`` as a value, a method passing ``self`` on) keeps
-the lowering's usual reasons, or the method's.
+other way (``p.pos.x``, ``ps[i]`` as a value, a function passing its object on) keeps the
+lowering's usual reasons, or the function's.
 """
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ class ObjectUses:
     methods: dict = records.field(default_factory=dict)   # list -> methods called on its aliases (p.update())
     refused: dict = records.field(default_factory=dict)   # alias -> why its methods keep the loop in CPython
     compared: frozenset = frozenset()   # lists whose objects are compared (``b1 is not b2``, ``b1 != b2``)
+    passed: dict = records.field(default_factory=dict)   # list -> (function path, position) its aliases are passed to
 
 
 NONE = ObjectUses({}, {})
@@ -82,6 +84,7 @@ def object_uses(loop: ast.For) -> ObjectUses:
     lists: dict[str, list] = {}   # name -> [rank or None, fields]
     refused: set[str] = set()
     methods: dict[str, set] = {}
+    passed: dict[str, set] = {}
     compared: set[str] = set()
 
     def use(name: str, rank: int | None, field: str | None) -> None:
@@ -99,10 +102,13 @@ def object_uses(loop: ast.For) -> ObjectUses:
             name = node.id
             source, scope, _, statement = aliases[name]
             field, method = _field(node, parents), _method(node, parents)
-            other = _compared_with(node, parents)
+            other, function = _compared_with(node, parents), _passed_to(node, parents, aliases)
             if other is not None and other.id in aliases and aliases[other.id][0] == source \
                     and _inside(node, scope, parents, statement):
                 compared.add(source)   # b1 is not b2, two objects of one list: their indices compared
+            elif function is not None and _inside(node, scope, parents, statement):
+                use(source, 1, None)
+                passed.setdefault(source, set()).add(function)
             elif (field is None and method is None) or not _inside(node, scope, parents, statement):
                 refused.add(aliases.pop(name)[0])
             elif method is not None:
@@ -130,11 +136,12 @@ def object_uses(loop: ast.For) -> ObjectUses:
             elif not _in_length(top, parents):
                 refused.add(name)
     found = {name: (rank, frozenset(fields)) for name, (rank, fields) in lists.items()
-             if name not in refused and (fields or name in methods) and not rebound(name)}
+             if name not in refused and (fields or name in methods or name in passed) and not rebound(name)}
     kept = {alias: source for alias, (source, _, _, _) in aliases.items() if source in found}
     return ObjectUses(found, kept, frozenset(checked & set(kept)),
                       {name: frozenset(called) for name, called in methods.items() if name in found},
-                      compared=frozenset(compared & set(found)))
+                      compared=frozenset(compared & set(found)),
+                      passed={name: frozenset(calls) for name, calls in passed.items() if name in found})
 
 
 def with_method_fields(uses: ObjectUses, resolve) -> ObjectUses:
@@ -142,16 +149,18 @@ def with_method_fields(uses: ObjectUses, resolve) -> ObjectUses:
     setting ``self.x``), found in the methods' definitions (``resolve`` gives the function the
     objects' class holds); a list whose method cannot be read so is dropped, with its aliases
     (the lowering then says why)."""
-    if not uses.methods:
+    if not uses.methods and not uses.passed:
         return uses
     lists, reasons = dict(uses.lists), {}
-    for name, called in uses.methods.items():
+    for name in set(uses.methods) | set(uses.passed):
         fields = set(lists[name][1])
         try:
-            for method in called:
+            for method in uses.methods.get(name, ()):
                 fields |= _method_fields(name, method, resolve, 1)
+            for path, position in uses.passed.get(name, ()):
+                fields |= _passed_fields(name, path, position, resolve)
             if not fields or lists[name][0] != 1:
-                raise Unsupported(f"the methods called on the items of '{name}' use none of their fields")
+                raise Unsupported(f"the functions the items of '{name}' are passed to use none of their fields")
         except Unsupported as problem:
             del lists[name]
             reasons[name] = problem.reason
@@ -160,7 +169,7 @@ def with_method_fields(uses: ObjectUses, resolve) -> ObjectUses:
     aliases = {alias: source for alias, source in uses.aliases.items() if source in lists}
     refused = {alias: reasons[source] for alias, source in uses.aliases.items() if source in reasons}
     return ObjectUses(lists, aliases, uses.checked & set(aliases), {n: m for n, m in uses.methods.items() if n in lists},
-                      refused, uses.compared & set(lists))
+                      refused, uses.compared & set(lists), {n: c for n, c in uses.passed.items() if n in lists})
 
 
 def _method_fields(array: str, method: str, resolve, depth: int) -> set:
@@ -174,15 +183,37 @@ def _method_fields(array: str, method: str, resolve, depth: int) -> set:
     definition = inline.check_callable(found[0], method)
     if not isinstance(definition, ast.FunctionDef) or not definition.args.args:
         raise Unsupported(f"method '{method}' takes no object")
-    own = definition.args.args[0].arg
+    return _parameter_fields(array, definition, 0, f"method '{method}'", resolve, depth)
+
+
+def _passed_fields(array: str, path: str, position: int, resolve) -> set:
+    """The fields the function at ``path`` reads or sets through its parameter number
+    ``position``, which an object of ``array`` is passed to (``kick(p, dt)``)."""
+    found = resolve(path) if resolve is not None else None
+    if found is None or found[1] is not None:
+        raise Unsupported(f"'{path}', which the items of '{array}' are passed to, is not a plain Python function")
+    definition = inline.check_callable(found[0], path)
+    parameters = definition.args.posonlyargs + definition.args.args
+    if not isinstance(definition, ast.FunctionDef) or position >= len(parameters):
+        raise Unsupported(f"'{path}' takes the items of '{array}' in no plain parameter")
+    return _parameter_fields(array, definition, position, f"function '{path}'", resolve, 1)
+
+
+def _parameter_fields(array: str, definition: ast.FunctionDef, position: int, what: str, resolve,
+                      depth: int) -> set:
+    """The fields ``definition`` reads or sets through its parameter number ``position``, and
+    those of the methods it calls on it; Unsupported if it uses that parameter otherwise
+    (passes it on, rebinds it)."""
+    parameter = (definition.args.posonlyargs + definition.args.args)[position]
+    own = parameter.arg
     parents = {child: node for node in ast.walk(definition) for child in ast.iter_child_nodes(node)}
     fields: set = set()
     for node in ast.walk(definition):
-        if not (isinstance(node, ast.Name) and node.id == own) or node is definition.args.args[0]:
+        if not (isinstance(node, ast.Name) and node.id == own) or node is parameter:
             continue
         field, called = _field(node, parents), _method(node, parents)
         if not isinstance(node.ctx, ast.Load) or (field is None and called is None):
-            raise Unsupported(f"method '{method}' uses '{own}' other than through its fields")
+            raise Unsupported(f"{what} uses '{own}' other than through its fields")
         if field is not None:
             fields.add(field)
         else:
@@ -213,6 +244,19 @@ def _compared_with(node: ast.Name, parents: dict) -> ast.Name | None:
         return None
     other = parent.comparators[0] if parent.left is node else parent.left
     return other if isinstance(other, ast.Name) else None
+
+
+def _passed_to(node: ast.Name, parents: dict, aliases: dict) -> tuple[str, int] | None:
+    """(the function's path, the argument's position) of ``f(..., node, ...)``, ``node`` a
+    positional argument of a call of a plain path (``kick``, ``physics.kick``; not a method
+    of an object alias), else None."""
+    call = parents.get(node)
+    if not isinstance(call, ast.Call) or node not in call.args or call.func is node:
+        return None
+    path = dotted_path(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) else None
+    if path is None or path.split(".")[0] in aliases or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    return path, call.args.index(node)
 
 
 def _list_path(node: ast.expr) -> str | None:

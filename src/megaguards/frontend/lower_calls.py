@@ -143,6 +143,15 @@ class CallLowering:
             if argument is _RECEIVER and isinstance(receiver, _Objects):   # a list's object (fields.py)
                 names[parameter] = receiver
                 continue
+            objects = self.objects_named(argument) if isinstance(argument, ast.Name) else None
+            if objects is None and isinstance(argument, ast.Name) and not self.callees \
+                    and argument.id in self.objects.refused:   # why the function cannot take it
+                raise _unsupported(argument, self.objects.refused[argument.id])
+            if objects is not None:   # ``kick(p, dt)``: the parameter stands for the object too
+                if parameter in assigned:
+                    raise _unsupported(argument, f"'{path}' rebinds its parameter '{parameter}', passed an object")
+                names[parameter] = objects
+                continue
             if parameter in rows and isinstance(argument, (ast.Subscript, ast.Name)):
                 row = self.row_argument(argument, setup)
                 if row is not None:

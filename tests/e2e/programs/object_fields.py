@@ -1,7 +1,7 @@
 # expect: compiled
 """Lists of objects with numeric fields (``p.x += p.vx * dt``, ``ps[i].m``): each field the
 loop uses is read into an array, the kernel runs on it, and the values it changed are set on
-the objects after the run; ``p`` after the loop is the last object, as in CPython.  Classes
+the objects after the run (methods, and functions the objects are passed to, inlined); ``p`` after the loop is the last object, as in CPython.  Classes
 whose fields run code (a property, ``__setattr__``), lists holding one object twice (a written
 field), or objects of several classes stay in CPython."""
 
@@ -140,6 +140,24 @@ def orbit(planets, dt, steps):
     return total
 
 
+def push(p, dt):
+    p.vx -= 0.1 * p.m * dt
+
+
+def glide(p, dt):
+    p.x += p.vx * dt
+    return p.x
+
+
+def step_all(ps, dt, steps):
+    farthest = 0.0
+    for step in range(steps):  # mg: compiled
+        for p in ps:
+            push(p, dt)
+            farthest = max(farthest, glide(p, dt))
+    return farthest
+
+
 def pull(ps):
     for a in ps:  # mg: compiled
         for b in ps:
@@ -168,6 +186,9 @@ show(few)
 planets = [Planet(k) for k in range(2000)]
 print(orbit(planets, 0.05, 30))
 show(planets)
+
+print(step_all(ps, 0.02, 10))
+show(ps)
 
 items = [Slotted(k) for k in range(3000)]
 print(slotted_sum(items), items[5].weight)
