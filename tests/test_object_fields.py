@@ -135,10 +135,11 @@ def kick_indexed(make):
 
 
 def relaying(make):
-    bodies, out = make(), []
+    bodies, out, total = make(), [], 0.0
     for b in bodies:
+        total += b.x
         relay(b, out)
-    return len(out)
+    return len(out), total
 
 
 def rebinding(make):

@@ -163,7 +163,8 @@ def with_method_fields(uses: ObjectUses, resolve) -> ObjectUses:
                 raise Unsupported(f"the functions the items of '{name}' are passed to use none of their fields")
         except Unsupported as problem:
             del lists[name]
-            reasons[name] = problem.reason
+            if uses.lists[name][1] or name in uses.methods:   # only passed on (rows, say): no object list
+                reasons[name] = problem.reason
             continue
         lists[name] = (1, frozenset(fields))
     aliases = {alias: source for alias, source in uses.aliases.items() if source in lists}
