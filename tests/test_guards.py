@@ -506,6 +506,30 @@ def test_fields_of_a_lists_objects():
     assert_same_as_cpython(push, without_v, 2, compiled=guard(Assumption.FIELD_PRESENT, name="'bodies'", field="v"))
 
 
+class Ship:
+    def __init__(self, x):
+        self.pos, self.vel = Body(x), Body(2 * x)
+
+
+def glide_all(make, n):
+    ships = make()
+    for s in ships:
+        s.pos.x += s.vel.x * 0.5
+    return [(s.pos.x, s.vel.x) for s in ships]
+
+
+def test_fields_of_fields_set_through_one_list_and_read_through_another():
+    """Assumption.FIELDS_DISJOINT: ``s.pos.x`` set, ``s.vel.x`` read: no Body may be both."""
+    assert_same_as_cpython(glide_all, lambda: [Ship(1.0), Ship(2.5)], 2)
+
+    def crossed():
+        ships = [Ship(1.0), Ship(2.5)]
+        ships[1].vel = ships[0].pos
+        return ships
+    assert_same_as_cpython(glide_all, crossed, 2, compiled=guard(
+        Assumption.FIELDS_DISJOINT, names="'ships[...].pos' and 'ships[...].vel'", field="x"))
+
+
 def compare_all(make, n):
     bodies = make()
     for p in bodies:

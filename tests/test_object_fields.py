@@ -25,7 +25,10 @@ def loop_of(source: str) -> ast.For:
      {"ps": (1, {"x"}), "qs": (1, {"m"})}, {"p": "ps"}),
     ("for i in range(len(g)):\n    for j in range(len(g[i])):\n        g[i][j].v *= 2\n", {"g": (2, {"v"})}, {}),
     ("for p in ps:\n    p.update()\n", {"ps": (1, set())}, {"p": "ps"}),   # a method: its fields come later
-    ("for p in ps:\n    p.pos.x += 1\n", {}, {}),                    # a field of a field
+    ("for p in ps:\n    p.pos.x += p.v\n", {"ps": (1, {"pos.x", "v"})}, {"p": "ps"}),   # a field of a field
+    ("for p in ps:\n    p.a.b.c += 1\n", {"ps": (1, {"a.b.c"})}, {"p": "ps"}),   # deeper
+    ("for p in ps:\n    del p.pos.x\n", {}, {}),
+    ("for p in ps:\n    p.pos.norm()\n", {}, {}),                    # a method of a field
     ("for p in ps:\n    s += p.m\n    q = p\n", {}, {}),            # the object itself used as a value
     ("for i in range(len(ps)):\n    f(ps[i])\n    ps[i].x = 1\n", {}, {}),
     ("for p in ps:\n    p.x = 1\nps = []\n", {"ps": (1, {"x"})}, {"p": "ps"}),   # after the loop: not the site's
@@ -160,6 +163,76 @@ def test_functions_the_objects_are_passed_to_are_inlined_with_their_fields():
                            compiled="function 'relay' uses 'body' other than through its fields")
     assert_same_as_cpython(rebinding, lambda: [Body(k) for k in range(5)],
                            compiled="function 'rebind' uses 'body' other than through its fields")
+
+
+class Vector:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+
+class Mover:
+    def __init__(self, k):
+        self.pos, self.vel = Vector(float(k), 1.0 - k), Vector(0.5 * (k % 3), -0.25)
+        self.m = 1 + k % 3
+
+    def step(self, dt):
+        self.pos.x += self.vel.x * dt
+        self.pos.y += self.vel.y * dt
+
+
+def move_all(make, steps):
+    movers = make()
+    for step in range(steps):
+        for p in movers:
+            p.pos.x += p.vel.x * 0.5
+            if p.pos.y < 0.0:
+                p.vel.y = -p.vel.y
+            p.step(0.25)
+    return [(p.pos.x, p.pos.y, p.vel.y) for p in movers]
+
+
+class Rig:
+    def __init__(self, k):
+        self.arm = Mover(k)
+
+
+def rig_step(make):
+    rigs = make()
+    for r in rigs:
+        r.arm.pos.x += r.arm.vel.x * r.arm.m
+    for i in range(len(rigs)):
+        rigs[i].arm.pos.y -= rigs[i].arm.vel.y
+    return [(r.arm.pos.x, r.arm.pos.y) for r in rigs]
+
+
+def heavy_x(make):
+    movers, total = make(), 0.0
+    for i in range(len(movers)):
+        total += movers[i].m * movers[i].pos.x
+    return total
+
+
+def movers_where(change):
+    movers = [Mover(k) for k in range(5)]
+    change(movers)
+    return movers
+
+
+def test_a_field_of_a_field_is_an_array_of_the_fields_objects():
+    fast = assert_same_as_cpython(move_all, lambda: [Mover(k) for k in range(40)], 6)
+    assert [record["compiled_runs"] for record in sites_of(fast) if record["function"] == "move_all"][0] == 1
+    assert_same_as_cpython(heavy_x, lambda: [Mover(k) for k in range(9)])
+    fast = assert_same_as_cpython(rig_step, lambda: [Rig(k) for k in range(7)])   # three levels down
+    assert [record["compiled_runs"] for record in sites_of(fast)][:2] == [1, 1]   # both loops (not the return's list)
+    # Two movers sharing one Vector as their pos, or one's pos the other's vel, the loop
+    # setting pos.x; a mover holding a number as its pos: CPython.
+    assert_same_as_cpython(move_all, lambda: movers_where(lambda ms: setattr(ms[3], "pos", ms[1].pos)), 2,
+                           compiled="more than once")
+    assert_same_as_cpython(move_all, lambda: movers_where(lambda ms: setattr(ms[2], "vel", ms[4].pos)), 2,
+                           compiled="share an object and the loop sets its 'x'")
+    assert_same_as_cpython(move_all, lambda: movers_where(lambda ms: setattr(ms[2], "pos", 3.5)), 2,
+                           compiled=False)
+    assert ir.describe_name(ir.field_path("ps", "pos.x")) == "'ps[...].pos.x'"
 
 
 class Swarm:

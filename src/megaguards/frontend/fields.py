@@ -15,7 +15,7 @@ definitions beforehand (``with_method_fields``).
 
 Only what reads and writes the fields as plain stored values qualifies (the guard checks
 the class: no property, no ``__setattr__``, no ``__getattr__``); a name or list used any
-other way (``p.pos.x``, ``ps[i]`` as a value, a function passing its object on) keeps the
+other way (``p.pos.norm()``, ``ps[i]`` as a value, a function passing its object on) keeps the
 lowering's usual reasons, or the function's.
 """
 from __future__ import annotations
@@ -223,17 +223,23 @@ def _parameter_fields(array: str, definition: ast.FunctionDef, position: int, wh
 
 
 def _field(node: ast.expr, parents: dict) -> str | None:
-    """The attribute read or assigned on ``node`` (``node.x``, and no further attribute or
-    call on it: ``p.pos.x`` and ``p.update()`` do not qualify), else None."""
+    """The attribute read or assigned on ``node`` (``node.x``), or a field of fields
+    (``node.pos.x``: "pos.x"), with no call on it (``p.update()`` and ``p.pos.norm()`` do not
+    qualify), else None."""
     parent = parents.get(node)
-    if not isinstance(parent, ast.Attribute) or parent.value is not node:
+    if not isinstance(parent, ast.Attribute) or parent.value is not node or isinstance(parent.ctx, ast.Del):
         return None
-    above = parents.get(parent)
-    if isinstance(above, ast.Attribute) or (isinstance(above, ast.Call) and above.func is parent):
-        return None
-    if isinstance(parent.ctx, ast.Del):
-        return None
-    return parent.attr
+    chain = [parent.attr]
+    while True:
+        above = parents.get(parent)
+        if isinstance(above, ast.Call) and above.func is parent:
+            return None   # a method: of the object (p.update()) or of a field (p.pos.norm())
+        if not (isinstance(above, ast.Attribute) and above.value is parent):
+            return ".".join(chain)
+        if not isinstance(parent.ctx, ast.Load) or isinstance(above.ctx, ast.Del):
+            return None
+        chain.append(above.attr)
+        parent = above
 
 
 def _compared_with(node: ast.Name, parents: dict) -> ast.Name | None:
@@ -332,7 +338,15 @@ class FieldLowering:
         """(field array, indices) of ``p.x`` or ``ps[i][j].x`` over a list of objects, else None."""
         if not isinstance(node, ast.Attribute):
             return None
-        base = node.value
+        base, fields = node.value, [node.attr]
+        while isinstance(base, ast.Attribute) and isinstance(base.ctx, ast.Load):   # p.pos.x, ps[i].pos.x
+            chain, below = [base.attr], base.value
+            while isinstance(below, ast.Attribute):
+                chain[:0], below = [below.attr], below.value
+            if not (isinstance(below, ast.Subscript) or self.objects_named(below) is not None):
+                break   # a list's path (self.bodies[i].x) or no object at all
+            base, fields = base.value, [base.attr, *fields]
+        field = ".".join(fields)
         objects = self.objects_named(base)
         if objects is not None:
             array, indices = objects.array, objects.prefix
@@ -347,7 +361,7 @@ class FieldLowering:
             if not subscripts or array not in self.objects.lists:
                 return None
             indices = tuple(self.expression(index) for index in subscripts)
-        path = ir.field_path(array, node.attr)
+        path = ir.field_path(array, field)
         self.array_ranks.setdefault(path, set()).add(len(indices))
         if written:
             self.written_arrays.add(path)
@@ -398,13 +412,19 @@ class FieldLowering:
 def check_shared_fields(arrays, scalars, assigned) -> None:
     """A field the loop sets (``ps[i].x``) must be reachable by no other path the loop uses
     (``qs[j].x``, ``self.x``): one object may be behind both, and the kernel's copies of the
-    two would differ where CPython's object has one value."""
+    two would differ where CPython's object has one value.  Between fields of fields
+    (``p.pos.x`` set, ``p.vel.x`` read) the guard checks the objects apart instead."""
     names = [use.name for use in arrays] + list(scalars) + list(assigned)
+
+    def field_of_field(name: str) -> bool:   # p.pos.x: the guard checks its objects apart (disjoint_fields)
+        found = ir.field_of(name)
+        return found is not None and ir.field_of(found[0]) is not None
     for use in arrays:
         field = ir.field_of(use.name) if use.written else None
         if field is None:
             continue
-        other = next((name for name in names if name != use.name and name.endswith("." + field[1])), None)
+        other = next((name for name in names if name != use.name and name.endswith("." + field[1])
+                      and not (field_of_field(use.name) and field_of_field(name))), None)
         if other is not None:
             raise Unsupported(f"field '{field[1]}' of the items of '{field[0]}' is set and {ir.describe_name(other)} "
                               "is used too (one object may be behind both)")

@@ -64,6 +64,8 @@ class Assumption(enum.Enum):
                         "loop compares them", "Binder.bind (guards/fields.py FieldReader)")
     FIELD_DISTINCT = ("{name} holds one object more than once and the loop sets its {field!r}",
                       "Binder.bind (guards/fields.py FieldReader)")
+    FIELDS_DISJOINT = ("{names} share an object and the loop sets its {field!r} through one of them",
+                       "Binder.bind (disjoint_fields)")
     BUFFER_TYPECODE = ("{name} is an array.array or memoryview of format {code!r}: only one dimension of "
                        "numbers (b B h H i I l L q Q f d) is read", "Binder.bind (buffer_element)")
     BUFFER_WRITABLE = ("{name} is a read-only memoryview the loop writes (Python raises TypeError)",

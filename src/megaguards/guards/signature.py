@@ -326,8 +326,33 @@ def _array_getter(use: ir.ArrayUse, index: dict, binder: Binder):
     field = ir.field_of(use.name)
     if field is None:
         return _getter(use.name, index)
-    return FieldReader(_getter(field[0], index), field[0], field[1], use.rank, use.written,
+    return FieldReader(_objects_getter(field[0], index, binder), field[0], field[1], use.rank, use.written,
                        settable if use.written else safe_getattr, binder)
+
+
+def _disjoint_fields(arrays: tuple, index: dict, binder: Binder) -> tuple:
+    """(field, object lists, their getters) for each field of fields the loop sets through
+    one list of objects and uses through others (``p.pos.x`` set, ``p.vel.x`` read): no
+    object may be in two of them (frontend/fields.py check_shared_fields leaves this case
+    to the guard)."""
+    nested = [ir.field_of(a.name) + (a.written,) for a in arrays
+              if ir.field_of(a.name) and ir.field_of(ir.field_of(a.name)[0])]
+    found = {}
+    for objects, field, written in nested:
+        others = tuple(sorted({o for o, f, _ in nested if f == field and o != objects}))
+        if written and others:
+            found.setdefault((field, tuple(sorted((objects, *others)))), None)
+    return tuple((field, paths, tuple(_objects_getter(path, index, binder) for path in paths)) for field, paths in found)
+
+
+def _objects_getter(path: str, index: dict, binder: Binder):
+    """The getter of a field array's objects: the list at ``path``, or, for a field of a field
+    (``ps.__items__.pos``: ``p.pos.x``), the field's objects read from the list's objects as
+    a field is (one class, a plain attribute)."""
+    field = ir.field_of(path)
+    if field is None:
+        return _getter(path, index)
+    return FieldReader(_objects_getter(field[0], index, binder), field[0], field[1], 1, False, safe_getattr, binder)
 
 
 def _getter(path: str, index: dict):
@@ -366,8 +391,9 @@ class Binder:
         self.distinct = all_distinct   # marshal.c's mg_distinct once the back end has loaded it
         self.array_getters = tuple((_array_getter(a, index, self), a.rank, not a.written) for a in loop.arrays)
         # Fields the loop sets on a list's objects (frontend/fields.py): (position, the list's getter).
-        self.field_setters = tuple((k, _getter(ir.field_of(a.name)[0], index)) for k, a in enumerate(loop.arrays)
-                                   if a.written and ir.field_of(a.name))
+        self.field_setters = tuple((k, _objects_getter(ir.field_of(a.name)[0], index, self))
+                                   for k, a in enumerate(loop.arrays) if a.written and ir.field_of(a.name))
+        self.disjoint_fields = _disjoint_fields(loop.arrays, index, self)
         # ``for p in ps`` over objects: p's value after the run is the object at its index.
         self.object_getters = tuple((name, _getter(array, index)) for name, array in loop.object_aliases)
         for get, _, _ in self.array_getters:   # objects compared by index: each once, compared by identity
@@ -442,6 +468,9 @@ class Binder:
             if id(value) in identities:   # an array the loop reads, or another list appended to
                 raise Assumption.APPENDED_DISTINCT.failure()
             identities[id(value)] = len(identities)
+        for field, paths, getters in self.disjoint_fields:
+            if not self.distinct([get(values) for get in getters]):
+                raise Assumption.FIELDS_DISJOINT.failure(names=" and ".join(map(ir.describe_name, paths)), field=field)
         fields = tuple((k, get(values), self.array_getters[k][0].write, self.array_uses[k].rank,
                         copy_rows(arrays[k], self.array_uses[k].rank)) for k, get in self.field_setters)
         return Binding(tuple(key), functions, tuple(scalars), tuple(arrays), on_device, mixed, appended, fields)

@@ -243,7 +243,9 @@ ITEMS_SEGMENT = "__items__"
 
 
 def field_path(array: str, field: str) -> str:
-    return f"{array}.{ITEMS_SEGMENT}.{field}"
+    """The field array of ``array``'s objects' ``field``; a field of a field (``pos.x``: the
+    objects' ``pos`` are objects too) is the field array of the field's objects."""
+    return f"{array}.{ITEMS_SEGMENT}." + f".{ITEMS_SEGMENT}.".join(field.split("."))
 
 
 def field_of(path: str) -> tuple[str, str] | None:
@@ -272,8 +274,9 @@ def describe_name(name: str) -> str:
             return f"the value returned by '{function}'"
         return f"'{variable}' (in '{function}')"
     field = field_of(name)
-    if field is not None:
-        return f"'{field[0]}[...].{field[1]}'"
+    if field is not None:   # ps[...].pos.x for ps.__items__.pos.__items__.x
+        head, *fields = name.split(f".{ITEMS_SEGMENT}.")
+        return f"'{head}[...].{'.'.join(fields)}'"
     routes = list(_ROUTE.finditer(name))
     if routes:  # the last step is the one the user sees: a name read by the innermost function
         owner, kind = routes[-1].groups()

@@ -1,7 +1,8 @@
 # expect: compiled
 """Lists of objects with numeric fields (``p.x += p.vx * dt``, ``ps[i].m``): each field the
 loop uses is read into an array, the kernel runs on it, and the values it changed are set on
-the objects after the run (methods, and functions the objects are passed to, inlined); ``p`` after the loop is the last object, as in CPython.  Classes
+the objects after the run (methods, and functions the objects are passed to, inlined; a
+field of a field, ``b.pos.x``, is an array of the ``pos`` objects' ``x``); ``p`` after the loop is the last object, as in CPython.  Classes
 whose fields run code (a property, ``__setattr__``), lists holding one object twice (a written
 field), or objects of several classes stay in CPython."""
 
@@ -28,6 +29,17 @@ class Planet(Particle):
 
     def energy(self):
         return 0.5 * self.m * (self.vx * self.vx + self.vy * self.vy)
+
+
+class Vec:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+
+class Ball:
+    def __init__(self, k):
+        self.pos = Vec(k * 0.5, 2.0 - (k % 5))
+        self.vel = Vec((k % 3) - 1.0, 0.25 * (k % 4))
 
 
 class Slotted:
@@ -158,6 +170,16 @@ def step_all(ps, dt, steps):
     return farthest
 
 
+def bounce_all(balls, dt, steps):
+    for step in range(steps):  # mg: compiled
+        for b in balls:
+            b.pos.x += b.vel.x * dt
+            b.pos.y += b.vel.y * dt
+            if b.pos.y < 0.0:
+                b.vel.y = -b.vel.y
+    return b.pos.y
+
+
 def pull(ps):
     for a in ps:  # mg: compiled
         for b in ps:
@@ -189,6 +211,12 @@ show(planets)
 
 print(step_all(ps, 0.02, 10))
 show(ps)
+
+balls = [Ball(k) for k in range(3000)]
+print(bounce_all(balls, 0.05, 25), [round(b.pos.x, 6) for b in balls][:5], sum(b.vel.y for b in balls))
+crossed = [Ball(k) for k in range(1000)]
+crossed[10].vel = crossed[20].pos   # one Vec as a position and a velocity
+print(bounce_all(crossed, 0.05, 3), crossed[20].pos.x, crossed[10].vel is crossed[20].pos)
 
 items = [Slotted(k) for k in range(3000)]
 print(slotted_sum(items), items[5].weight)
