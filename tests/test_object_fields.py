@@ -30,7 +30,8 @@ def loop_of(source: str) -> ast.For:
     ("for p in ps:\n    del p.pos.x\n", {}, {}),
     ("for p in ps:\n    p.pos.norm()\n", {}, {}),                    # a method of a field
     ("for p in ps:\n    s += p.m\n    q = p\n", {}, {}),            # the object itself used as a value
-    ("for i in range(len(ps)):\n    f(ps[i])\n    ps[i].x = 1\n", {}, {}),
+    ("for i in range(len(ps)):\n    f(ps[i])\n    ps[i].x = 1\n", {"ps": (1, {"x"})}, {}),   # f's fields come later
+    ("for i in range(len(ps)):\n    f(ps[i:])\n    ps[i].x = 1\n", {}, {}),
     ("for p in ps:\n    p.x = 1\nps = []\n", {"ps": (1, {"x"})}, {"p": "ps"}),   # after the loop: not the site's
     ("for p in ps:\n    p.x = 1\n    ps = qs\n", {}, {}),               # the list rebound inside
     ("for p in ps:\n    p.x = 1\nelse:\n    pass\n", {}, {}),
@@ -137,6 +138,19 @@ def kick_indexed(make):
     return [body.v for body in bodies]
 
 
+def maybe_kick(body, on):
+    if on:
+        body.v += 1.0
+
+
+def kick_each(make, extra):
+    bodies = make()
+    for i in range(len(bodies) + extra):
+        kick(bodies[i], 0.5)
+        maybe_kick(bodies[i], i < 2)
+    return [b.v for b in bodies]
+
+
 def relaying(make):
     bodies, out, total = make(), [], 0.0
     for b in bodies:
@@ -158,6 +172,12 @@ def test_functions_the_objects_are_passed_to_are_inlined_with_their_fields():
     uses = object_uses(loop_of("for b in bs:\n    kick(b, 0.5)\n    s += drift(b, dt) + b.m\n"))
     assert uses.passed == {"bs": {("kick", 0), ("drift", 0)}} and uses.lists == {"bs": (1, {"m"})}
     assert_same_as_cpython(kick_indexed, lambda: [Body(k) for k in range(12)])   # b = bodies[i], then kick(b, ...)
+    fast = assert_same_as_cpython(kick_each, lambda: [Body(k) for k in range(12)], 0)   # kick(bodies[i], ...)
+    assert [record["compiled_runs"] for record in sites_of(fast) if record["function"] == "kick_each"][0] == 1
+    # One past the end: CPython raises IndexError at the call, after the earlier objects were kicked.
+    assert_same_as_cpython(kick_each, lambda: [Body(k) for k in range(5)], 1, compiled=None)
+    uses = object_uses(loop_of("for i in range(n):\n    kick(bs[i], dt)\n"))
+    assert uses.passed == {"bs": {("kick", 0)}}
     # A function that passes its object on, or rebinds its parameter: CPython, with the reason.
     assert_same_as_cpython(relaying, lambda: [Body(k) for k in range(5)],
                            compiled="function 'relay' uses 'body' other than through its fields")

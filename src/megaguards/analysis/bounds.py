@@ -208,7 +208,7 @@ class _Hoister:
         for dim, index in enumerate(node.indices):
             if self.hoistable(index, scope):
                 self.mark(index)
-                where = f"line {node.line}: subscript {dim + 1} of '{node.array}' in range"
+                where = f"line {node.line}: subscript {dim + 1} of {ir.describe_name(node.array)} in range"
                 self.indices.append(HoistedIndex(node.nid, node.array, dim, index, self.may_be_negative(index), loop, where,
                                                  tuple(scope.items())))
             else:

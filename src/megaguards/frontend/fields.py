@@ -10,12 +10,12 @@ name standing for an object (``p``) holds its index in the list in the kernel, a
 gives the name the object at that index after the run (``Loop.object_aliases``), as CPython's
 loop leaves it.  A method called on it is inlined with ``self`` standing for the object
 (``_Objects`` in the callee's names), and so is a plain function the object is passed to
-(``kick(p, dt)``: its parameter stands for the object); their fields are found in their
+(``kick(p, dt)``, ``kick(ps[i], dt)``: its parameter stands for the object); their fields are found in their
 definitions beforehand (``with_method_fields``).
 
 Only what reads and writes the fields as plain stored values qualifies (the guard checks
 the class: no property, no ``__setattr__``, no ``__getattr__``); a name or list used any
-other way (``p.pos.norm()``, ``ps[i]`` as a value, a function passing its object on) keeps the
+other way (``p.pos.norm()``, ``q = ps[i]``, a function passing its object on) keeps the
 lowering's usual reasons, or the function's.
 """
 from __future__ import annotations
@@ -131,8 +131,13 @@ def object_uses(loop: ast.For) -> ObjectUses:
         elif isinstance(parent, ast.Subscript) and parent.value is node:
             top, rank = _subscripts(parent, parents)
             field = _field(top, parents)
+            function = None if rank != 1 or field is not None or _in_length(top, parents) else \
+                _passed_to(top, parents, aliases)
             if field is not None:
                 use(name, rank, field)
+            elif function is not None:   # f(ps[i])
+                use(name, 1, None)
+                passed.setdefault(name, set()).add(function)
             elif not _in_length(top, parents):
                 refused.add(name)
     found = {name: (rank, frozenset(fields)) for name, (rank, fields) in lists.items()
@@ -253,10 +258,10 @@ def _compared_with(node: ast.Name, parents: dict) -> ast.Name | None:
     return other if isinstance(other, ast.Name) else None
 
 
-def _passed_to(node: ast.Name, parents: dict, aliases: dict) -> tuple[str, int] | None:
-    """(the function's path, the argument's position) of ``f(..., node, ...)``, ``node`` a
-    positional argument of a call of a plain path (``kick``, ``physics.kick``; not a method
-    of an object alias), else None."""
+def _passed_to(node: ast.expr, parents: dict, aliases: dict) -> tuple[str, int] | None:
+    """(the function's path, the argument's position) of ``f(..., node, ...)``, ``node`` (an
+    alias, ``ps[i]``) a positional argument of a call of a plain path (``kick``,
+    ``physics.kick``; not a method of an object alias), else None."""
     call = parents.get(node)
     if not isinstance(call, ast.Call) or node not in call.args or call.func is node:
         return None
@@ -366,6 +371,25 @@ class FieldLowering:
         if written:
             self.written_arrays.add(path)
         return path, indices
+
+    def passed_object(self, node: ast.Subscript, setup: list) -> _Objects | None:
+        """``f(ps[i])`` over a list of objects: the object at ``i`` for the parameter, its index
+        as at the call (whatever the callee writes), and one field read there, so that an
+        index out of range fails where CPython raises (the run falls back)."""
+        array = _list_path(node.value)
+        found = self.objects.lists.get(array) if array is not None and not self.callees else None
+        if found is None or found[0] != 1 or not found[1] or isinstance(node.slice, (ast.Slice, ast.Tuple)):
+            return None
+        where = _where(node)
+        index = self.expression(node.slice)
+        if any(isinstance(n, (ir.Load, ir.Call)) for n in ir.walk(index)):
+            copy = self.temporary()
+            setup.append(ir.Assign(copy, index, **where))
+            index = ir.Name(copy, **where)
+        first = ir.field_path(array, min(found[1]))
+        self.array_ranks.setdefault(first, set()).add(1)
+        setup.append(ir.Assign(self.temporary(), ir.Load(first, (index,), **where), **where))
+        return _Objects(array, (index,))
 
     def objects_named(self, node: ast.expr) -> _Objects | None:
         """The list's object a name stands for (an alias, or a method's ``self`` bound to one)."""

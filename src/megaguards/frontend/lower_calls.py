@@ -143,7 +143,8 @@ class CallLowering:
             if argument is _RECEIVER and isinstance(receiver, _Objects):   # a list's object (fields.py)
                 names[parameter] = receiver
                 continue
-            objects = self.objects_named(argument) if isinstance(argument, ast.Name) else None
+            objects = self.objects_named(argument) if isinstance(argument, ast.Name) else \
+                self.passed_object(argument, setup) if isinstance(argument, ast.Subscript) else None
             if objects is None and isinstance(argument, ast.Name) and not self.callees \
                     and argument.id in self.objects.refused:   # why the function cannot take it
                 raise _unsupported(argument, self.objects.refused[argument.id])
