@@ -28,7 +28,7 @@ def loop_of(source: str) -> ast.For:
     ("for p in ps:\n    p.pos.x += p.v\n", {"ps": (1, {"pos.x", "v"})}, {"p": "ps"}),   # a field of a field
     ("for p in ps:\n    p.a.b.c += 1\n", {"ps": (1, {"a.b.c"})}, {"p": "ps"}),   # deeper
     ("for p in ps:\n    del p.pos.x\n", {}, {}),
-    ("for p in ps:\n    p.pos.norm()\n", {}, {}),                    # a method of a field
+    ("for p in ps:\n    p.pos.norm()\n", {"ps": (1, set())}, {"p": "ps"}),   # a method of a field's object
     ("for p in ps:\n    s += p.m\n    q = p\n", {}, {}),            # the object itself used as a value
     ("for i in range(len(ps)):\n    f(ps[i])\n    ps[i].x = 1\n", {"ps": (1, {"x"})}, {}),   # f's fields come later
     ("for i in range(len(ps)):\n    f(ps[i:])\n    ps[i].x = 1\n", {}, {}),
@@ -189,6 +189,21 @@ class Vector:
     def __init__(self, x, y):
         self.x, self.y = x, y
 
+    def norm2(self):
+        return self.x * self.x + self.y * self.y
+
+    def shrink(self, k):
+        self.x *= k
+        self.y = self.y * k + self.norm2() * 0.0
+
+
+def shrink_all(make):
+    movers, energy = make(), 0.0
+    for p in movers:
+        energy += p.m * p.vel.norm2()
+        p.pos.shrink(0.5)
+    return energy, [(p.pos.x, p.pos.y) for p in movers]
+
 
 class Mover:
     def __init__(self, k):
@@ -253,6 +268,13 @@ def test_a_field_of_a_field_is_an_array_of_the_fields_objects():
     assert_same_as_cpython(move_all, lambda: movers_where(lambda ms: setattr(ms[2], "pos", 3.5)), 2,
                            compiled=False)
     assert ir.describe_name(ir.field_path("ps", "pos.x")) == "'ps[...].pos.x'"
+    # Methods of the fields' objects (p.vel.norm2(), p.pos.shrink(k)) are inlined on them.
+    fast = assert_same_as_cpython(shrink_all, lambda: [Mover(k) for k in range(11)])
+    assert [record["compiled_runs"] for record in sites_of(fast)][0] == 1
+    uses = object_uses(loop_of("for p in ps:\n    p.pos.shrink(0.5)\n"))
+    assert uses.methods == {"ps": {"pos.shrink"}}
+    assert_same_as_cpython(shrink_all, lambda: movers_where(lambda ms: setattr(ms[1], "pos", ms[3].pos)),
+                           compiled="more than once")
 
 
 class Swarm:

@@ -15,7 +15,7 @@ definitions beforehand (``with_method_fields``).
 
 Only what reads and writes the fields as plain stored values qualifies (the guard checks
 the class: no property, no ``__setattr__``, no ``__getattr__``); a name or list used any
-other way (``p.pos.norm()``, ``q = ps[i]``, a function passing its object on) keeps the
+other way (``q = p``, ``out.append(ps[i])``, a function passing its object on) keeps the
 lowering's usual reasons, or the function's.
 """
 from __future__ import annotations
@@ -189,7 +189,8 @@ def _method_fields(array: str, method: str, resolve, depth: int) -> set:
     definition = inline.check_callable(found[0], method)
     if not isinstance(definition, ast.FunctionDef) or not definition.args.args:
         raise Unsupported(f"method '{method}' takes no object")
-    return _parameter_fields(array, definition, 0, f"method '{method}'", resolve, depth)
+    # A method of a field's objects (p.pos.norm()): what it uses are fields of that field.
+    return _parameter_fields(array, definition, 0, f"method '{method}'", resolve, depth, method.rpartition(".")[0])
 
 
 def _passed_fields(array: str, path: str, position: int, resolve) -> set:
@@ -206,7 +207,7 @@ def _passed_fields(array: str, path: str, position: int, resolve) -> set:
 
 
 def _parameter_fields(array: str, definition: ast.FunctionDef, position: int, what: str, resolve,
-                      depth: int) -> set:
+                      depth: int, within: str = "") -> set:
     """The fields ``definition`` reads or sets through its parameter number ``position``, and
     those of the methods it calls on it; Unsupported if it uses that parameter otherwise
     (passes it on, rebinds it)."""
@@ -220,10 +221,11 @@ def _parameter_fields(array: str, definition: ast.FunctionDef, position: int, wh
         field, called = _field(node, parents), _method(node, parents)
         if not isinstance(node.ctx, ast.Load) or (field is None and called is None):
             raise Unsupported(f"{what} uses '{own}' other than through its fields")
+        prefix = within + "." if within else ""
         if field is not None:
-            fields.add(field)
+            fields.add(prefix + field)
         else:
-            fields |= _method_fields(array, called, resolve, depth + 1)
+            fields |= _method_fields(array, prefix + called, resolve, depth + 1)
     return fields
 
 
@@ -277,12 +279,20 @@ def _list_path(node: ast.expr) -> str | None:
 
 
 def _method(node: ast.expr, parents: dict) -> str | None:
-    """The method called on ``node`` (``node.update(dt)``), else None."""
+    """The method called on ``node`` (``node.update(dt)``), or on the object one of its
+    fields holds (``node.pos.norm()``: "pos.norm"), else None."""
     parent = parents.get(node)
     if not isinstance(parent, ast.Attribute) or parent.value is not node:
         return None
-    above = parents.get(parent)
-    return parent.attr if isinstance(above, ast.Call) and above.func is parent else None
+    chain = [parent.attr]
+    while True:
+        above = parents.get(parent)
+        if isinstance(above, ast.Call) and above.func is parent:
+            return ".".join(chain)
+        if not (isinstance(above, ast.Attribute) and above.value is parent and isinstance(parent.ctx, ast.Load)):
+            return None
+        chain.append(above.attr)
+        parent = above
 
 
 def _subscripts(node: ast.Subscript, parents: dict) -> tuple[ast.expr, int]:
@@ -392,7 +402,11 @@ class FieldLowering:
         return _Objects(array, (index,))
 
     def objects_named(self, node: ast.expr) -> _Objects | None:
-        """The list's object a name stands for (an alias, or a method's ``self`` bound to one)."""
+        """The list's object a name stands for (an alias, or a method's ``self`` bound to one),
+        or the object a field of it holds (``p.pos``: of the field's objects, ``ps.__items__.pos``)."""
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            holder = self.objects_named(node.value)
+            return None if holder is None else _Objects(ir.field_path(holder.array, node.attr), holder.prefix)
         if not isinstance(node, ast.Name):
             return None
         found = self.callees[-1].names.get(node.id) if self.callees else self.object_rows.get(node.id)
@@ -422,7 +436,8 @@ class FieldLowering:
         if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
             return None
         left, right = self.objects_named(node.left), self.objects_named(node.comparators[0])
-        if left is None or right is None or left.array != right.array or len(left.prefix) != 1:
+        if left is None or right is None or left.array != right.array or len(left.prefix) != 1 \
+                or ir.field_of(left.array) is not None:   # the objects of a field (p.pos is q.pos): not by index
             return None
         operator = "==" if isinstance(node.ops[0], (ast.Is, ast.Eq)) else "!="
         return ir.Compare(left.prefix[0], (operator,), (right.prefix[0],), **_where(node))

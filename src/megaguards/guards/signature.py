@@ -111,8 +111,8 @@ def follow(value: object, kind: str, name: str) -> object:
     """One step of a path: an attribute, or a function's global, free variable or default."""
     if kind == "attribute":
         return safe_getattr(value, name)
-    if kind == ir.ITEMS_SEGMENT:
-        return item_method(value, name)
+    if kind == ir.ITEMS_SEGMENT:   # a method of the items, or (p.pos.norm()) the objects a field holds
+        return item_method(value, name) if _is_method(value, name) else item_field(value, name)
     if not isinstance(value, types.FunctionType):
         raise Assumption.PYTHON_FUNCTION.failure(cls=type(value).__name__)
     if kind == "__globals__":
@@ -150,6 +150,19 @@ def item_method(objects, name: str):
     if any(name in getattr(item, "__dict__", ()) for item in objects):
         raise Assumption.METHOD_NOT_SHADOWED.failure(method=name)
     return method
+
+
+def _is_method(objects, name: str) -> bool:
+    return type(objects) is list and bool(objects) and isinstance(getattr(type(objects[0]), name, None),
+                                                                   types.FunctionType)
+
+
+def item_field(objects, name: str) -> list:
+    """The objects a field of a list's objects holds (``pos`` of ``p.pos.norm()``): their
+    methods are found on them as on the list's (``item_method``)."""
+    if type(objects) is not list:
+        raise Assumption.ARRAY_CLASS.failure(cls=type(objects).__name__)
+    return [safe_getattr(item, name) for item in objects]
 
 
 def resolve_callee(path: str, values: tuple, index: dict) -> tuple[object, str | None] | None:

@@ -35,6 +35,9 @@ class Vec:
     def __init__(self, x, y):
         self.x, self.y = x, y
 
+    def dot(self, k):
+        return self.x * k + self.y * k
+
 
 class Ball:
     def __init__(self, k):
@@ -180,6 +183,13 @@ def bounce_all(balls, dt, steps):
     return b.pos.y
 
 
+def momentum(balls):
+    total = 0.0
+    for b in balls:  # mg: compiled
+        total += b.vel.dot(0.5)
+    return total
+
+
 def pull(ps):
     for a in ps:  # mg: compiled
         for b in ps:
@@ -214,6 +224,7 @@ show(ps)
 
 balls = [Ball(k) for k in range(3000)]
 print(bounce_all(balls, 0.05, 25), [round(b.pos.x, 6) for b in balls][:5], sum(b.vel.y for b in balls))
+print(momentum(balls))
 crossed = [Ball(k) for k in range(1000)]
 crossed[10].vel = crossed[20].pos   # one Vec as a position and a velocity
 print(bounce_all(crossed, 0.05, 3), crossed[20].pos.x, crossed[10].vel is crossed[20].pos)
