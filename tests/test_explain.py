@@ -82,8 +82,16 @@ def test_generated_names_become_what_the_user_wrote():
         "the loop at line 35: scalar 's' carries a value"
     assert user_names("line 42: range of loop variable 'mg_k0' within int64") == \
         "line 42: range of the loop's counter within int64"
-    assert user_names("scalar 'mg_tmp_step0_r' carries a value; 'mg_tmp_norm3_return' too") == \
+    assert user_names("scalar 'mg_tmp_0_4step_r' carries a value; 'mg_tmp_3_4norm_return' too") == \
         "scalar 'r' (in 'step') carries a value; the value returned by 'norm' too"
+    # Names whose function ends in digits or holds underscores, and locals with underscores.
+    from megaguards.ir import nodes as ir
+    for function, local in (("step2", "r"), ("step_2d", "my_var"), ("f", "x_1"), ("_lambda_", "return")):
+        name = ir.inlined_prefix(function, 12) + local
+        assert ir.inlined_local(name) == (function, local)
+    assert user_names(ir.inlined_prefix("rk4", 7) + "k_2") == "'k_2' (in 'rk4')"
+    assert ir.describe_name(ir.inlined_prefix("phase2", 3) + "return") == "the value returned by 'phase2'"
+    assert ir.inlined_local("mg_tmp12") is None and ir.inlined_local("mg_tmp_while") is None
     assert user_names("private: mg_value, x; reductions: mg_acc (+)") == \
         "private: the element's value, x; reductions: the running value (+)"
     assert user_names("mg_n0: py_int, mg_out: list[1-D, py_float], mg_q0_0: list[1-D, py_int]") == \

@@ -3,8 +3,8 @@ reasons and descriptions (the analyses keep their own names; ``explain`` and the
 table show these).
 
 The generated names: ``mg_tmp3`` (a temporary of the lowering, the index of a ``for x in
-xs``), ``mg_tmp_while`` (the one-trip loop around a ``while`` site), ``mg_tmp_step0_r``
-(the local ``r`` of the inlined function ``step``), ``mg_tmp_step0_return`` (its returned
+xs``), ``mg_tmp_while`` (the one-trip loop around a ``while`` site), ``mg_tmp_0_4step_r``
+(the local ``r`` of the inlined function ``step``), ``mg_tmp_0_4step_return`` (its returned
 value), ``mg_returned``/``mg_return_value`` (a ``return`` inside the loop), and those of
 the loops an expression site builds (frontend/comprehension.py): ``mg_k0`` (the index of
 level 0), ``mg_q0_0`` (the sequence iterated), ``mg_x0_0`` (its element), ``mg_n0`` (the
@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import re
 
+from ..ir.nodes import inlined_local
+
 _LOOP = re.compile(r"\bloop '(?:mg_\w+|__mg\w*)' at line (\d+)")
 _LOOP_VARIABLE = re.compile(r"\bloop variable '(?:mg_\w+|__mg\w*)'")
-_INLINED = re.compile(r"mg_tmp_(\w+?)\d+_(\w+)$")
 _FIXED = {
     "mg_tmp_while": "the while loop's trip",
     "mg_returned": "whether the loop returned",
@@ -41,9 +42,9 @@ def user_name(name: str) -> str | None:
     None for a name megaguards did not generate."""
     if name in _FIXED:
         return _FIXED[name]
-    inlined = _INLINED.match(name)
+    inlined = inlined_local(name)
     if inlined:
-        function, variable = inlined.groups()
+        function, variable = inlined
         return f"the value returned by '{function}'" if variable == "return" else f"'{variable}' (in '{function}')"
     for pattern, phrase in _NUMBERED:
         if pattern.match(name):
@@ -56,7 +57,7 @@ def user_name(name: str) -> str | None:
 def user_names(text: str) -> str:
     """``text`` (a reason, a description of a check or of the parallel plan, a signature)
     with every generated name replaced by what the user wrote: ``loop 'mg_tmp0' at line 35``
-    -> ``the loop at line 35``, ``'mg_tmp_step0_r'`` -> ``'r' (in 'step')``, ``mg_out`` -> ``the
+    -> ``the loop at line 35``, ``'mg_tmp_0_4step_r'`` -> ``'r' (in 'step')``, ``mg_out`` -> ``the
     new list``.  Names of the user's own are left as they are."""
     text = _LOOP.sub(r"the loop at line \1", text)
     text = _LOOP_VARIABLE.sub("the loop's counter", text)

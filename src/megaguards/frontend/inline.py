@@ -3,7 +3,7 @@ call site and type signature).
 
 A call ``f(a, b)`` inside a loop is replaced, in the lowering, by ``f``'s body with
 its names renamed: parameters alias the caller's argument paths (or become fresh
-temporaries holding the argument values), locals become ``mg_tmp_<f><k>_<name>``
+temporaries holding the argument values), locals become ``mg_tmp_<k>_<len><f>_<name>``
 temporaries, and the names ``f`` reads from elsewhere become *routes* from the
 caller's live-in: ``f.__globals__.N``, ``f.__closure__.k``, ``f.__defaults__.alpha``
 (read at every entry by the guard, ``guards/signature.py``).  The body's ``return``

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 from typing import Callable
 
 from ..record import record
@@ -135,7 +134,7 @@ class CallLowering:
             statements_of = inline.body_statements(definition)
         except Unsupported as problem:
             raise Unsupported(problem.reason, problem.line or node.lineno, problem.col or node.col_offset) from None
-        prefix = f"mg_tmp_{re.sub(r'[^0-9A-Za-z]', '_', function.__name__)}{next(self.temporaries)}_"
+        prefix = ir.inlined_prefix(function.__name__, next(self.temporaries))
         names: dict[str, str] = {}
         setup: list[ir.Stmt] = []
         rows = inline.array_parameters(definition) - assigned

@@ -232,7 +232,27 @@ def is_call_result(name: str) -> bool:
 
 
 CALL_RESULT_SUFFIX = "_return"
-_INLINED_LOCAL = re.compile(r"mg_tmp_(\w+?)\d+_(\w+)$")
+# An inlined call's locals: ``mg_tmp_<k>_<length><function>_<name>`` (the k-th inlined
+# call).  The function's name is counted, not delimited: it may hold digits and
+# underscores (``step2``, ``step_2d``), and so may the local's.
+_INLINED_LOCAL = re.compile(r"mg_tmp_\d+_(\d+)(\D.*)$")
+
+
+def inlined_prefix(function: str, call: int) -> str:
+    """The prefix of the locals of the ``call``-th inlined call, of function ``function``."""
+    name = re.sub(r"[^0-9A-Za-z]", "_", function)
+    return f"mg_tmp_{call}_{len(name)}{name}_"
+
+
+def inlined_local(name: str) -> tuple[str, str] | None:
+    """(function, local) of an inlined call's local (``inlined_prefix``), else None."""
+    found = _INLINED_LOCAL.match(name)
+    if found is None:
+        return None
+    length, rest = int(found.group(1)), found.group(2)
+    if len(rest) < length + 2 or rest[length] != "_":
+        return None
+    return rest[:length], rest[length + 1:]
 # Routes from a function object to what its inlined body reads (frontend/lower_calls.py),
 # followed by the guard (guards/signature.py): ``f.__globals__.N``, ``f.__closure__.k``,
 # ``f.__defaults__.alpha``.
@@ -267,9 +287,9 @@ def route_variable(path: str) -> str | None:
 def describe_name(name: str) -> str:
     """A variable or path for messages, quoted, as the user wrote it: an inlined
     function's local or value, or what a route from a function object reads."""
-    local = _INLINED_LOCAL.match(name)
+    local = inlined_local(name)
     if local:
-        function, variable = local.groups()
+        function, variable = local
         if variable == CALL_RESULT_SUFFIX[1:]:
             return f"the value returned by '{function}'"
         return f"'{variable}' (in '{function}')"
