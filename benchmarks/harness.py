@@ -62,6 +62,18 @@ def _cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
+def source_digest(root: Path | None = None) -> str:
+    """A digest of the package's source files as they are on disk (src/megaguards: .py, .c,
+    .h): names the tree measured where git cannot (a copy whose .git is older than its files)."""
+    import hashlib
+
+    root = root or REPOSITORY / "src" / "megaguards"
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".c", ".h") and p.is_file()):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:12]
+
+
 def machine_info(compiler: str | None, pypy: str | None, ref: str | None = None) -> dict:
     try:
         usable = len(os.sched_getaffinity(0))
@@ -84,7 +96,8 @@ def machine_info(compiler: str | None, pypy: str | None, ref: str | None = None)
         "numpy": numpy_version,
         "megaguards": megaguards_version,
         "megaguards_source": (f"src/ of commit {commit} (--ref {ref})" if ref else
-                              f"working tree, HEAD {commit}" + (" + uncommitted changes in src/" if dirty else "")),
+                              f"working tree, HEAD {commit}" + (" + uncommitted changes in src/" if dirty else "")
+                              + f" (src digest {source_digest()})"),
         "compiler": compiler,
         "compiler_version": _first_line([compiler, "--version"]) if compiler else None,
         "pypy3": _first_line([pypy, "--version"]) if pypy else None,

@@ -22,6 +22,19 @@ def test_a_programs_output_gives_its_three_values_and_a_missing_one_is_an_error(
         harness.parse_output("checksum=1\ntime=2\n")
 
 
+def test_the_source_digest_names_the_files_on_disk(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "sub" / "b.c").write_text("int b;\n")
+    (tmp_path / "notes.txt").write_text("not source\n")
+    first = harness.source_digest(tmp_path)
+    (tmp_path / "notes.txt").write_text("changed, still not source\n")
+    assert harness.source_digest(tmp_path) == first and len(first) == 12
+    (tmp_path / "sub" / "b.c").write_text("int b = 2;\n")
+    assert harness.source_digest(tmp_path) != first
+    assert "(src digest " in harness.machine_info(None, None)["megaguards_source"]
+
+
 def test_only_selects_groups_in_run_order_and_hoist_names_every_hoist_group():
     assert run.select_groups(None) == list(run.GROUPS)
     assert run.select_groups(["unbox,mm"]) == ["mm", "unbox"]
