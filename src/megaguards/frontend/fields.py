@@ -229,24 +229,32 @@ def _parameter_fields(array: str, definition: ast.FunctionDef, position: int, wh
     return fields
 
 
-def _field(node: ast.expr, parents: dict) -> str | None:
-    """The attribute read or assigned on ``node`` (``node.x``), or a field of fields
-    (``node.pos.x``: "pos.x"), with no call on it (``p.update()`` and ``p.pos.norm()`` do not
-    qualify), else None."""
+def _attributes(node: ast.expr, parents: dict) -> tuple[list, bool] | None:
+    """The attributes taken on ``node`` one after the other (``node.pos.x``: ["pos", "x"])
+    and whether the last is called (``node.pos.norm()``); None where one on the way is not
+    read or the last is deleted."""
     parent = parents.get(node)
-    if not isinstance(parent, ast.Attribute) or parent.value is not node or isinstance(parent.ctx, ast.Del):
+    if not isinstance(parent, ast.Attribute) or parent.value is not node:
         return None
     chain = [parent.attr]
     while True:
         above = parents.get(parent)
         if isinstance(above, ast.Call) and above.func is parent:
-            return None   # a method: of the object (p.update()) or of a field (p.pos.norm())
+            return chain, True
         if not (isinstance(above, ast.Attribute) and above.value is parent):
-            return ".".join(chain)
-        if not isinstance(parent.ctx, ast.Load) or isinstance(above.ctx, ast.Del):
+            return None if isinstance(parent.ctx, ast.Del) else (chain, False)
+        if not isinstance(parent.ctx, ast.Load):
             return None
         chain.append(above.attr)
         parent = above
+
+
+def _field(node: ast.expr, parents: dict) -> str | None:
+    """The attribute read or assigned on ``node`` (``node.x``), or a field of fields
+    (``node.pos.x``: "pos.x"), with no call on it (``p.update()`` and ``p.pos.norm()`` do not
+    qualify), else None."""
+    found = _attributes(node, parents)
+    return ".".join(found[0]) if found is not None and not found[1] else None
 
 
 def _compared_with(node: ast.Name, parents: dict) -> ast.Name | None:
@@ -281,18 +289,8 @@ def _list_path(node: ast.expr) -> str | None:
 def _method(node: ast.expr, parents: dict) -> str | None:
     """The method called on ``node`` (``node.update(dt)``), or on the object one of its
     fields holds (``node.pos.norm()``: "pos.norm"), else None."""
-    parent = parents.get(node)
-    if not isinstance(parent, ast.Attribute) or parent.value is not node:
-        return None
-    chain = [parent.attr]
-    while True:
-        above = parents.get(parent)
-        if isinstance(above, ast.Call) and above.func is parent:
-            return ".".join(chain)
-        if not (isinstance(above, ast.Attribute) and above.value is parent and isinstance(parent.ctx, ast.Load)):
-            return None
-        chain.append(above.attr)
-        parent = above
+    found = _attributes(node, parents)
+    return ".".join(found[0]) if found is not None and found[1] else None
 
 
 def _subscripts(node: ast.Subscript, parents: dict) -> tuple[ast.expr, int]:
@@ -353,21 +351,16 @@ class FieldLowering:
         """(field array, indices) of ``p.x`` or ``ps[i][j].x`` over a list of objects, else None."""
         if not isinstance(node, ast.Attribute):
             return None
-        base, fields = node.value, [node.attr]
-        while isinstance(base, ast.Attribute) and isinstance(base.ctx, ast.Load):   # p.pos.x, ps[i].pos.x
-            chain, below = [base.attr], base.value
-            while isinstance(below, ast.Attribute):
-                chain[:0], below = [below.attr], below.value
-            if not (isinstance(below, ast.Subscript) or self.objects_named(below) is not None):
-                break   # a list's path (self.bodies[i].x) or no object at all
-            base, fields = base.value, [base.attr, *fields]
-        field = ".".join(fields)
-        objects = self.objects_named(base)
+        objects = self.objects_named(node.value)   # p.x, self.x, p.pos.x (of the object p.pos holds)
         if objects is not None:
-            array, indices = objects.array, objects.prefix
+            array, indices, field = objects.array, objects.prefix, node.attr
         elif self.callees:
             return None
         else:
+            fields, base = [node.attr], node.value
+            while isinstance(base, ast.Attribute):   # ps[i].pos.x
+                fields[:0], base = [base.attr], base.value
+            field = ".".join(fields)
             subscripts: list[ast.expr] = []
             while isinstance(base, ast.Subscript):
                 subscripts[:0] = [base.slice]
@@ -391,11 +384,7 @@ class FieldLowering:
         if found is None or found[0] != 1 or not found[1] or isinstance(node.slice, (ast.Slice, ast.Tuple)):
             return None
         where = _where(node)
-        index = self.expression(node.slice)
-        if any(isinstance(n, (ir.Load, ir.Call)) for n in ir.walk(index)):
-            copy = self.temporary()
-            setup.append(ir.Assign(copy, index, **where))
-            index = ir.Name(copy, **where)
+        index = self.as_at_call(self.expression(node.slice), setup, where)
         first = ir.field_path(array, min(found[1]))
         self.array_ranks.setdefault(first, set()).add(1)
         setup.append(ir.Assign(self.temporary(), ir.Load(first, (index,), **where), **where))

@@ -234,15 +234,18 @@ class CallLowering:
             return self.row_alias(argument.id)
         length = self.length(argument, argument)
         where = _where(argument)
-        prefix = []
-        for index in length.prefix:  # values as at the call, whatever the callee writes
-            if any(isinstance(n, (ir.Load, ir.Call)) for n in ir.walk(index)):
-                copy = self.temporary()
-                setup.append(ir.Assign(copy, index, **where))
-                index = ir.Name(copy, **where)
-            prefix.append(index)
+        prefix = tuple(self.as_at_call(index, setup, where) for index in length.prefix)
         setup.append(ir.Assign(self.temporary(), length, **where))
-        return _Row(length.array, tuple(prefix))
+        return _Row(length.array, prefix)
+
+    def as_at_call(self, index: ir.Expr, setup: list, where: dict) -> ir.Expr:
+        """An index an argument passes (a row, an object), as at the call whatever the callee
+        writes: one reading arrays or calling is copied into a temporary first."""
+        if not any(isinstance(n, (ir.Load, ir.Call)) for n in ir.walk(index)):
+            return index
+        copy = self.temporary()
+        setup.append(ir.Assign(copy, index, **where))
+        return ir.Name(copy, **where)
 
     def read(self, path: str, where: dict) -> ir.Name:
         self.scalar_reads.setdefault(path, None)
