@@ -29,6 +29,7 @@ The exit status is 1 when a seed failed (mismatch, timeout or crash).
 from __future__ import annotations
 
 import argparse
+import atexit
 import copy
 import importlib.util
 import itertools
@@ -36,6 +37,7 @@ import json
 import math
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -198,7 +200,14 @@ def _work_directory() -> Path:
     global _workdir
     if _workdir is None:
         _workdir = Path(tempfile.mkdtemp(prefix="mg-fuzz-"))
+        atexit.register(_remove_work_directory, _workdir, os.getpid())
     return _workdir
+
+
+def _remove_work_directory(path: Path, creator: int) -> None:
+    # A forked child inherits the registration but not the ownership.
+    if os.getpid() == creator:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def load_kernel(source: str, stem: str):
