@@ -506,6 +506,23 @@ def test_fields_of_a_lists_objects():
     assert_same_as_cpython(push, without_v, 2, compiled=guard(Assumption.FIELD_PRESENT, name="'bodies'", field="v"))
 
 
+def heaviest_of(make):
+    bodies, start = make()
+    best = start
+    for b in bodies:
+        if b.x > best.x:
+            best = b
+    return best.x, best is start
+
+
+def test_a_name_holding_one_of_the_lists_objects():
+    """Assumption.OBJECT_IN_LIST: ``best`` holds one of the list's objects (its index in the
+    kernel), or None; any other object: CPython."""
+    assert_same_as_cpython(heaviest_of, lambda: (lambda b: (b, b[1]))([Body(1.0), Body(5.0), Body(2.0)]))
+    assert_same_as_cpython(heaviest_of, lambda: ([Body(1.0), Body(5.0)], Body(3.0)),
+                           compiled=guard(Assumption.OBJECT_IN_LIST, name="'best'", array="'bodies'"))
+
+
 class Ship:
     def __init__(self, x):
         self.pos, self.vel = Body(x), Body(2 * x)

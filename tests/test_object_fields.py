@@ -9,8 +9,9 @@ import pytest
 from conftest import assert_same_as_cpython, sites_of
 
 from megaguards.errors import Unsupported
-from megaguards.frontend.fields import object_uses
+from megaguards.frontend.object_uses import object_uses
 from megaguards.frontend.lower import lower_loop
+from megaguards.frontend.rewrite import never_compiles
 from megaguards.guards.fields import all_distinct
 from megaguards.ir import nodes as ir
 
@@ -29,7 +30,9 @@ def loop_of(source: str) -> ast.For:
     ("for p in ps:\n    p.a.b.c += 1\n", {"ps": (1, {"a.b.c"})}, {"p": "ps"}),   # deeper
     ("for p in ps:\n    del p.pos.x\n", {}, {}),
     ("for p in ps:\n    p.pos.norm()\n", {"ps": (1, set())}, {"p": "ps"}),   # a method of a field's object
-    ("for p in ps:\n    s += p.m\n    q = p\n", {}, {}),            # the object itself used as a value
+    ("for p in ps:\n    s += p.m\n    q = p\n", {"ps": (1, {"m"})}, {"p": "ps"}),   # q holds an object
+    ("for p in ps:\n    s += p.m\n    out[0] = p\n", {}, {}),         # the object itself used as a value
+    ("for p in ps:\n    s += p.m\n    q = p\n    q += 1\n", {}, {}),  # q holds something else too
     ("for i in range(len(ps)):\n    f(ps[i])\n    ps[i].x = 1\n", {"ps": (1, {"x"})}, {}),   # f's fields come later
     ("for i in range(len(ps)):\n    f(ps[i:])\n    ps[i].x = 1\n", {}, {}),
     ("for p in ps:\n    p.x = 1\nps = []\n", {"ps": (1, {"x"})}, {"p": "ps"}),   # after the loop: not the site's
@@ -38,7 +41,7 @@ def loop_of(source: str) -> ast.For:
     ("for i in range(n):\n    b = bs[i]\n    b.v += b.m\n", {"bs": (1, {"v", "m"})}, {"b": "bs"}),
     ("for i in range(n):\n    s += b.v\n    b = bs[i]\n", {}, {}),                  # read before it is bound
     ("for i in range(n):\n    b = bs[i]\n    c = b\n", {}, {}),
-    ("for i in range(n):\n    if i:\n        b = bs[i]\n        b.v = 1\n", {}, {}),  # bound inside an if
+    ("for i in range(n):\n    if i:\n        b = bs[i]\n        b.v = 1\n", {"bs": (1, {"v"})}, {}),   # b: a variable
     ("for b in self.bodies:\n    b.x += b.v\n", {"self.bodies": (1, {"x", "v"})}, {"b": "self.bodies"}),
     ("for i in range(len(sim.ps)):\n    sim.ps[i].x = 1.0\n", {"sim.ps": (1, {"x"})}, {}),
     ("for b in self.bodies:\n    b.x = 1\n    self.bodies = []\n", {}, {}),       # the path rebound
@@ -329,6 +332,24 @@ def test_objects_of_one_list_compared_by_their_indices():
     assert fast and twice
 
 
+def neighbours(make):
+    stars = make()
+    n = len(stars)
+    for i in range(n):
+        a = stars[i - 1]   # stars[-1] at i == 0: the same object as stars[n - 1]
+        for j in range(n):
+            b = stars[j]
+            if a is not b:
+                a.f += b.x * 0.5
+    return [star.f for star in stars]
+
+
+def test_an_object_bound_by_a_negative_index_is_compared_as_the_same_object():
+    """Objects are compared by their indices: ``stars[-1]`` must count as ``stars[n - 1]``
+    (a wrong sum before the index was made non-negative)."""
+    assert_same_as_cpython(neighbours, lambda: [Star(k) for k in range(9)])
+
+
 def test_an_alias_bound_by_an_assignment_is_checked_there():
     found = object_uses(loop_of("for i in range(n):\n    b = bs[i]\n    b.v += 1\n"))
     assert found.checked == {"b"} and object_uses(loop_of("for b in bs:\n    b.v += 1\n")).checked == frozenset()
@@ -431,3 +452,26 @@ def test_a_list_whose_objects_are_only_compared_is_checked_in_c():
     binders = [REGISTRY.sites[k].binder for k in fast.__megaguards_sites__
                if getattr(REGISTRY.sites[k], "binder", None) is not None]
     assert binders and all(b.checks_distinct and b.distinct is not all_distinct for b in binders)
+
+
+def test_element_loops_holding_none_for_an_object_are_sites():
+    """``best = None`` and ``best is None`` may be a name holding a list's object: the loop is
+    made a site; None used otherwise still never compiles (no site, no entry cost)."""
+    assert not never_compiles(loop_of("for p in ps:\n    if best is None or p.m > best.m:\n        best = p\n"))
+    assert not never_compiles(loop_of("for p in ps:\n    if best is not None:\n        best = None\n"))
+    assert never_compiles(loop_of("for p in ps:\n    if p.m == None:\n        n += 1\n"))
+    assert never_compiles(loop_of("for p in ps:\n    f(None)\n"))
+    assert never_compiles(loop_of("for p in ps:\n    if None is best:\n        n += 1\n"))
+
+
+def test_a_name_holding_an_object_lowers_to_its_index():
+    loop = lower_loop(loop_of("""
+        for p in ps:
+            if best is None or p.m > best.m:
+                best = p
+    """))
+    assert ("best", "ps") in loop.object_aliases and "best" in loop.scalars_in
+    assert object_uses(loop_of("for p in ps:\n    if p.m > best.m:\n        best = p\n")).variables == {"best": "ps"}
+    assert object_uses(loop_of("for i in range(n):\n    if qs[i].m > 0:\n        best = qs[i - 1]\n"
+                               "    t += best.m\n")).variables == {"best": "qs"}
+    assert object_uses(loop_of("for p in ps:\n    s += p.m\n    best = p\n    out[0] = best\n")).variables == {}

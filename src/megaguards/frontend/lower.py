@@ -10,8 +10,8 @@ import itertools
 
 from ..errors import Unsupported
 from ..ir import nodes as ir
-from . import desugar, early_exits, fields, inline
-from .lower_calls import NO_RETURN_VALUE, CallLowering, Resolver, _Callee, _Row
+from . import desugar, early_exits, fields, inline, object_uses
+from .lower_calls import NO_RETURN_VALUE, CallLowering, Resolver, _Callee, _Objects, _Row
 from .syntax import _unsupported, _where, dotted_path, int_literal
 
 BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
@@ -47,7 +47,7 @@ class _Lowerer(CallLowering, fields.FieldLowering):
         self.site_rows: dict[str, _Row] = {}
         self.row_names: set[str] = set()   # names that may become such aliases (``row_candidates``)
         self.row_aliases: dict[str, str] = {}   # each alias made -> the array it is a row of
-        self.objects = fields.NONE              # lists used through their items' fields (fields.py)
+        self.objects = object_uses.NONE         # lists used through their items' fields (object_uses.py)
         self.object_rows: dict = {}             # alias ``p`` of ``for p in ps`` -> its _Objects (list, indices)
 
     # statements -------------------------------------------------------------
@@ -195,6 +195,8 @@ class _Lowerer(CallLowering, fields.FieldLowering):
             self.row_aliases[targets[0].id] = row.array
             return setup
         alias = self.object_alias(targets, value_node, node)
+        if alias is None:
+            alias = self.object_variable(targets, value_node, node)
         if alias is not None:
             return alias
         rebind = self.rebind(targets, value_node, node)
@@ -495,7 +497,9 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
     ``resolve`` finds the user-defined functions the loop calls (they are inlined)."""
     lowerer = _Lowerer(resolve)
     lowerer.row_names = row_candidates(loop, resolve)
-    lowerer.objects = fields.with_method_fields(fields.object_uses(loop), resolve)
+    lowerer.objects = object_uses.with_method_fields(object_uses.object_uses(loop), resolve)
+    for name, array in lowerer.objects.variables.items():   # best = p: best.m wherever the loop reads it
+        lowerer.object_rows[name] = _Objects(array, (ir.Name(name),))
     body = lowerer.range_loop(loop)
     arrays = lowerer.array_uses()
     fields.check_shared_fields(arrays, lowerer.scalar_reads, lowerer.assigned)
@@ -520,7 +524,8 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
             raise Unsupported(f"list '{path}' is appended to and also used otherwise in the loop")
     return ir.Loop(body, scalars, arrays, assigned, tuple(lowerer.functions), tuple(lowerer.inlined.items()),
                    tuple(lowerer.assumed.items()), tuple(sorted(lowerer.appended)),
-                   tuple(lowerer.row_aliases.items()), tuple(lowerer.objects.aliases.items()),
+                   tuple(lowerer.row_aliases.items()),
+                   tuple(lowerer.objects.aliases.items()) + tuple(lowerer.objects.variables.items()),
                    tuple(sorted(lowerer.objects.compared)))
 
 

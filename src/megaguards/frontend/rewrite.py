@@ -63,6 +63,7 @@ def never_compiles(loop: ast.For) -> bool:
     are not made sites: they would only pay the site's entry cost, every time."""
     compared = {id(side) for node in ast.walk(loop) if isinstance(node, ast.Compare)
                 for side in (node.left, *node.comparators) if _compared_text(node, side)}
+    compared |= _object_nones(loop)
     for node in ast.walk(loop):
         if isinstance(node, _NEVER_COMPILED):
             return True
@@ -73,9 +74,25 @@ def never_compiles(loop: ast.For) -> bool:
                 and id(node) not in compared:
             return True
         if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops) \
-                and not all(isinstance(side, ast.Name) for side in (node.left, *node.comparators)):
-            return True   # ``x is None``; ``a is not b`` of two names may be two objects of one list (fields.py)
+                and not all(isinstance(side, ast.Name) or id(side) in compared for side in (node.left, *node.comparators)):
+            return True   # ``x is 1``; ``a is not b`` of two names may be two objects of one list (fields.py)
     return False
+
+
+def _object_nones(loop: ast.For) -> set:
+    """The ids of the None constants a name holding a list's object may use (object_uses.py's
+    variables: ``best = None``, ``best is None``, ``best is not None``)."""
+    found = set()
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            sides = [node.value]
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) \
+                and isinstance(node.left, ast.Name):
+            sides = node.comparators
+        else:
+            continue
+        found.update(id(side) for side in sides if isinstance(side, ast.Constant) and side.value is None)
+    return found
 
 
 def _compared_text(compare: ast.Compare, side: ast.expr) -> bool:

@@ -64,6 +64,8 @@ class Assumption(enum.Enum):
                         "loop compares them", "Binder.bind (guards/fields.py FieldReader)")
     FIELD_DISTINCT = ("{name} holds one object more than once and the loop sets its {field!r}",
                       "Binder.bind (guards/fields.py FieldReader)")
+    OBJECT_IN_LIST = ("{name} holds an object that is not one of {array}'s (or not None)",
+                      "Binder.bind (object_index)")
     FIELDS_DISJOINT = ("{names} share an object and the loop sets its {field!r} through one of them",
                        "Binder.bind (disjoint_fields)")
     BUFFER_TYPECODE = ("{name} is an array.array or memoryview of format {code!r}: only one dimension of "

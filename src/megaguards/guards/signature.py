@@ -368,6 +368,26 @@ def _objects_getter(path: str, index: dict, binder: Binder):
     return FieldReader(_objects_getter(field[0], index, binder), field[0], field[1], 1, False, safe_getattr, binder)
 
 
+def _object_index(objects_getter, getter, name: str, array: str):
+    """The getter of a live-in naming an object of a list (frontend/fields.py's variables:
+    ``best = ps[0]`` before ``for p in ps: if p.m > best.m: best = p``): the object's index
+    in the list, found by identity (no user code runs: ids are compared), the list's length
+    for None."""
+    def get(values):
+        objects, value = objects_getter(values), getter(values)
+        if type(objects) is not list:
+            raise Assumption.ARRAY_CLASS.failure(cls=type(objects).__name__)
+        if value is None:
+            return len(objects)
+        if objects and objects[0] is value:   # best = ps[0], the usual start
+            return 0
+        try:
+            return list(map(id, objects)).index(id(value))
+        except ValueError:
+            raise Assumption.OBJECT_IN_LIST.failure(name=ir.describe_name(name), array=ir.describe_name(array)) from None
+    return get
+
+
 def _getter(path: str, index: dict):
     head, steps = _steps(path)
     position = index[head]
@@ -400,7 +420,9 @@ class Binder:
         self.scalar_paths = tuple(p for p in loop.scalars_in if p.split(".")[0] in index)
         self.array_uses = loop.arrays
         self.function_getters = tuple(_getter(p, index) for p in self.function_paths)
-        self.scalar_getters = tuple(_getter(p, index) for p in self.scalar_paths)
+        objects_of = dict(loop.object_aliases)   # best = p: a live-in object is given by its index
+        self.scalar_getters = tuple(_object_index(_getter(objects_of[p], index), _getter(p, index), p, objects_of[p])
+                                    if p in objects_of else _getter(p, index) for p in self.scalar_paths)
         self.distinct = all_distinct   # marshal.c's mg_distinct once the back end has loaded it
         self.array_getters = tuple((_array_getter(a, index, self), a.rank, not a.written) for a in loop.arrays)
         # Fields the loop sets on a list's objects (frontend/fields.py): (position, the list's getter).
@@ -489,14 +511,16 @@ class Binder:
         return Binding(tuple(key), functions, tuple(scalars), tuple(arrays), on_device, mixed, appended, fields)
 
     def objects_after(self, values: tuple, live_outs: tuple, outputs: tuple, unset) -> tuple:
-        """The live-outs with each object alias (``for p in ps``) given its object: the
-        kernel's value is the index it was bound to last (``unset``: never bound)."""
+        """The live-outs with each object alias (``for p in ps``, ``best = p``) given its
+        object: the kernel's value is the index it was bound to last (``unset``: never
+        bound), the list's length for None."""
         outputs = list(outputs)
         for name, get in self.object_getters:
             if name in live_outs:
                 k = live_outs.index(name)
                 if outputs[k] is not unset:
-                    outputs[k] = get(values)[outputs[k]]
+                    objects = get(values)
+                    outputs[k] = objects[outputs[k]] if outputs[k] < len(objects) else None
         return tuple(outputs)
 
     def describe(self, binding: Binding):

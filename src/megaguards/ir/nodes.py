@@ -219,7 +219,7 @@ class Loop:
     appended: tuple[str, ...] = ()  # lists the loop only appends to (``Append``), sorted: the order of the
                                     # kernel's buffers (TypedLoop.appended, codegen/layout.py) and of the guard's
     row_aliases: tuple = ()  # (name, array) of the site's ``for row in table``: the row read in place
-    object_aliases: tuple = ()  # (name, list) of ``for p in ps`` over objects: p holds the index (fields.py)
+    object_aliases: tuple = ()  # (name, list): ``for p in ps``, ``best = p`` over objects hold the index (fields.py)
     compared_lists: tuple = ()  # lists whose objects the loop compares (``b1 is not b2``): by their indices
 
 

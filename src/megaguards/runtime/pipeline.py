@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 
+from .. import record as records
 from ..record import record
 from ..analysis.bounds import HoistFacts, hoist_checks, touched_box
 from ..analysis.features import LoopTemplate, loop_template
@@ -47,6 +48,7 @@ class Signature:
     scalars: dict       # scalar path -> Scalar
     arrays: dict        # array name -> ArrayInfo
     groups: dict        # array name -> the first name bound to the same object
+    objects: dict = records.field(default_factory=dict)   # scalar holding a list's object (its index) -> the list
 
     @classmethod
     def of(cls, loop: ir.Loop, binder, binding) -> Signature:
@@ -55,11 +57,14 @@ class Signature:
                   for use in loop.arrays}
         first: dict[int, str] = {}
         groups = {use.name: first.setdefault(id(value), use.name) for use, value in zip(loop.arrays, binding.arrays)}
-        return cls(functions, scalars, arrays, groups)
+        objects = {name: array for name, array in loop.object_aliases if name in scalars}
+        return cls(functions, scalars, arrays, groups, objects)
 
     def describe(self) -> str:
-        parts = [f"{name}: {scalar!r}" for name, scalar in self.scalars.items()]
-        parts += [f"{name}: {'buffer' if info.buffer else 'list' if info.is_list else 'ndarray'}"
+        parts = [f"{name}: an object of {self.objects[name]} or None" if name in self.objects else f"{name}: {scalar!r}"
+                 for name, scalar in self.scalars.items()]
+        parts += [f"{ir.describe_name(name) if ir.field_of(name) else name}: "   # ps.__items__.m: 'ps[...].m'
+                  f"{'buffer' if info.buffer else 'list' if info.is_list else 'ndarray'}"
                   f"[{info.rank}-D, {info.element!r}{', ' + info.storage if info.storage else ''}]"
                   for name, info in self.arrays.items()]   # buffer: an array.array or a memoryview
         return ", ".join(parts)
