@@ -8,13 +8,16 @@ whose compiled path is slower than CPython's run of it goes back to CPython for 
 class.  No test here is timed: the clocks are counted or faked."""
 from __future__ import annotations
 
+import types
+
 import pytest
 
 import megaguards
 from conftest import sites_of
 from megaguards.diagnostics.report import loop_record
 from megaguards.guards.signature import Binder
-from megaguards.runtime import backoff, expression_site
+from megaguards.runtime import backoff, expression_site, probe
+from megaguards.runtime import site as site_module
 from megaguards.runtime.expression_site import ExpressionSite
 from megaguards.runtime.site import REGISTRY
 
@@ -262,24 +265,48 @@ def compiled_entries(function, calls) -> list[int]:
 
 def test_a_loop_site_slower_compiled_goes_back_to_cpython(loop_clock):
     fast = megaguards.jit(add_up)
-    # Compiled at entries 1-3 (50 us each); CPython's runs timed at 4-6 (1 us): slower
-    # compiled, so CPython for 8 entries (timed), a compiled retry at the 15th, slower: 16
-    # more in CPython (skipped without reading their size), a retry at the 32nd, then 32 more.
-    assert compiled_entries(fast, [([1, 2, 3],)] * 70) == [1, 2, 3, 15, 32, 65]
+    # Compiled at entries 1-4 (50 us each; the first, which compiled, is not timed); CPython's
+    # runs timed at 5-7 (1 us): slower compiled, so CPython for 8 entries (timed), a compiled
+    # retry at the 16th, slower: 16 more in CPython (skipped without reading their size), a
+    # retry at the 33rd, then 32 more.
+    assert compiled_entries(fast, [([1, 2, 3],)] * 70) == [1, 2, 3, 4, 16, 33, 66]
     [backing_off] = sites_of(fast)[0]["backoff"]
     assert backing_off["cause"] == "slower" and backing_off["failures"] == 4
     assert backing_off["reason"].startswith("compiled slower than CPython for size ((3,), (")
-    assert sites_of(fast)[0]["fallback_runs"] == 70 - 6
+    assert sites_of(fast)[0]["fallback_runs"] == 70 - 7
 
 
-def test_a_loop_site_faster_compiled_or_too_long_to_compare_stays_compiled(loop_clock):
+def test_a_loop_site_faster_compiled_or_too_long_to_compare_stays_compiled(loop_clock, monkeypatch):
     fast = megaguards.jit(add_up)
-    loop_clock[1] = 0.0   # compiled: as fast as CPython's 1 us (a clock reading's step)
-    assert compiled_entries(fast, [([1, 2, 3],)] * 20) == [1, 2, 3] + list(range(7, 21))
+    loop_clock[1] = 0.0   # compiled: a few clock readings (1 us each), CPython's loop: 20 us more
+    timed = probe.LoopSpeeds.timed
+
+    def cpython_loop_ends(self):
+        loop_clock[0] += 20e-6
+        return timed(self)
+    monkeypatch.setattr(probe.LoopSpeeds, "timed", cpython_loop_ends)
+    assert compiled_entries(fast, [([1, 2, 3],)] * 20) == [1, 2, 3, 4] + list(range(8, 21))
     slow = megaguards.jit(add_up)
     loop_clock[1] = 1e-3     # 1 ms an entry: never compared with CPython (a probe could cost far more)
     assert compiled_entries(slow, [([4, 5],)] * 20) == list(range(1, 21))
     assert "backoff" not in sites_of(slow)[0]
+
+
+def test_a_long_compiled_entry_slower_than_estimated_is_compared_at_once(loop_clock, monkeypatch):
+    """An entry of 1 ms compiled where CPython's is estimated at 0.5 ms (a thin loop over
+    objects whose fields the guard reads and sets back): CPython's next run is timed at
+    once (about 2 us here), and the site backs off; a long entry estimated far slower in
+    CPython is never compared."""
+    loop_clock[1] = 1e-3
+    monkeypatch.setattr(site_module.Site, "estimated_cpython", lambda self, values: 0.5e-3)
+    fast = megaguards.jit(add_up)
+    # 1 compiles (not timed), 2 is timed and suspected, 3 is CPython's timed run: slower
+    # compiled, so 8 entries in CPython, a retry at 12, 16 more, a retry at 29.
+    assert compiled_entries(fast, [([1, 2, 3],)] * 30) == [1, 2, 12, 29]
+    assert sites_of(fast)[0]["backoff"][0]["cause"] == "slower"
+    monkeypatch.setattr(site_module.Site, "estimated_cpython", lambda self, values: 5e-3)
+    kept = megaguards.jit(add_up)
+    assert compiled_entries(kept, [([1, 2, 3],)] * 10) == list(range(1, 11))
 
 
 def test_a_probe_that_never_ends_is_abandoned(monkeypatch):
@@ -291,17 +318,19 @@ def test_a_probe_that_never_ends_is_abandoned(monkeypatch):
     monkeypatch.setattr(probe, "clock", lambda: now[0])
     speeds = probe.LoopSpeeds((0,), ())
     size = speeds.size(([1, 2],))
+    site = types.SimpleNamespace(keys=(7, "m:7"))
     for _ in range(probe.PROBE_AFTER):
-        speeds.compiled(size, 50e-6)
-    assert speeds.wants_cpython(size) and builtins.__megaguards_probing__ and probe.inside_probe()
+        speeds.compiled(size, 50e-6, lambda: None)
+    assert speeds.wants_cpython(size, site) and probe.inside_probe()
+    assert builtins.__megaguards_probing__ == {7, "m:7"}   # only this site's rewritten code reports
     now[0] += probe.PROBE_SPAN   # a loop that long in CPython: the sites it enters compile again
     assert not probe.inside_probe()
-    assert speeds.wants_cpython(size)       # the last probe never ended (the loop raised): abandoned
+    assert speeds.wants_cpython(size, site)       # the last probe never ended (the loop raised): abandoned
     assert speeds.abandoned == 1
     speeds.timed()
     assert not builtins.__megaguards_probing__ and not probe.inside_probe()
-    assert speeds.wants_cpython(size)       # the third probe
-    assert not speeds.wants_cpython(size)   # abandoned twice: no more probes
+    assert speeds.wants_cpython(size, site)       # the third probe
+    assert not speeds.wants_cpython(size, site)   # abandoned twice: no more probes
     assert not builtins.__megaguards_probing__
 
 

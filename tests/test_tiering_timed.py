@@ -62,7 +62,7 @@ def test_untold_little_loops_run_in_cpython_timed(first_compile):
     site = sites_of(fast)[0]   # the while loop (the for inside it: a site of its own)
     assert site["compiled_runs"] == 0 and site["entries"] == 100, site
     assert any(reason.startswith("little work") for reason in site["reasons"]), site["reasons"]
-    assert getattr(builtins, PROBING_NAME) is False   # no timed run left open
+    assert not getattr(builtins, PROBING_NAME)   # no timed run left open
     assert not first_compile.back_end_loaded
 
 
@@ -75,7 +75,7 @@ def test_untold_loops_timed_heavy_compile_at_a_later_entry(first_compile):
     site = sites_of(fast)[0]   # the while loop (the for inside it: a site of its own)
     assert site["compiled_runs"] >= 1 and site["fallback_runs"] >= 1, site
     assert site["compiled_runs"] + site["fallback_runs"] == 4
-    assert getattr(builtins, PROBING_NAME) is False
+    assert not getattr(builtins, PROBING_NAME)
 
 
 def test_a_lower_bound_that_is_real_work_compiles_at_once(first_compile):
@@ -127,4 +127,4 @@ def test_any_and_all_are_timed_where_the_deciding_element_may_come_first(first_c
     [site] = sites_of(fast)
     assert site["compiled_runs"] >= 1 and site["fallback_runs"] >= 1, site
     assert site["compiled_runs"] + site["fallback_runs"] == 4
-    assert getattr(builtins, PROBING_NAME) is False
+    assert not getattr(builtins, PROBING_NAME)

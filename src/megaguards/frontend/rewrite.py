@@ -293,8 +293,10 @@ def _site_statements(site_id: int, info: SiteInfo, fallback: ast.For) -> list[as
     forget = ast.Delete(targets=[deleted_name(IN_NAME), deleted_name(OUT_NAME)])
     forget_in = ast.Delete(targets=[deleted_name(IN_NAME)])
     # CPython's run of the loop, timed while megaguards compares it with the compiled one
-    # (runtime/probe.py); otherwise one test of a built-in.
-    timed = ast.If(test=load(PROBING_NAME), body=[ast.Expr(ast.Call(
+    # (runtime/probe.py); otherwise one test of a built-in (an empty set).
+    probed = ast.BoolOp(op=ast.And(), values=[load(PROBING_NAME), ast.Compare(
+        left=ast.Constant(site_id), ops=[ast.In()], comparators=[load(PROBING_NAME)])])
+    timed = ast.If(test=probed, body=[ast.Expr(ast.Call(
         func=load(TIMED_FUNCTION), args=[ast.Constant(site_id)], keywords=[]))], orelse=[])
     dispatch = ast.If(
         test=ast.Compare(left=load(OUT_NAME), ops=[ast.Is()], comparators=[ast.Constant(None)]),

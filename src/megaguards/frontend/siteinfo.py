@@ -23,7 +23,7 @@ IN_NAME = "__megaguards_in__"
 OUT_NAME = "__megaguards_out__"
 EXPRESSION_FUNCTION = "__megaguards_expr__"
 NEXT_NAME = "__megaguards_next__"         # builtins.next, under a name no user code shadows
-PROBING_NAME = "__megaguards_probing__"   # True while CPython's run of a loop site is timed
+PROBING_NAME = "__megaguards_probing__"   # the keys of the loop sites whose CPython run is timed
 TIMED_FUNCTION = "__megaguards_timed__"   # called after that run (runtime/probe.py)
 # A site loop that returns: the flag its ``return``s set and the value they give, its last
 # two live-outs (frontend/rewrite.py: the rewritten code returns it, nothing is assigned).

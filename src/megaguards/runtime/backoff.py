@@ -195,6 +195,7 @@ class BackingOff:
 
 PROBE_AFTER = 3          # compiled runs of a size class before CPython's run of it is timed
 FIRST_SLOW_GAP = 8       # a class measured slower compiled: CPython's entries before a retry
+REPROBE = 16             # a class measured faster compiled is probed again after this many times its runs
 
 
 class Speed:
@@ -204,7 +205,7 @@ class Speed:
     32 ... entries (at most ``MAX_GAP``); a retry faster than CPython's best ends that."""
 
     __slots__ = ("compiled_runs", "compiled_best", "cpython_runs", "cpython_best", "slower", "countdown",
-                 "probe_after", "probe_runs")
+                 "probe_after", "probe_runs", "cpython_wanted")
 
     def __init__(self, probe_after: int = PROBE_AFTER, probe_runs: int = 1) -> None:
         self.probe_after = probe_after   # compiled runs before CPython's is timed
@@ -215,13 +216,17 @@ class Speed:
         self.cpython_best = float("inf")
         self.slower = 0        # retries measured slower in a row (0: the compiled path is kept)
         self.countdown = 0     # entries left in CPython before the compiled path is retried
+        # CPython runs timed by the end of the current probe.  A class found faster compiled is
+        # probed again after REPROBE times its compiled runs: CPython's first runs may have paid
+        # for what settles later (sites nested in the loop entered before they skip).
+        self.cpython_wanted = probe_runs
 
     def wants_cpython(self) -> bool:
         """Should this entry run in CPython (timed)?  A probe, or a slower class backing off."""
         if self.countdown:
             self.countdown -= 1
             return True
-        return self.cpython_runs < self.probe_runs and self.compiled_runs >= self.probe_after
+        return self.cpython_runs < self.cpython_wanted and self.compiled_runs >= self.probe_after
 
     def compiled(self, seconds: float) -> None:
         self.compiled_runs += 1
@@ -234,8 +239,10 @@ class Speed:
         self.cpython_runs += 1
         if seconds < self.cpython_best:
             self.cpython_best = seconds
-        if self.cpython_runs == self.probe_runs:  # the probes done: compare the bests
+        if self.cpython_runs == self.cpython_wanted:  # the probes done: compare the bests
             self.judge(self.compiled_best)
+            if not self.slower:
+                self.probe_after, self.cpython_wanted = self.compiled_runs * REPROBE, self.cpython_wanted + self.probe_runs
 
     def judge(self, compiled_seconds: float) -> None:
         if compiled_seconds <= self.cpython_best:

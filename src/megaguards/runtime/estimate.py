@@ -187,8 +187,10 @@ def _attribute(owner, name: str):
                 return slot.__get__(owner, cls) if type(slot) is types.MemberDescriptorType else None
             except AttributeError:   # an empty slot
                 return None
-    own = getattr(owner, "__dict__", None)
-    return own.get(name) if type(own) is dict else None
+    try:   # no class defines it: the object's own value, read without asking for its __dict__ (own_value)
+        return object.__getattribute__(owner, name)
+    except AttributeError:
+        return None
 
 
 def _method(owner, name: str):

@@ -14,7 +14,14 @@ CPython's run of a loop is timed by the rewritten code: after the original loop 
 probe is under way) says so.  A probe that never ends (the loop raised or returned) is
 abandoned at the site's next entry; a site that abandons ``MAX_ABANDONED`` stops probing.
 A site that has met one size only backs off in the cheapest way (``BackingOff.skipping``:
-the rewritten code skips the next entries without reading their size)."""
+the rewritten code skips the next entries without reading their size).
+
+A longer compiled entry (``PROBE_BELOW`` or more, and so estimated in CPython) is compared
+once per size, right away, where it took at least ``SUSPECT_SHARE`` of the CPython time the
+site's work formula estimates for it (an exact estimate): a thin loop over objects whose fields the guard reads
+and sets back (``for p in points: p.normalize()``) can cost more compiled than in CPython
+whatever its length.  A site whose suspects were found faster compiled ``MAX_CLEARED``
+times stops suspecting (a probe costs CPython's run of one entry)."""
 from __future__ import annotations
 
 import builtins
@@ -30,12 +37,18 @@ PROBE_BELOW = 100e-6      # compiled entries slower than this are never compared
 PROBE_RUNS = 3            # CPython runs timed per size (their best counts)
 MAX_ABANDONED = 2         # probes that never ended before a site stops probing
 PROBE_SPAN = 0.02         # seconds after a probe's start during which loops nested in it run in CPython
+SUSPECT_SHARE = 0.5       # a longer compiled entry taking this share of CPython's estimated time is probed
+MAX_CLEARED = 2           # longer entries probed and found faster compiled before a site stops suspecting
 
 
 def set_probing(process) -> None:
-    """The rewritten code reports CPython's runs of loops (``__megaguards_timed__``) while a
-    probe or a tiering's timed entry (tiering.py) is open."""
-    setattr(builtins, PROBING_NAME, bool(process.open_probes or process.open_timings))
+    """The rewritten code of a loop site reports CPython's run of its loop
+    (``__megaguards_timed__``) while a probe or a tiering's timed entry (tiering.py) of that
+    site is open: ``__megaguards_probing__`` holds their keys (empty: false, one test).  A
+    loop nested in the one timed does not report: each report is a call, which would count
+    in the time measured (16 a step of a k-means' inner loop: 4 of its 10 us)."""
+    setattr(builtins, PROBING_NAME, frozenset(key for site in (*process.open_probes, *process.open_timings)
+                                              for key in site.keys))
 
 
 def inside_probe() -> bool:
@@ -50,7 +63,8 @@ def inside_probe() -> bool:
 class LoopSpeeds:
     """The measured speeds of one loop site, by entry size (Site.speeds, once it compiled)."""
 
-    __slots__ = ("arrays", "trips", "by_size", "probe_started", "probe_speed", "abandoned", "mixed")
+    __slots__ = ("arrays", "trips", "by_size", "probe_started", "probe_speed", "probe_site", "abandoned", "mixed",
+                 "cleared")
 
     def __init__(self, array_positions: tuple, trip_positions: tuple) -> None:
         self.arrays = array_positions    # live-in positions of the arrays (their lengths)
@@ -58,38 +72,54 @@ class LoopSpeeds:
         self.by_size: dict = {}          # size -> Speed
         self.probe_started: float | None = None
         self.probe_speed: Speed | None = None
+        self.probe_site = None
         self.abandoned = 0
         self.mixed = False               # more than one size met: back off per size
+        self.cleared = 0                 # longer entries suspected, then measured faster compiled
 
     def size(self, values: tuple) -> tuple:
         return (tuple([len(values[p]) if type(values[p]) is list else getattr(values[p], "shape", None)
                        for p in self.arrays]),
                 tuple([values[p] for p in self.trips if type(values[p]) is int]))
 
-    def wants_cpython(self, size: tuple) -> bool:
-        """Should this entry run in CPython (timed when it probes)?"""
+    def wants_cpython(self, size: tuple, site) -> bool:
+        """Should this entry of ``site`` run in CPython (timed when it probes)?  The probe
+        times CPython's loop alone, from here, while a compiled entry is timed from the
+        start of the site's call: an entry backing off in CPython skips that call
+        (backoff.py), so the site's own cost is the compiled path's alone (a k-means' inner
+        loop: 10 us in CPython, 14 us compiled all told, 14 us when CPython's run was timed
+        from the call)."""
         if self.probe_started is not None:   # the last probe never ended
             self.end_probe()
             self.abandoned += 1
         speed = self.by_size.get(size)
         if speed is None or self.abandoned >= MAX_ABANDONED or not speed.wants_cpython():
             return False
-        self.probe_speed, self.probe_started = speed, clock()
+        self.probe_speed, self.probe_site = speed, site
         process = current_process()
-        process.probe_nested_until = self.probe_started + PROBE_SPAN
-        process.open_probes += 1
+        process.open_probes.append(site)
         set_probing(process)
+        self.probe_started = clock()
+        process.probe_nested_until = self.probe_started + PROBE_SPAN
         return True
 
-    def compiled(self, size: tuple, seconds: float) -> Speed | None:
-        """A compiled entry took ``seconds``; the size's Speed, if it is measured."""
+    def compiled(self, size: tuple, seconds: float, estimate) -> Speed | None:
+        """A compiled entry took ``seconds``; the size's Speed, if it is measured.
+        ``estimate()``: CPython's time for the entry as the site's formula tells it, or None."""
         speed = self.by_size.get(size)
         if speed is None:
             if seconds >= PROBE_BELOW:
-                return None
+                if self.cleared >= MAX_CLEARED:
+                    return None
+                cpython = estimate()
+                if cpython is None or cpython < PROBE_BELOW or seconds < SUSPECT_SHARE * cpython:
+                    return None
+                speed = Speed(1, 1)   # suspected: CPython's next run of this size is timed
+            else:
+                speed = Speed(PROBE_AFTER, PROBE_RUNS)
             if self.by_size:
                 self.mixed = True
-            speed = self.by_size[size] = Speed(PROBE_AFTER, PROBE_RUNS)
+            self.by_size[size] = speed
         speed.compiled(seconds)
         return speed
 
@@ -100,11 +130,14 @@ class LoopSpeeds:
             return
         self.end_probe()
         speed.cpython(clock() - started)
+        if speed.probe_runs == 1 and speed.cpython_runs == 1 and not speed.slower:
+            self.cleared += 1   # a suspect found faster compiled
 
     def end_probe(self) -> None:
-        self.probe_started = self.probe_speed = None
         process = current_process()
-        process.open_probes = max(0, process.open_probes - 1)
+        if self.probe_site in process.open_probes:
+            process.open_probes.remove(self.probe_site)
+        self.probe_started = self.probe_speed = self.probe_site = None
         set_probing(process)
 
     def slower_speeds(self) -> list[tuple[str, Speed]]:

@@ -49,7 +49,7 @@ _FIELDS = {
 
     # -- keep the faster (probe.py): CPython's runs of loop sites being timed, and until when
     # the loop sites entered meanwhile are inside one (and run in CPython too)
-    "open_probes": 0,
+    "open_probes": list,   # the sites
     "probe_nested_until": 0.0,
     # -- tiering.py: the Tierings whose entry CPython runs timed (work not told), oldest first
     "open_timings": list,

@@ -76,6 +76,7 @@ class Site(Reporting):
 
     def __init__(self, site_id: int, info: SiteInfo) -> None:
         self.id = site_id
+        self.keys = (site_id,)      # what rewritten code names it by (the Registry adds a rewrite's key)
         self.info = info
         self.stats = SiteStats()
         self.loop = None            # ir.Loop once lowered
@@ -91,6 +92,7 @@ class Site(Reporting):
 
     def __call__(self, values):
         # An entry backing off never gets here: the rewritten code or dispatch() (below) skips it.
+        entered = clock()   # a compiled entry, and CPython's timed run of one, are timed from here
         if self.booked != self.skipping:
             self.settle()
         self.stats.entries += 1
@@ -107,17 +109,19 @@ class Site(Reporting):
             return None
         speeds = self.speeds
         size = speeds.size(values) if speeds is not None else None
-        if speeds is not None and speeds.wants_cpython(size):
+        if speeds is not None and speeds.wants_cpython(size, self):
             self.stats.fallback_runs += 1
             return None
         if inside_probe():   # CPython's run of an enclosing loop is being timed
             self.stats.fallback_runs += 1
             return None
         try:
-            started, compiled_before = clock(), self.stats.compiled_runs
+            compiled_before, stats = self.stats.compiled_runs, self.stats
+            prepared_before = stats.analysis + stats.compile
             result = self.enter(values)
-            if self.stats.compiled_runs != compiled_before and self.backs_off and not self.strict:
-                self.timed_compiled(values, size, clock() - started)
+            if stats.compiled_runs != compiled_before and self.backs_off and not self.strict \
+                    and stats.analysis + stats.compile == prepared_before:   # an entry that compiled says nothing
+                self.timed_compiled(values, size, clock() - entered)
             return result
         except CompilationError:
             raise
@@ -139,11 +143,24 @@ class Site(Reporting):
             live_ins = self.info.live_ins
             speeds = self.speeds = LoopSpeeds(tuple(p for p, name in enumerate(live_ins) if name in arrays),
                                               tuple(p for p, name in enumerate(live_ins) if name in trips))
-        speed = speeds.compiled(speeds.size(values) if size is None else size, seconds)
+        speed = speeds.compiled(speeds.size(values) if size is None else size, seconds,
+                                lambda: self.estimated_cpython(values))
         if speed is not None and speed.countdown and not speeds.mixed:
             self.skip_class = None
             self.skipping = self.booked = speed.countdown
             speed.countdown = 0
+
+    def estimated_cpython(self, values: tuple) -> float | None:
+        """CPython's seconds for this entry by the site's work formula (frontend/work.py), where
+        it tells them exactly; else None."""
+        from .estimate import estimate
+
+        formula = getattr(self.info, "work", None)
+        try:
+            seconds, exact = estimate(formula, values) if formula else (0.0, False)
+        except Exception:   # an estimate never breaks a run
+            return None
+        return seconds if exact else None
 
     def slower_speeds(self) -> list:
         return self.speeds.slower_speeds() if self.speeds is not None else []
@@ -353,6 +370,7 @@ class Registry:
                 site = (ExpressionSite if isinstance(info, ExpressionInfo) else Site)(len(sites), info)
                 sites.append(site)
                 site_keys = (site.id,) if keys is None else (site.id, keys[index])
+                site.keys = site_keys   # what rewritten code names it by (__megaguards_probing__)
                 site.skip_names = tuple(skip_name(key) for key in site_keys)
                 site.skip_table = skips
                 for key, name in zip(site_keys, site.skip_names):
@@ -421,7 +439,7 @@ def install_site_names() -> None:
     from . import expression_site
 
     setattr(builtins, SITE_FUNCTION, dispatch)
-    setattr(builtins, PROBING_NAME, False)
+    setattr(builtins, PROBING_NAME, frozenset())
     setattr(builtins, NEXT_NAME, next)
     setattr(builtins, TIMED_FUNCTION, timed)
     setattr(builtins, UNSET_NAME, UNSET)
