@@ -125,11 +125,11 @@ class LoopSpeeds:
 
     def timed(self) -> None:
         """The original loop of a probe ended: book its time."""
-        started, speed = self.probe_started, self.probe_speed
+        ended, started, speed = clock(), self.probe_started, self.probe_speed
         if started is None:
             return
         self.end_probe()
-        speed.cpython(clock() - started)
+        speed.cpython(ended - started)
         if speed.probe_runs == 1 and speed.cpython_runs == 1 and not speed.slower:
             self.cleared += 1   # a suspect found faster compiled
 
