@@ -543,3 +543,56 @@ def test_a_callee_with_a_column_0_string_line_is_inlined_and_matches_cpython(tmp
     import json
     loops = json.loads(report.read_text())["loops"]
     assert any(loop["compiled_runs"] > 0 for loop in loops), loops
+
+
+def _defined(source: str):
+    import ast
+    import textwrap
+
+    return ast.parse(textwrap.dedent(source)).body[0]
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("def f(self):\n    I, m = self.i, self.m\n    return m[I] + len(m)\n", (("m", "self.m"),)),
+    ("def f(self):\n    m = self.m\n    return m[0]\n", (("m", "self.m"),)),
+    ("def f(self):\n    m = self.m\n    self.m = [1.0]\n    return m[0]\n", ()),        # the path rebound
+    ("def f(self):\n    m = self.m\n    self.reset()\n    return m[0]\n", ()),         # a method of its head
+    ("def f(self):\n    m = self.m\n    return m\n", ()),                              # used as a value
+    ("def f(self):\n    if self.k:\n        m = self.m\n    return m[0]\n", ()),       # not at the function's level
+    ("def f(self):\n    m = self.m\n    m = self.n\n    return m[0]\n", ()),           # assigned twice
+    ("def f(self):\n    x = m[0]\n    m = self.m\n    return x\n", ()),                # used before
+    ("def f(a):\n    a = a.b\n    m = a.c\n    return m[0]\n", ()),                    # the head is a local
+    ("def f(self):\n    m, n = self.m, m\n    return m[0]\n", ()),                     # used in its own statement
+])
+def test_locals_naming_an_array_held_at_a_path(source, expected):
+    """``m = self.m`` then ``m[i]`` (scimark's generator) reads ``self.m[i]``; anything that
+    could make ``m`` another array than the path holds keeps the local as it is."""
+    aliases, statements = inline.array_locals(_defined(source))
+    assert aliases == expected
+    assert len(statements) == len(_defined(source).body) - (source.count("\n    m = ") if expected else 0)
+
+
+class Generator:
+    def __init__(self):
+        self.state, self.table, self.drawn = 3, [0.5, 1.5, 2.5, 3.5], 0
+
+    def draw(self):
+        k, table = self.state, self.table
+        self.state = (k * 5 + 1) % 4
+        self.drawn += 1
+        return table[k]
+
+
+def draw_sum(make, n):
+    generator = make()
+    total = 0.0
+    for _ in range(n):
+        total += generator.draw()
+    return total, generator.state, generator.drawn
+
+
+def test_a_method_keeping_state_in_its_object_compiles():
+    """``self.state = ...`` in a method the loop calls: a variable of the loop named
+    ``generator.state``, set on the object after the run (Site.set_after)."""
+    fast = assert_same_as_cpython(draw_sum, Generator, 1000)
+    assert fast(Generator, 5) == draw_sum(Generator, 5) == (11.5, 0, 5)

@@ -21,6 +21,7 @@ import types
 
 from ..errors import Unsupported
 from .scope import assigned_names
+from .syntax import dotted_path
 
 MAX_DEPTH = 8             # nesting of inlined calls (f calls g calls h ...)
 MAX_STATEMENTS = 2000     # of one inlined body after return structuring
@@ -210,6 +211,82 @@ def assigned_in(node: ast.FunctionDef | ast.Lambda) -> frozenset[str]:
     for statement in body_statements(node):
         assigned.update(assigned_names(statement))
     return frozenset(assigned)
+
+
+@functools.lru_cache(maxsize=1024)   # per parsed definition
+def array_locals(node: ast.FunctionDef | ast.Lambda) -> tuple[tuple, tuple]:
+    """Locals that only name an array held at a path (``I, J, m = self.i, self.j, self.m``
+    then ``m[I]``: scimark's random generator), as ((local, path), ...), and the body with
+    their assignments taken out (the lowering reads ``m[I]`` as ``self.m[I]``).  A local
+    qualifies where a statement of the function's own level assigns it, alone or in a tuple
+    of as many values, an attribute path of a parameter or a global that the function never
+    assigns; nothing else assigns it; only later statements use it, each by a subscript or
+    ``len()``; and the function neither assigns an attribute on that path nor calls a method
+    of the path's head (either might put another array there)."""
+    body = body_statements(node)
+    if isinstance(node, ast.Lambda):
+        return (), tuple(body)
+    local_names = assigned_in(node)
+    stores: dict[str, int] = {}
+    parents = {child: parent for parent in ast.walk(node) for child in ast.iter_child_nodes(parent)}
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name) and not isinstance(child.ctx, ast.Load):
+            stores[child.id] = stores.get(child.id, 0) + 1
+    changed = {dotted_path(child) for child in ast.walk(node) if isinstance(child, ast.Attribute)
+               and not isinstance(child.ctx, ast.Load)}
+    called = {dotted_path(child.func).split(".")[0] for child in ast.walk(node)
+              if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and dotted_path(child.func)}
+    found, statements = [], []
+    for index, statement in enumerate(body):
+        pairs = _pairs(statement)
+        aliases = [(target.id, dotted_path(value)) for target, value in pairs or ()
+                   if isinstance(target, ast.Name) and stores.get(target.id) == 1 and dotted_path(value)
+                   and "." in dotted_path(value) and dotted_path(value).split(".")[0] not in local_names
+                   and dotted_path(value).split(".")[0] not in called
+                   and not any(dotted_path(value).startswith(c + ".") or c.startswith(dotted_path(value) + ".")
+                               or c == dotted_path(value) for c in changed if c)
+                   and _used_as_array_after(target.id, body[index + 1:], statement, parents)]
+        if not aliases:
+            statements.append(statement)
+            continue
+        found += aliases
+        rest = [(t, v) for t, v in pairs if not (isinstance(t, ast.Name) and t.id in dict(aliases))]
+        if rest:
+            targets = rest[0][0] if len(rest) == 1 else \
+                ast.copy_location(ast.Tuple(elts=[t for t, _ in rest], ctx=ast.Store()), statement.targets[0])
+            values = rest[0][1] if len(rest) == 1 else \
+                ast.copy_location(ast.Tuple(elts=[v for _, v in rest], ctx=ast.Load()), statement.value)
+            statements.append(ast.copy_location(ast.Assign(targets=[targets], value=values), statement))
+    return tuple(found), tuple(statements)
+
+
+def _pairs(statement: ast.stmt) -> list | None:
+    """(target, value) of ``a = x`` or ``a, b = x, y`` (as many values as names), else None."""
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+        return None
+    target, value = statement.targets[0], statement.value
+    if isinstance(target, ast.Name):
+        return [(target, value)]
+    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) \
+            and len(target.elts) == len(value.elts) and not any(isinstance(e, ast.Starred) for e in value.elts):
+        return list(zip(target.elts, value.elts))
+    return None
+
+
+def _used_as_array_after(name: str, later: list, statement: ast.stmt, parents: dict) -> bool:
+    """Is ``name`` used only in ``later`` (not in ``statement`` itself), each time subscripted
+    or in ``len()``?"""
+    if any(isinstance(c, ast.Name) and c.id == name and isinstance(c.ctx, ast.Load) for c in ast.walk(statement)):
+        return False
+    uses = [c for s in later for c in ast.walk(s) if isinstance(c, ast.Name) and c.id == name]
+    for use in uses:
+        parent = parents.get(use)
+        subscripted = isinstance(parent, ast.Subscript) and parent.value is use
+        measured = isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len" \
+            and parent.args == [use]
+        if not (subscripted or measured):
+            return False
+    return bool(uses)
 
 
 # return structuring -------------------------------------------------------------

@@ -283,13 +283,16 @@ class _Lowerer(CallLowering, fields.FieldLowering):
         """``self.total`` assigned in the loop: a scalar variable named by its path, read at
         entry and written back once after the loop (the guard checks that Python would run no
         code of the object's to set it, lower_loop that no other path may name it)."""
-        path = dotted_path(target)
-        if path is None or self.callees:
-            raise _unsupported(target, f"assignment to attribute '{path or target.attr}'"
-                                       + (" inside a called function" if path and self.callees else ""))
+        written = dotted_path(target)
+        path = self.rename(written)
+        # In a called function, an attribute of an object the caller names (``self.seed = s``
+        # of ``rnd.next()``: ``rnd.seed``), as if the loop assigned it; not through a route.
+        if path is None or self.callees and (path.startswith("mg_tmp") or ir.through_route(path)):
+            raise _unsupported(target, f"assignment to attribute '{written or target.attr}'"
+                                       + (" inside a called function" if written and self.callees else ""))
         if path.split(".")[0] in self.assigned:
             raise _unsupported(target, f"assignment to attribute '{path}' of a name the loop rebinds")
-        return path
+        return written   # (bind renames it)
 
     def bind(self, name: str, value: ir.Expr, node: ast.AST) -> ir.Assign:
         name = self.rename(name)

@@ -131,7 +131,7 @@ class CallLowering:
             arguments = ([_RECEIVER] if receiver else []) + list(node.args)
             bound = inline.bind_arguments(definition, path, arguments, {k.arg: k.value for k in node.keywords})
             assigned = inline.assigned_in(definition)
-            statements_of = inline.body_statements(definition)
+            array_locals, statements_of = inline.array_locals(definition)
         except Unsupported as problem:
             raise Unsupported(problem.reason, problem.line or node.lineno, problem.col or node.col_offset) from None
         prefix = ir.inlined_prefix(function.__name__, next(self.temporaries))
@@ -186,8 +186,10 @@ class CallLowering:
             names[name] = prefix + name
         self.callees.append(_Callee(path, names, frozenset(code.co_freevars), code))
         try:
+            for local, array in array_locals:   # m = self.m then m[i]: read as self.m[i]
+                names[local] = self.rename(array)
             result = prefix + ir.CALL_RESULT_SUFFIX[1:]
-            statements = inline.structure_returns(statements_of, result, prefix + "done", value_used, path)
+            statements = inline.structure_returns(list(statements_of), result, prefix + "done", value_used, path)
             body = self.block(statements)
         except Unsupported as problem:  # located in the callee's file: say where, at the call
             where_in_callee = f"{os.path.basename(code.co_filename)}:{problem.line}" if problem.line else ""

@@ -475,6 +475,8 @@ class Binder:
         # Attributes the loop assigns (self.total += x): their objects, and the names.
         self.attribute_setters = tuple((_getter(path.rpartition(".")[0], index), path.rpartition(".")[2])
                                        for path in loop.assigned if "." in path)
+        self.attribute_holders = {path.rpartition(".")[0]: _getter(path.rpartition(".")[0], index)
+                                  for path in loop.assigned if "." in path}
         # Positions of array live-ins seen holding ints and floats in one list (marshal.c's
         # LIST_ONE_CLASS answer): from then on the lists there are typed int-or-float, and so
         # is every name bound to the same list (names of one list share one buffer).
@@ -540,6 +542,16 @@ class Binder:
         fields = tuple((k, get(values), self.array_getters[k][0].write, self.array_uses[k].rank,
                         copy_rows(arrays[k], self.array_uses[k].rank)) for k, get in self.field_setters)
         return Binding(tuple(key), functions, tuple(scalars), tuple(arrays), on_device, mixed, appended, fields)
+
+    def set_attributes(self, values: tuple, paths: tuple, outputs: tuple, unset) -> tuple:
+        """Set on their objects the attributes at ``paths`` (the last of ``outputs``: those
+        only called functions assign, Site.set_after) that the run assigned; the others."""
+        kept = len(outputs) - len(paths)
+        for path, value in zip(paths, outputs[kept:]):
+            if value is not unset:
+                holder, _, attribute = path.rpartition(".")
+                setattr(self.attribute_holders[holder](values), attribute, value)   # settable() checked it
+        return outputs[:kept]
 
     def objects_after(self, values: tuple, live_outs: tuple, outputs: tuple, unset) -> tuple:
         """The live-outs with each object alias (``for p in ps``, ``best = p``) given its

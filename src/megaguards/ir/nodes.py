@@ -275,6 +275,11 @@ def field_of(path: str) -> tuple[str, str] | None:
 _ROUTE = re.compile(r"(?<![^.])([^.]+)\.__(globals|closure|defaults)__\.")
 
 
+def through_route(path: str) -> bool:
+    """Does ``path`` go through a function object's globals, closure or defaults?"""
+    return bool(_ROUTE.search(path))
+
+
 def route_variable(path: str) -> str | None:
     """The global or closure variable a route from a function object reads (``f.__globals__.N``
     -> "N"), None for other paths (defaults are fixed objects, not variables)."""

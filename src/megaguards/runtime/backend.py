@@ -67,7 +67,7 @@ def specialize(site, binding) -> Specialization:
     if options.retired:
         for name in options.retired:
             warn_once(f"megaguards: {name} is retired and ignored: {config.RETIRED[name]}")
-    analysed = pipeline.analyse(loop, info.live_outs, pipeline.Signature.of(loop, site.binder, binding), options)
+    analysed = pipeline.analyse(loop, site.live_outs, pipeline.Signature.of(loop, site.binder, binding), options)
     if isinstance(analysed, pipeline.Rejected):
         return analysed
     plan, rendered = analysed.plan, analysed.rendered
@@ -95,7 +95,7 @@ def specialize(site, binding) -> Specialization:
         parallel_depth=plan.depth if plan is not None and rendered.parallel else 0,
         written=tuple(WRITTEN_WHOLE if use.name in site.fresh_outputs else int(use.written) for use in loop.arrays),
         is_list=tuple(analysed.signature.arrays[use.name].is_list for use in loop.arrays),
-        scalar_paths=site.binder.scalar_paths, live_outs=info.live_outs, object_name=object_name,
+        scalar_paths=site.binder.scalar_paths, live_outs=site.live_outs, object_name=object_name,
         enter=codec.mg_enter, enter_prologue=codec.mg_prologue, snapshots_of=codec, groups=analysed.signature.groups,
         float_status=rendered.float_status, parallel_notes=plan.notes if plan is not None else (),
         explanation=Explanation(signature=analysed.signature.describe(),

@@ -80,6 +80,8 @@ class Site(Reporting):
         self.info = info
         self.stats = SiteStats()
         self.loop = None            # ir.Loop once lowered
+        self.set_after = ()         # attribute paths the site sets after a run (called functions assign them)
+        self.live_outs = ()         # what the kernel gives: the rewritten code's live-outs, then set_after
         self.binder = None          # guards.signature.Binder for it
         self.disabled: str | None = None
         self.disabled_at = (0, 0)   # (line, col) of what disabled the site, if known
@@ -191,6 +193,12 @@ class Site(Reporting):
                     index = {name: k for k, name in enumerate(self.info.live_ins)}
                     self.loop = lower_loop(self.info.loop, lambda path: resolve_callee(path, values, index))
                     self.binder = Binder(self.loop, self.info.live_ins)
+                    # Attributes only called functions assign (``self.seed = s`` of ``rnd.next()``):
+                    # the kernel gives them too; the site sets them (the rewritten code knows
+                    # only the loop's own names).
+                    self.set_after = tuple(path for path in self.loop.assigned
+                                           if "." in path and path not in self.info.live_outs)
+                    self.live_outs = self.info.live_outs + self.set_after
                     if self.binder.checks_distinct and config.current().enabled:
                         back_end()
                         from .backend import check_distinct_in_c
@@ -239,6 +247,8 @@ class Site(Reporting):
             if self.failures:
                 self.succeeded()
             outputs = outcome.values
+            if self.set_after:
+                outputs = self.binder.set_attributes(values, self.set_after, outputs, UNSET)
             if binding.fields or self.loop.object_aliases:   # lists of objects (frontend/fields.py)
                 from ..guards.fields import store_fields
 
