@@ -508,3 +508,37 @@ def test_the_guard_never_asks_an_object_for_its_dict():
     made = []
     assert_same_as_cpython(roll_all, lambda: made.append([Roller(k) for k in range(40)]) or made[-1], 0.5)
     assert len(made) == 2 and not any(holds_dict(r) for r in made[1])   # the second: megaguards' run
+
+
+def collect(make, limit, into_itself=False):
+    stars = make()
+    out = stars if into_itself else [0.5]
+    for k in range(len(stars)):
+        s = stars[k]
+        if s.x > limit:
+            out.append(s)
+    return [o if type(o) is float else o.x for o in out]
+
+
+def test_objects_appended_to_a_list_are_collected_by_index():
+    """``out.append(p)``: the kernel appends p's index, the site puts the object there after
+    the run; a list collecting into itself is CPython's (it grows as the loop reads it)."""
+    assert object_uses(loop_of("for p in ps:\n    if p.x > 1:\n        out.append(p)\n")).collected == {"out": "ps"}
+    assert object_uses(loop_of("for p in ps:\n    out.append(p)\n    out.append(p.x)\n")).collected == {"out": "ps"}
+    assert_same_as_cpython(collect, lambda: [Star(k) for k in range(40)], 3.0)
+    assert_same_as_cpython(collect, lambda: [Star(k) for k in range(12)], 5.0, True,
+                           compiled="appends to is also an array it reads")
+
+
+def mixed_collect(make):
+    stars = make()
+    out = []
+    for s in stars:
+        out.append(s)
+        out.append(s.x)
+    return len(out)
+
+
+def test_objects_and_numbers_appended_to_one_list_stay_in_cpython():
+    assert_same_as_cpython(mixed_collect, lambda: [Star(k) for k in range(10)],
+                           compiled="collects objects of 'stars' and other values")

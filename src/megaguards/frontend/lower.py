@@ -154,7 +154,16 @@ class _Lowerer(CallLowering, fields.FieldLowering):
         if path is None or path.startswith("mg_tmp") or any(isinstance(value, ast.Starred) for value in values):
             return None   # (a list local to the inlined function is not bound before the loop)
         self.appended.setdefault(path, None)
-        return [ir.Append(path, self.expression(value), **_where(node)) for value in values]
+        source = self.objects.collected.get(path) if not self.callees else None
+        if source is None:
+            return [ir.Append(path, self.expression(value), **_where(node)) for value in values]
+        collected = []   # out.append(p): the index of p, given its object after the run (Site.collect)
+        for value in values:
+            objects = self.objects_named(value)
+            if objects is None or objects.array != source or len(objects.prefix) != 1:
+                raise _unsupported(node, f"'{path}' collects objects of '{source}' and other values")
+            collected.append(ir.Append(path, objects.prefix[0], **_where(node)))
+        return collected
 
     def range_loop(self, node: ast.For) -> ir.For:
         rows_before, objects_before = dict(self.site_rows), dict(self.object_rows)
@@ -529,7 +538,7 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
                    tuple(lowerer.assumed.items()), tuple(sorted(lowerer.appended)),
                    tuple(lowerer.row_aliases.items()),
                    tuple(lowerer.objects.aliases.items()) + tuple(lowerer.objects.variables.items()),
-                   tuple(sorted(lowerer.objects.compared)))
+                   tuple(sorted(lowerer.objects.compared)), tuple(sorted(lowerer.objects.collected.items())))
 
 
 def row_candidates(loop: ast.For, resolve: Resolver | None) -> set[str]:

@@ -33,6 +33,7 @@ class ObjectUses:
     compared: frozenset = frozenset()   # lists whose objects are compared (``b1 is not b2``, ``b1 != b2``)
     passed: dict = records.field(default_factory=dict)   # list -> (function path, position) its aliases are passed to
     variables: dict = records.field(default_factory=dict)   # name -> list: ``best = p``, holding one of its objects
+    collected: dict = records.field(default_factory=dict)   # list appended to -> the list whose objects it collects
 
 
 NONE = ObjectUses({}, {})
@@ -76,6 +77,7 @@ def object_uses(loop: ast.For) -> ObjectUses:
     methods: dict[str, set] = {}
     passed: dict[str, set] = {}
     compared: set[str] = set()
+    collected: dict[str, set] = {}   # out.append(p): out -> the lists of the objects appended
 
     def use(name: str, rank: int | None, field: str | None) -> None:
         """A use of list ``name``: its items' ``field`` at subscript depth ``rank`` (None: a length)."""
@@ -103,8 +105,11 @@ def object_uses(loop: ast.For) -> ObjectUses:
                 source, inside = variables[name], isinstance(node.ctx, ast.Load)
             field, method = _field(node, parents), _method(node, parents)
             other, function = _compared_with(node, parents), _passed_to(node, parents, sources())
-            kept = _kept_by(node, parents)
-            if inside and isinstance(other, ast.Name) and source_of(other.id) == source:
+            kept, collector = _kept_by(node, parents), _appended_to(node, parents)
+            if inside and collector is not None and collector != source and collector not in sources():
+                collected.setdefault(collector, set()).add(source)   # out.append(p): its index, then p
+                use(source, 1, None)
+            elif inside and isinstance(other, ast.Name) and source_of(other.id) == source:
                 compared.add(source)   # b1 is not b2, two objects of one list: their indices compared
             elif inside and (_is_none_test(node, parents) or (kept is not None and variables.get(kept) == source)):
                 continue   # best is None; best = p
@@ -151,7 +156,9 @@ def object_uses(loop: ast.For) -> ObjectUses:
                       {name: frozenset(called) for name, called in methods.items() if name in found},
                       compared=frozenset(compared & set(found)),
                       passed={name: frozenset(calls) for name, calls in passed.items() if name in found},
-                      variables={name: source for name, source in variables.items() if source in found})
+                      variables={name: source for name, source in variables.items() if source in found},
+                      collected={out: next(iter(lists)) for out, lists in collected.items()
+                                 if len(lists) == 1 and next(iter(lists)) in found})
 
 
 def _object_variables(loop: ast.For, aliases: dict, parents: dict) -> dict:
@@ -206,6 +213,15 @@ def _kept_by(node: ast.Name, parents: dict) -> str | None:
     return None
 
 
+def _appended_to(node: ast.Name, parents: dict) -> str | None:
+    """The list path ``out`` of ``out.append(node)``, else None."""
+    call = parents.get(node)
+    if isinstance(call, ast.Call) and call.args == [node] and not call.keywords \
+            and isinstance(call.func, ast.Attribute) and call.func.attr == "append":
+        return list_path(call.func.value)
+    return None
+
+
 def _is_none_test(node: ast.expr, parents: dict) -> bool:
     """Is ``node`` one side of ``node is None`` (or ``is not``)?"""
     parent = parents.get(node)
@@ -240,7 +256,8 @@ def with_method_fields(uses: ObjectUses, resolve) -> ObjectUses:
     refused = {alias: reasons[source] for alias, source in uses.aliases.items() if source in reasons}
     return ObjectUses(lists, aliases, uses.checked & set(aliases), {n: m for n, m in uses.methods.items() if n in lists},
                       refused, uses.compared & set(lists), {n: c for n, c in uses.passed.items() if n in lists},
-                      {name: source for name, source in uses.variables.items() if source in lists})
+                      {name: source for name, source in uses.variables.items() if source in lists},
+                      {out: source for out, source in uses.collected.items() if source in lists})
 
 
 def _method_fields(array: str, method: str, resolve, depth: int) -> set:

@@ -6,6 +6,8 @@ value (checked on the first object: the class decides), and where the loop sets 
 every object must be in the list once (two cells of the kernel's copy would be one value in
 CPython).  After a clean run, the values the kernel changed are set on their objects
 (``store_fields``): the boxing keeps the old value object where the value did not change.
+A name holding one of the objects (``best = p``) is given to the kernel as the object's index
+(``object_index``).
 
 Reading and setting go through small functions compiled per field name (``item.x`` in a
 comprehension): CPython's specialized attribute access is about twice as fast as
@@ -104,3 +106,23 @@ def store_fields(binding) -> None:
     """After a clean run: set on each object the field values the kernel changed."""
     for position, objects, write, rank, before in binding.fields:
         write(objects, before, binding.arrays[position], rank)
+
+
+def object_index(objects_getter, getter, name: str, array: str):
+    """The getter of a live-in naming an object of a list (frontend/object_uses.py's variables:
+    ``best = ps[0]`` before ``for p in ps: if p.m > best.m: best = p``): the object's index
+    in the list, found by identity (no user code runs: ids are compared), the list's length
+    for None."""
+    def get(values):
+        objects, value = objects_getter(values), getter(values)
+        if type(objects) is not list:
+            raise Assumption.ARRAY_CLASS.failure(cls=type(objects).__name__)
+        if value is None:
+            return len(objects)
+        if objects and objects[0] is value:   # best = ps[0], the usual start
+            return 0
+        try:
+            return list(map(id, objects)).index(id(value))
+        except ValueError:
+            raise Assumption.OBJECT_IN_LIST.failure(name=ir.describe_name(name), array=ir.describe_name(array)) from None
+    return get

@@ -24,7 +24,7 @@ from ..ir import nodes as ir
 from ..ir.types import (INT64_MAX, INT64_MIN, Scalar, ndarray_class, numpy_dtype_scalar, numpy_module,
                         scalar_of_class)
 from .assumptions import Assumption
-from .fields import FieldReader, all_distinct, copy_rows
+from .fields import FieldReader, all_distinct, copy_rows, object_index
 
 _MISSING = object()
 INT_OR_FLOAT_LIST = "list of ints and floats"   # a list's entry in the key where the site saw one mix them
@@ -399,26 +399,6 @@ def _objects_getter(path: str, index: dict, binder: Binder):
     return FieldReader(_objects_getter(field[0], index, binder), field[0], field[1], 1, False, safe_getattr, binder)
 
 
-def _object_index(objects_getter, getter, name: str, array: str):
-    """The getter of a live-in naming an object of a list (frontend/fields.py's variables:
-    ``best = ps[0]`` before ``for p in ps: if p.m > best.m: best = p``): the object's index
-    in the list, found by identity (no user code runs: ids are compared), the list's length
-    for None."""
-    def get(values):
-        objects, value = objects_getter(values), getter(values)
-        if type(objects) is not list:
-            raise Assumption.ARRAY_CLASS.failure(cls=type(objects).__name__)
-        if value is None:
-            return len(objects)
-        if objects and objects[0] is value:   # best = ps[0], the usual start
-            return 0
-        try:
-            return list(map(id, objects)).index(id(value))
-        except ValueError:
-            raise Assumption.OBJECT_IN_LIST.failure(name=ir.describe_name(name), array=ir.describe_name(array)) from None
-    return get
-
-
 def _getter(path: str, index: dict):
     head, steps = _steps(path)
     position = index[head]
@@ -452,7 +432,7 @@ class Binder:
         self.array_uses = loop.arrays
         self.function_getters = tuple(_getter(p, index) for p in self.function_paths)
         objects_of = dict(loop.object_aliases)   # best = p: a live-in object is given by its index
-        self.scalar_getters = tuple(_object_index(_getter(objects_of[p], index), _getter(p, index), p, objects_of[p])
+        self.scalar_getters = tuple(object_index(_getter(objects_of[p], index), _getter(p, index), p, objects_of[p])
                                     if p in objects_of else _getter(p, index) for p in self.scalar_paths)
         self.distinct = all_distinct   # marshal.c's mg_distinct once the back end has loaded it
         self.array_getters = tuple((_array_getter(a, index, self), a.rank, not a.written) for a in loop.arrays)
@@ -472,6 +452,8 @@ class Binder:
         # Arrays whose rows the loop unpacks (``for x, y in pairs``): (position, rank, width).
         self.widths = tuple((k, a.rank, a.width) for k, a in enumerate(loop.arrays) if a.width)
         self.appended_getters = tuple(_getter(path, index) for path in loop.appended)
+        # ``out.append(p)`` over a list of objects: (position among the appended, the objects' getter).
+        self.collected = tuple((loop.appended.index(out), _getter(source, index)) for out, source in loop.collected)
         # Attributes the loop assigns (self.total += x): their objects, and the names.
         self.attribute_setters = tuple((_getter(path.rpartition(".")[0], index), path.rpartition(".")[2])
                                        for path in loop.assigned if "." in path)
@@ -536,6 +518,9 @@ class Binder:
             if id(value) in identities:   # an array the loop reads, or another list appended to
                 raise Assumption.APPENDED_DISTINCT.failure()
             identities[id(value)] = len(identities)
+        for position, objects in self.collected:   # out.append(p) of p in out itself: CPython's order
+            if appended[position] is objects(values):
+                raise Assumption.APPENDED_DISTINCT.failure()
         for field, paths, getters in self.disjoint_fields:
             if not self.distinct([get(values) for get in getters]):
                 raise Assumption.FIELDS_DISJOINT.failure(names=" and ".join(map(ir.describe_name, paths)), field=field)
@@ -552,6 +537,18 @@ class Binder:
                 holder, _, attribute = path.rpartition(".")
                 setattr(self.attribute_holders[holder](values), attribute, value)   # settable() checked it
         return outputs[:kept]
+
+    def collected_lengths(self, binding: Binding) -> list:
+        """The lengths of the lists collecting objects (``out.append(p)``) before a run."""
+        return [len(binding.appended[position]) for position, _ in self.collected]
+
+    def collect(self, values: tuple, binding: Binding, lengths: list) -> None:
+        """After a clean run: the indices the kernel appended past ``lengths`` become the
+        objects at those indices (None for the list's length: a name holding None)."""
+        for (position, objects), start in zip(self.collected, lengths):
+            out, objects = binding.appended[position], objects(values)
+            count = len(objects)
+            out[start:] = [objects[k] if k < count else None for k in out[start:]]
 
     def objects_after(self, values: tuple, live_outs: tuple, outputs: tuple, unset) -> tuple:
         """The live-outs with each object alias (``for p in ps``, ``best = p``) given its

@@ -221,6 +221,7 @@ class Loop:
     row_aliases: tuple = ()  # (name, array) of the site's ``for row in table``: the row read in place
     object_aliases: tuple = ()  # (name, list): ``for p in ps``, ``best = p`` over objects hold the index (fields.py)
     compared_lists: tuple = ()  # lists whose objects the loop compares (``b1 is not b2``): by their indices
+    collected: tuple = ()  # (list appended to, list of objects): ``out.append(p)`` appends p's index (fields.py)
 
 
 def is_call_result(name: str) -> bool:

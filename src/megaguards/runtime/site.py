@@ -226,6 +226,7 @@ class Site(Reporting):
         if isinstance(specialization, Rejected):
             self.failed(binding.key, "rejected", specialization.reason)
             return self.cannot_compile(specialization.reason, specialization.location)
+        lengths = self.binder.collected_lengths(binding) if self.binder.collected else None
         try:
             outcome = specialization.run(binding)
         except GuardFailure as failure:
@@ -247,6 +248,8 @@ class Site(Reporting):
             if self.failures:
                 self.succeeded()
             outputs = outcome.values
+            if lengths is not None:   # out.append(p): the indices appended become the objects
+                self.binder.collect(values, binding, lengths)
             if self.set_after:
                 outputs = self.binder.set_attributes(values, self.set_after, outputs, UNSET)
             if binding.fields or self.loop.object_aliases:   # lists of objects (frontend/fields.py)

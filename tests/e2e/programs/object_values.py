@@ -109,3 +109,38 @@ try:
     touch_none(stars)
 except AttributeError as error:
     print("AttributeError:", error, sum(s.hits for s in stars))
+
+
+def heavy_ones(stars, limit):
+    chosen = []
+    for s in stars:  # mg: compiled
+        if s.m > limit:
+            chosen.append(s)
+    return chosen
+
+
+def leaders(stars):
+    best = None
+    trail = [None]
+    for s in stars:  # mg: compiled
+        if best is None or s.m > best.m:
+            best = s
+            trail.append(best)
+    return trail
+
+
+def into_itself(stars):
+    for k in range(3):  # mg: fallback
+        for s in stars:
+            if s.m > 1000.0:
+                stars.append(s)
+                break
+    return len(stars)
+
+
+heavy = heavy_ones(stars, 1000.0)
+print(len(heavy), all(h is stars[stars.index(h)] for h in heavy), [h.x for h in heavy][:5])
+trail = leaders(stars)
+print(trail[0], [t.m for t in trail[1:]][-3:], trail[-1] is best)
+few = stars[:50]
+print(into_itself(few), few[-1] is few[few.index(few[-1])])
