@@ -72,8 +72,9 @@ HINTS = {
     r"would run its code|is assigned and '[\w.]+' used too|assignment to attribute": \
         "accumulate in a local variable, and assign the attribute after the loop",
     # -- runtime flags ------------------------------------------------------------------------
-    r"runtime flag: index out of range": "an index went out of range (CPython raised the IndexError): "
-                                         "check the loop's bounds",
+    r"runtime flag: index out of range": "an index went out of range, or a name holding None was used as an "
+                                         "object (CPython ran the loop and raised its error): check the "
+                                         "loop's bounds",
     r"runtime flag: integer overflow": "the ints outgrew int64, so CPython's big ints ran it: use floats if "
                                        "exact big ints are not needed",
     r"raised an IEEE flag": "numpy.seterr(all='ignore') keeps such loops compiled, if you mean it",
