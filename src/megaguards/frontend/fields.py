@@ -80,8 +80,12 @@ class FieldLowering:
         if isinstance(value_node, ast.Subscript):
             return self.object_index(name, array, self.expression(value_node.slice), node)
         if isinstance(value_node, ast.Constant):
-            return [self.bind(name, ir.Length(self.first_field(array), (), **_where(node)), node)]
+            return [self.bind(name, self.none_index(array, node), node)]
         return [self.bind(name, self.objects_named(value_node).prefix[0], node)]
+
+    def none_index(self, array: str, node: ast.AST) -> ir.Length:
+        """The index standing for None among the objects of ``array``: the list's length."""
+        return ir.Length(self.first_field(array), (), **_where(node))
 
     def field_access(self, node: ast.expr, written: bool = False) -> tuple[str, tuple] | None:
         """(field array, indices) of ``p.x`` or ``ps[i][j].x`` over a list of objects, else None."""
@@ -169,14 +173,12 @@ class FieldLowering:
         if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
             return None
         left, right = self.objects_named(node.left), self.objects_named(node.comparators[0])
-        nothing = [side for side in (node.left, node.comparators[0]) if isinstance(side, ast.Constant)
-                   and side.value is None]
-        if nothing and isinstance(node.ops[0], (ast.Is, ast.IsNot)) and (left or right) is not None \
-                and len((left or right).prefix) == 1 and ir.field_of((left or right).array) is None:
-            # best is None: the index of None is the list's length
+        named = left or right
+        nothing = any(isinstance(side, ast.Constant) and side.value is None for side in (node.left, node.comparators[0]))
+        if nothing and isinstance(node.ops[0], (ast.Is, ast.IsNot)) and named is not None \
+                and len(named.prefix) == 1 and ir.field_of(named.array) is None:   # best is None
             operator = "==" if isinstance(node.ops[0], ast.Is) else "!="
-            length = ir.Length(self.first_field((left or right).array), (), **_where(node))
-            return ir.Compare((left or right).prefix[0], (operator,), (length,), **_where(node))
+            return ir.Compare(named.prefix[0], (operator,), (self.none_index(named.array, node),), **_where(node))
         if left is None or right is None or left.array != right.array or len(left.prefix) != 1 \
                 or ir.field_of(left.array) is not None:   # the objects of a field (p.pos is q.pos): not by index
             return None

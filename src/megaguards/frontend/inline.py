@@ -18,6 +18,7 @@ import ast
 import functools
 import re
 import types
+from collections import Counter
 
 from ..errors import Unsupported
 from .scope import assigned_names
@@ -227,25 +228,27 @@ def array_locals(node: ast.FunctionDef | ast.Lambda) -> tuple[tuple, tuple]:
     if isinstance(node, ast.Lambda):
         return (), tuple(body)
     local_names = assigned_in(node)
-    stores: dict[str, int] = {}
     parents = {child: parent for parent in ast.walk(node) for child in ast.iter_child_nodes(parent)}
-    for child in ast.walk(node):
-        if isinstance(child, ast.Name) and not isinstance(child.ctx, ast.Load):
-            stores[child.id] = stores.get(child.id, 0) + 1
+    stores = Counter(child.id for child in ast.walk(node) if isinstance(child, ast.Name)
+                     and not isinstance(child.ctx, ast.Load))
     changed = {dotted_path(child) for child in ast.walk(node) if isinstance(child, ast.Attribute)
-               and not isinstance(child.ctx, ast.Load)}
+               and not isinstance(child.ctx, ast.Load)} - {None}
     called = {dotted_path(child.func).split(".")[0] for child in ast.walk(node)
               if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and dotted_path(child.func)}
+
+    def array_path(target: ast.expr, value: ast.expr) -> str | None:
+        """The path ``value`` names where ``target`` may stand for it, else None."""
+        path = dotted_path(value)
+        if not (isinstance(target, ast.Name) and stores[target.id] == 1 and path and "." in path):
+            return None
+        head = path.split(".")[0]
+        overlaps = any(c == path or c.startswith(path + ".") or path.startswith(c + ".") for c in changed)
+        return None if head in local_names or head in called or overlaps else path
     found, statements = [], []
     for index, statement in enumerate(body):
         pairs = _pairs(statement)
-        aliases = [(target.id, dotted_path(value)) for target, value in pairs or ()
-                   if isinstance(target, ast.Name) and stores.get(target.id) == 1 and dotted_path(value)
-                   and "." in dotted_path(value) and dotted_path(value).split(".")[0] not in local_names
-                   and dotted_path(value).split(".")[0] not in called
-                   and not any(dotted_path(value).startswith(c + ".") or c.startswith(dotted_path(value) + ".")
-                               or c == dotted_path(value) for c in changed if c)
-                   and _used_as_array_after(target.id, body[index + 1:], statement, parents)]
+        aliases = [(target.id, array_path(target, value)) for target, value in pairs or ()
+                   if array_path(target, value) and _used_as_array_after(target.id, body[index + 1:], statement, parents)]
         if not aliases:
             statements.append(statement)
             continue

@@ -3,9 +3,9 @@
 stand for one of their objects (``for p in ps``, ``b = bodies[i]``: aliases; ``best = p``,
 ``best = None``: variables, anywhere in the loop), the methods called on those objects and
 the functions they are passed to, whose fields are read from the definitions
-(``with_method_fields``).  A list whose objects are used any other way (``out[0] = p``,
-``out.append(p)``, a function passing its object on) is not one: the lowering then gives
-its usual reasons, or the function's.
+(``with_method_fields``), and the lists collecting them (``out.append(p)``).  A list whose
+objects are used any other way (``out[0] = p``, a function passing its object on) is not
+one: the lowering then gives its usual reasons, or the function's.
 """
 from __future__ import annotations
 
@@ -92,9 +92,6 @@ def object_uses(loop: ast.For) -> ObjectUses:
     def source_of(name: str) -> str | None:   # the list an object name stands for
         return aliases[name][0] if name in aliases else variables.get(name)
 
-    def sources() -> dict:
-        return {**variables, **{name: found[0] for name, found in aliases.items()}}
-
     for node in ast.walk(loop):
         if isinstance(node, ast.Name) and source_of(node.id) and not isinstance(node.ctx, ast.Store):
             name = node.id
@@ -104,9 +101,9 @@ def object_uses(loop: ast.For) -> ObjectUses:
             else:   # a variable holds its object (or None) anywhere in the loop
                 source, inside = variables[name], isinstance(node.ctx, ast.Load)
             field, method = _field(node, parents), _method(node, parents)
-            other, function = _compared_with(node, parents), _passed_to(node, parents, sources())
+            other, function = _compared_with(node, parents), _passed_to(node, parents, source_of)
             kept, collector = _kept_by(node, parents), _appended_to(node, parents)
-            if inside and collector is not None and collector != source and collector not in sources():
+            if inside and collector is not None and collector != source and source_of(collector) is None:
                 collected.setdefault(collector, set()).add(source)   # out.append(p): its index, then p
                 use(source, 1, None)
             elif inside and isinstance(other, ast.Name) and source_of(other.id) == source:
@@ -139,7 +136,7 @@ def object_uses(loop: ast.For) -> ObjectUses:
             top, rank = _subscripts(parent, parents)
             field = _field(top, parents)
             function = None if rank != 1 or field is not None or _in_length(top, parents) else \
-                _passed_to(top, parents, sources())
+                _passed_to(top, parents, source_of)
             if field is not None:
                 use(name, rank, field)
             elif rank == 1 and variables.get(_kept_by(top, parents)) == name:   # best = ps[k]
@@ -350,12 +347,12 @@ def _compared_with(node: ast.Name, parents: dict) -> ast.Name | None:
     return other if isinstance(other, ast.Name) else None
 
 
-def _passed_to(node: ast.expr, parents: dict, sources: dict) -> tuple[str, int] | None:
+def _passed_to(node: ast.expr, parents: dict, source_of) -> tuple[str, int] | None:
     """(the function's path, the parameter's position) of ``f(..., node, ...)``, ``node`` (an
     object name, ``ps[i]``) a positional argument of a call of a plain path (``kick``,
     ``physics.kick``), or of a method of an object (``p.heavier(best)``: the method of the
-    items of ``p``'s list, ``node`` after ``self``); else None.  ``sources``: object name ->
-    its list."""
+    items of ``p``'s list, ``node`` after ``self``); else None.  ``source_of``: the list an
+    object name stands for, or None."""
     call = parents.get(node)
     if not isinstance(call, ast.Call) or node not in call.args or call.func is node:
         return None
@@ -363,9 +360,9 @@ def _passed_to(node: ast.expr, parents: dict, sources: dict) -> tuple[str, int] 
     if path is None or any(isinstance(a, ast.Starred) for a in call.args):
         return None
     head, _, method = path.partition(".")
-    if head not in sources:
+    if source_of(head) is None:
         return path, call.args.index(node)
-    return (ir.field_path(sources[head], method), call.args.index(node) + 1) if "." not in method else None
+    return (ir.field_path(source_of(head), method), call.args.index(node) + 1) if "." not in method else None
 
 
 def list_path(node: ast.expr) -> str | None:

@@ -61,9 +61,9 @@ def never_compiles(loop: ast.For) -> bool:
     """Whether the loop holds a construct that keeps any loop in CPython (a string
     constant, ``try``, ``x in d`` ...).  Element loops (``for ch in text``) with one
     are not made sites: they would only pay the site's entry cost, every time."""
-    compared = {id(side) for node in ast.walk(loop) if isinstance(node, ast.Compare)
-                for side in (node.left, *node.comparators) if _compared_text(node, side)}
-    compared |= _object_nones(loop)
+    exempt = {id(side) for node in ast.walk(loop) if isinstance(node, ast.Compare)   # constants a kernel holds
+              for side in (node.left, *node.comparators) if _compared_text(node, side)}
+    exempt |= _object_nones(loop)   # best = None, best is None (object_uses.py)
     for node in ast.walk(loop):
         if isinstance(node, _NEVER_COMPILED):
             return True
@@ -71,10 +71,10 @@ def never_compiles(loop: ast.For) -> bool:
                 and not _compared_text(node, node.comparators[-1]):
             return True   # ``x in d``; ``c in "aeiou"`` compares characters
         if isinstance(node, ast.Constant) and type(node.value) not in (int, float, bool, complex) \
-                and id(node) not in compared:
+                and id(node) not in exempt:
             return True
         if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops) \
-                and not all(isinstance(side, ast.Name) or id(side) in compared for side in (node.left, *node.comparators)):
+                and not all(isinstance(side, ast.Name) or id(side) in exempt for side in (node.left, *node.comparators)):
             return True   # ``x is 1``; ``a is not b`` of two names may be two objects of one list (fields.py)
     return False
 

@@ -108,6 +108,12 @@ def store_fields(binding) -> None:
         write(objects, before, binding.arrays[position], rank)
 
 
+def object_at(objects: list, index: int):
+    """The object a kernel's index stands for (``object_index`` backwards): None for the
+    list's length."""
+    return objects[index] if index < len(objects) else None
+
+
 def object_index(objects_getter, getter, name: str, array: str):
     """The getter of a live-in naming an object of a list (frontend/object_uses.py's variables:
     ``best = ps[0]`` before ``for p in ps: if p.m > best.m: best = p``): the object's index

@@ -24,7 +24,7 @@ from ..ir import nodes as ir
 from ..ir.types import (INT64_MAX, INT64_MIN, Scalar, ndarray_class, numpy_dtype_scalar, numpy_module,
                         scalar_of_class)
 from .assumptions import Assumption
-from .fields import FieldReader, all_distinct, copy_rows, object_index
+from .fields import FieldReader, all_distinct, copy_rows, object_at, object_index
 
 _MISSING = object()
 INT_OR_FLOAT_LIST = "list of ints and floats"   # a list's entry in the key where the site saw one mix them
@@ -455,10 +455,10 @@ class Binder:
         # ``out.append(p)`` over a list of objects: (position among the appended, the objects' getter).
         self.collected = tuple((loop.appended.index(out), _getter(source, index)) for out, source in loop.collected)
         # Attributes the loop assigns (self.total += x): their objects, and the names.
-        self.attribute_setters = tuple((_getter(path.rpartition(".")[0], index), path.rpartition(".")[2])
-                                       for path in loop.assigned if "." in path)
         self.attribute_holders = {path.rpartition(".")[0]: _getter(path.rpartition(".")[0], index)
                                   for path in loop.assigned if "." in path}
+        self.attribute_setters = tuple((self.attribute_holders[path.rpartition(".")[0]], path.rpartition(".")[2])
+                                       for path in loop.assigned if "." in path)
         # Positions of array live-ins seen holding ints and floats in one list (marshal.c's
         # LIST_ONE_CLASS answer): from then on the lists there are typed int-or-float, and so
         # is every name bound to the same list (names of one list share one buffer).
@@ -547,8 +547,7 @@ class Binder:
         objects at those indices (None for the list's length: a name holding None)."""
         for (position, objects), start in zip(self.collected, lengths):
             out, objects = binding.appended[position], objects(values)
-            count = len(objects)
-            out[start:] = [objects[k] if k < count else None for k in out[start:]]
+            out[start:] = [object_at(objects, k) for k in out[start:]]
 
     def objects_after(self, values: tuple, live_outs: tuple, outputs: tuple, unset) -> tuple:
         """The live-outs with each object alias (``for p in ps``, ``best = p``) given its
@@ -559,8 +558,7 @@ class Binder:
             if name in live_outs:
                 k = live_outs.index(name)
                 if outputs[k] is not unset:
-                    objects = get(values)
-                    outputs[k] = objects[outputs[k]] if outputs[k] < len(objects) else None
+                    outputs[k] = object_at(get(values), outputs[k])
         return tuple(outputs)
 
     def describe(self, binding: Binding):
