@@ -33,6 +33,19 @@ def test_inner_loops_of_the_fallback_are_sites_too():
     assert count == 2 and [info.line for info in infos] == [1, 3]
 
 
+def test_an_innermost_loop_is_written_twice_so_a_skipped_entry_runs_its_own_copy():
+    """A skipped entry of an innermost site costs the draw and nothing else (no temporaries
+    set and deleted, no probe test); a loop holding loops keeps one copy (copies would double
+    per level), its inner site written twice."""
+    text, _, _ = rewrite("def f(a, n):\n    for i in range(n):\n        for j in range(n):\n            a[j] = i\n")
+    assert text.count("for j in range(n):") == 2 and text.count("for i in range(n):") == 1
+    skips = {ast.unparse(node.test): node.body for node in ast.walk(ast.parse(text)) if isinstance(node, ast.If)
+             and "__megaguards_next__" in ast.unparse(node.test)}
+    outer, inner = (skips[test] for test in sorted(skips))
+    assert [type(node) for node in inner] == [ast.For] and ast.unparse(inner[0]).startswith("for j in range(n):")
+    assert [type(node) for node in outer] == [ast.Assign]   # the temporaries set to None, one copy after
+
+
 def test_non_range_loops_and_class_bodies_are_untouched():
     source = "for x in items():\n    pass\nclass C:\n    for k in range(3):\n        pass\n"
     text, _, count = rewrite(source)
