@@ -256,7 +256,9 @@ def test_a_changed_element_is_seen(weighted_site):
     w[9] = old + 0.0                 # the same value, a new object: unboxed again, same result
     assert w[9] is not old
     run_both(A, w, out, [5] * 2, n, fast)
-    assert reused() == before + 3 * n   # A's row only: w missed twice, and is unboxed from now on
+    assert reused() == before + 3 * n   # A's row only: w missed twice, and was given up
+    run_both(A, w, out, [5] * 2, n, fast)
+    assert reused() == before + 7 * n   # w's snapshot made again after one entry's wait: both reused
     w[11] = "not a number"           # the guard fails, as it must
     assert_same_as_cpython(weighted, A, w, list(out), 5, n, compiled=False)
 

@@ -77,6 +77,8 @@ HINTS = {
                                          "loop's bounds",
     r"runtime flag: integer overflow": "the ints outgrew int64, so CPython's big ints ran it: use floats if "
                                        "exact big ints are not needed",
+    r"runtime flag: the loop reached a 'raise'": "the exception is CPython's to raise: nothing to change if it "
+                                                "is rare (a loop that raises at each entry backs off)",
     r"raised an IEEE flag": "numpy.seterr(all='ignore') keeps such loops compiled, if you mean it",
     # -- compiled, kept sequential ------------------------------------------------------------
     r"too little work per step to fold it in order": "MEGAGUARDS_REASSOCIATE=1 allows a reassociated parallel "

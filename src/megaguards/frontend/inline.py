@@ -335,6 +335,8 @@ class Returns:
             rest = statements[index + 1:]
             if isinstance(statement, ast.Return):
                 return out + self.returned(statement)
+            if isinstance(statement, ast.Raise):   # the function ends here too (the kernel stops)
+                return out + [statement]
             if isinstance(statement, ast.If) and _has_return([statement]):
                 branch = ast.If(test=statement.test, body=self.tail(statement.body + rest) or [ast.Pass()],
                                 orelse=self.tail(statement.orelse + rest))

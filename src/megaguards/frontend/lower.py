@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import ast
 import itertools
+import sys
 
 from ..errors import Unsupported
 from ..ir import nodes as ir
-from . import desugar, early_exits, fields, inline, object_uses
-from .lower_calls import NO_RETURN_VALUE, CallLowering, Resolver, _Callee, _Objects, _Row
+from . import desugar, early_exits, fields, object_uses
+from .lower_calls import NO_RETURN_VALUE, CallLowering, Resolver, _Callee, _Objects, _Row, array_arguments, \
+    item_call
 from .syntax import _unsupported, _where, dotted_path, int_literal
 
 BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
@@ -90,6 +92,8 @@ class _Lowerer(CallLowering, fields.FieldLowering):
             if isinstance(node.target, ast.Name):
                 value = ir.BinOp(op, self.expression(node.target), self.expression(node.value), **where)
                 return [self.bind(node.target.id, value, node)]
+            if isinstance(node.target, ast.Subscript) and self.item_method(node.target.value, "__setitem__"):
+                return self.item_update(node, op)
             if isinstance(node.target, ast.Subscript):
                 array, indices = self.subscript(node.target, written=True)
                 value = ir.BinOp(op, ir.Load(array, indices, **where), self.expression(node.value), **where)
@@ -120,6 +124,11 @@ class _Lowerer(CallLowering, fields.FieldLowering):
             return [ir.Continue(**where)]
         if isinstance(node, ast.Pass):
             return [ir.Pass(**where)]
+        if isinstance(node, ast.Raise):   # its exception is CPython's to make (lowered: nothing of it)
+            return [ir.Raise(**where)]
+        if isinstance(node, ast.Assert):   # python -O compiled none (the loop CPython runs has none)
+            failed = ir.UnaryOp("not", self.expression(node.test), **where)
+            return [] if sys.flags.optimize else [ir.If(failed, (ir.Raise(**where),), (), **where)]
         if isinstance(node, ast.Expr):
             if isinstance(node.value, ast.Constant):  # a docstring or a bare literal
                 return []
@@ -216,7 +225,7 @@ class _Lowerer(CallLowering, fields.FieldLowering):
             values = self.values_of(value_node)
             if len(values) == 1:
                 self.unpacked(node, values[0])
-                return [self.store(targets[0], values[0], node)]
+                return self.store(targets[0], values[0], node)
         # Several targets or unpacking: evaluate the right side once, into temporaries.
         elif (isinstance(value_node, (ast.Tuple, ast.List))
               and not any(isinstance(e, ast.Starred) for e in value_node.elts)):
@@ -233,9 +242,10 @@ class _Lowerer(CallLowering, fields.FieldLowering):
             if isinstance(target, (ast.Tuple, ast.List)):
                 if len(values) == 1 or len(target.elts) != len(values):
                     raise _unsupported(target, "unpacking that is not a tuple of the same length")
-                statements.extend(self.store(t, v, node) for t, v in zip(target.elts, temporaries))
+                for element, value in zip(target.elts, temporaries):
+                    statements += self.store(element, value, node)
             elif len(values) == 1:
-                statements.append(self.store(target, temporaries[0], node))
+                statements += self.store(target, temporaries[0], node)
             elif isinstance(target, ast.Name) and isinstance(value_node, (ast.Tuple, ast.Name, ast.Call)):
                 statements.extend(self.bind_tuple(target, temporaries, node))
             else:
@@ -275,17 +285,19 @@ class _Lowerer(CallLowering, fields.FieldLowering):
             raise _unsupported(node, f"the rows of {ir.describe_name(value.array)} are unpacked into {known} "
                                      f"and into {width} names")
 
-    def store(self, target: ast.expr, value: ir.Expr, node: ast.stmt) -> ir.Stmt:
+    def store(self, target: ast.expr, value: ir.Expr, node: ast.stmt) -> list[ir.Stmt]:
         if isinstance(target, ast.Name):
-            return self.bind(target.id, value, node)
+            return [self.bind(target.id, value, node)]
         if isinstance(target, ast.Subscript):
+            if self.item_method(target.value, "__setitem__"):   # grid[x, y] = v of a class's own
+                return self.item_store(target, value, node)
             array, indices = self.subscript(target, written=True)
-            return ir.Store(array, indices, value, **_where(node))
+            return [ir.Store(array, indices, value, **_where(node))]
         access = self.field_access(target, written=True)
         if access is not None:
-            return ir.Store(*access, value, **_where(node))
+            return [ir.Store(*access, value, **_where(node))]
         if isinstance(target, ast.Attribute):
-            return self.bind(self.attribute_variable(target), value, node)
+            return [self.bind(self.attribute_variable(target), value, node)]
         raise _unsupported(target)
 
     def attribute_variable(self, target: ast.Attribute) -> str:
@@ -367,6 +379,8 @@ class _Lowerer(CallLowering, fields.FieldLowering):
             if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
                 return self.shape(node)
             item = self.tuple_item(node)
+            if item is None and self.item_method(node.value, "__getitem__"):   # grid[x, y] of a class's own
+                item = self.call(ast.copy_location(item_call(node, "__getitem__", [node.slice]), node))
             if item is not None:
                 return item
             array, indices = self.subscript(node)
@@ -570,22 +584,3 @@ def row_candidates(loop: ast.For, resolve: Resolver | None) -> set[str]:
                     and isinstance(node.args[0], ast.Name):
                 used.add(node.args[0].id)
     return targets & used
-
-
-def array_arguments(node: ast.Call, resolve: Resolver) -> set[str]:
-    """Names passed to a user function's array parameters in this call (none where it does not
-    resolve, or cannot be inlined: the lowering then says why)."""
-    path = dotted_path(node.func)
-    callee = resolve(path) if path else None
-    if callee is None:
-        return set()
-    function, receiver = callee
-    try:
-        definition = inline.check_callable(function, path)
-        arguments = ([None] if receiver else []) + list(node.args)
-        bound = inline.bind_arguments(definition, path, arguments, {k.arg: k.value for k in node.keywords})
-    except (Unsupported, TypeError):
-        return set()
-    rows = inline.array_parameters(definition)
-    return {argument.id for parameter, argument in bound.items()
-            if parameter in rows and isinstance(argument, ast.Name)}

@@ -55,6 +55,13 @@ NO_RETURN_VALUE = object()
 _RECEIVER = object()  # the bound object of a method call, passed as its first parameter
 
 
+def item_call(node: ast.Subscript, method: str, arguments: list) -> ast.Call:
+    """``grid.__getitem__(key)`` (``__setitem__(key, value)``) for ``grid[key]``: what CPython
+    calls for an object whose class defines it (the lowering then inlines it)."""
+    function = ast.Attribute(value=node.value, attr=method, ctx=ast.Load())
+    return ast.Call(func=ast.copy_location(function, node), args=arguments, keywords=[])
+
+
 class CallLowering:
     """Methods of the lowerer for calls and tuples; they use its ``expression``,
     ``block``, ``bind``, ``length`` and bookkeeping (``functions``, ``scalar_reads``)."""
@@ -91,6 +98,46 @@ class CallLowering:
         if not -self.tuples[path] <= position < self.tuples[path]:
             raise _unsupported(node, "tuple index out of range (Python raises IndexError)")
         return ir.Name(f"{path}[{position % self.tuples[path]}]", **_where(node))
+
+    # subscripts of objects whose class defines __getitem__ / __setitem__ in Python -----
+    def item_method(self, container: ast.expr, method: str) -> bool:
+        """Does ``container[...]`` call a Python method of the object's class (``grid[x, y]`` of
+        a grid class wrapping a flat array)?  It is then lowered as that call, inlined; the guard
+        checks the class's method at each entry as for any method the loop calls."""
+        path = dotted_path(container)
+        if path is None or self.resolve is None or self.row_alias(path) is not None:
+            return False
+        try:
+            renamed = self.rename(path)
+        except Unsupported:   # a constant, a row or a list's object: not a container object
+            return False
+        if renamed is None or renamed in self.tuples or renamed in self.array_ranks:
+            return False
+        callee = self.resolve(f"{renamed}.{method}")
+        return callee is not None and callee[1] is not None   # found on the class, as CPython looks
+
+    def item_store(self, target: ast.Subscript, value: ir.Expr, node: ast.stmt) -> list[ir.Stmt]:
+        """``grid[key] = value`` as ``grid.__setitem__(key, value)``: the value (already lowered,
+        evaluated first as in CPython) goes through a temporary."""
+        outer, self.pending = self.pending, []
+        try:
+            held = self.temporary()
+            self.pending.append(ir.Assign(held, value, **_where(node)))
+            argument = ast.copy_location(ast.Name(id=held, ctx=ast.Load()), node)
+            self.call(ast.copy_location(item_call(target, "__setitem__", [target.slice, argument]), node),
+                      value_used=False)
+            return self.pending
+        finally:
+            self.pending = outer
+
+    def item_update(self, node: ast.AugAssign, op: str) -> list[ir.Stmt]:
+        """``grid[key] += v``: ``__getitem__(key)``, then ``v``, then ``__setitem__(key, result)``,
+        as CPython runs it; the key is lowered twice, so it may not call a function."""
+        if any(isinstance(part, ast.Call) for part in ast.walk(node.target.slice)):
+            raise _unsupported(node.target, "a call in the key of an augmented assignment through '__setitem__'")
+        where = _where(node)
+        value = ir.BinOp(op, self.expression(node.target), self.expression(node.value), **where)
+        return self.store(node.target, value, node)
 
     # calls to Python functions: inlined ------------------------------------------
     def rename(self, path: str | None) -> str | None:
@@ -157,6 +204,12 @@ class CallLowering:
                 if row is not None:
                     names[parameter] = row
                     continue
+            if isinstance(argument, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in argument.elts):
+                components = [self.expression(element) for element in argument.elts]   # grid[x, y]'s key
+                self.tuples[prefix + parameter] = len(components)
+                setup += [ir.Assign(f"{prefix}{parameter}[{k}]", c, **where) for k, c in enumerate(components)]
+                names[parameter] = prefix + parameter
+                continue
             literal = self.literal_argument(argument)
             if literal is not None and parameter not in assigned:
                 names[parameter] = literal  # no temporary: the constant itself where it is read
@@ -302,3 +355,22 @@ class CallLowering:
             chain = (*pending, ir.Assign(result, value, **where), *rest)
         self.pending += [ir.Assign(result, first, **where), ir.If(goes_on, chain, (), **where)]
         return ir.Name(result, **where)
+
+
+def array_arguments(node: ast.Call, resolve: Resolver) -> set[str]:
+    """Names passed to a user function's array parameters in this call (none where it does not
+    resolve, or cannot be inlined: the lowering then says why)."""
+    path = dotted_path(node.func)
+    callee = resolve(path) if path else None
+    if callee is None:
+        return set()
+    function, receiver = callee
+    try:
+        definition = inline.check_callable(function, path)
+        arguments = ([None] if receiver else []) + list(node.args)
+        bound = inline.bind_arguments(definition, path, arguments, {k.arg: k.value for k in node.keywords})
+    except (Unsupported, TypeError):
+        return set()
+    rows = inline.array_parameters(definition)
+    return {argument.id for parameter, argument in bound.items()
+            if parameter in rows and isinstance(argument, ast.Name)}

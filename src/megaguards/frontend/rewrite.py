@@ -51,9 +51,9 @@ def is_site_loop(node: ast.AST) -> bool:
 
 
 # Constructs no compiled loop contains, whatever the types (see frontend/lower.py).
-_NEVER_COMPILED = (ast.Try, ast.With, ast.AsyncWith, ast.Raise, ast.Delete, ast.Global, ast.Nonlocal,
+_NEVER_COMPILED = (ast.Try, ast.With, ast.AsyncWith, ast.Delete, ast.Global, ast.Nonlocal,
                    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom,
-                   ast.JoinedStr, ast.Dict, ast.Set, ast.DictComp, ast.SetComp, ast.Match, ast.Assert,
+                   ast.JoinedStr, ast.Dict, ast.Set, ast.DictComp, ast.SetComp, ast.Match,
                    ast.Yield, ast.YieldFrom, ast.Await, ast.Slice)
 
 
@@ -64,7 +64,10 @@ def never_compiles(loop: ast.For) -> bool:
     exempt = {id(side) for node in ast.walk(loop) if isinstance(node, ast.Compare)   # constants a kernel holds
               for side in (node.left, *node.comparators) if _compared_text(node, side)}
     exempt |= _object_nones(loop)   # best = None, best is None (object_uses.py)
+    exempt |= raised(loop)   # raise ValueError(f"..."): CPython's to evaluate, when it runs the loop again
     for node in ast.walk(loop):
+        if id(node) in exempt and not isinstance(node, ast.Constant):
+            continue
         if isinstance(node, _NEVER_COMPILED):
             return True
         if isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops) \
@@ -77,6 +80,15 @@ def never_compiles(loop: ast.For) -> bool:
                 and not all(isinstance(side, ast.Name) or id(side) in exempt for side in (node.left, *node.comparators)):
             return True   # ``x is 1``; ``a is not b`` of two names may be two objects of one list (fields.py)
     return False
+
+
+def raised(loop: ast.AST) -> set:
+    """The ids of the nodes of the exceptions a ``raise`` makes and of ``assert``'s messages
+    (never lowered: a kernel that gets there stops, and CPython runs the loop again)."""
+    parts = [part for statement in ast.walk(loop) for part in
+             ((statement.exc, statement.cause) if isinstance(statement, ast.Raise) else
+              (statement.msg,) if isinstance(statement, ast.Assert) else ()) if part is not None]
+    return {id(node) for part in parts for node in ast.walk(part)}
 
 
 def _object_nones(loop: ast.For) -> set:

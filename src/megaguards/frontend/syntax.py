@@ -10,7 +10,7 @@ _DESCRIBE = {
     ast.Return: "'return' inside the loop", ast.Yield: "'yield' inside the loop",
     ast.YieldFrom: "'yield from' inside the loop", ast.Await: "'await' inside the loop",
     ast.Try: "'try' inside the loop", ast.With: "'with' inside the loop",
-    ast.Raise: "'raise' inside the loop", ast.Delete: "'del' inside the loop",
+    ast.Delete: "'del' inside the loop",
     ast.Global: "'global' inside the loop", ast.Nonlocal: "'nonlocal' inside the loop",
     ast.FunctionDef: "function definition inside the loop", ast.ClassDef: "class definition inside the loop",
     ast.Import: "import inside the loop", ast.ImportFrom: "import inside the loop",
@@ -18,7 +18,7 @@ _DESCRIBE = {
     ast.SetComp: "set comprehension", ast.GeneratorExp: "generator expression",
     ast.List: "list display", ast.Dict: "dict display", ast.Set: "set display",
     ast.JoinedStr: "f-string", ast.NamedExpr: "assignment expression (:=)",
-    ast.Starred: "starred expression", ast.Slice: "slice", ast.Assert: "'assert' inside the loop",
+    ast.Starred: "starred expression", ast.Slice: "slice",
     ast.Match: "'match' inside the loop",
 }
 

@@ -96,6 +96,8 @@ class _Machine:
             raise _Break
         elif isinstance(node, ir.Continue):
             raise _Continue
+        elif isinstance(node, ir.Raise):
+            raise Declined(f"line {node.line}: 'raise'")
         elif not isinstance(node, ir.Pass):
             raise TypeError(f"the interpreter has no rule for {type(node).__name__}")
 

@@ -184,6 +184,12 @@ class Pass(Stmt):
 
 
 @record
+class Raise(Stmt):
+    """``raise ...``: the kernel stops with a flag and CPython runs the loop from its entry
+    again, raising the exception itself (its expression is never evaluated in the kernel)."""
+
+
+@record
 class EmptyReduction(Assign):
     """``target = value`` after a reduction saw no element (``frontend/desugar.py``): exact
     only when ``value`` has the very type the reduction's other assignments give

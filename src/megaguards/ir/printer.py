@@ -97,7 +97,7 @@ def _statement(node: ir.Stmt, depth: int) -> list[str]:
         return [_line(depth, f"{', '.join(node.targets)} = {', '.join(node.sources)}  # arrays swapped", node)]
     if isinstance(node, ir.Append):
         return [_line(depth, f"{node.array}.append({format_expression(node.value)})", node, node.value)]
-    if isinstance(node, (ir.Break, ir.Continue, ir.Pass)):
+    if isinstance(node, (ir.Break, ir.Continue, ir.Pass, ir.Raise)):
         return [_line(depth, type(node).__name__.lower(), node)]
     return [_line(depth, f"<{type(node).__name__}>", node)]
 

@@ -12,15 +12,18 @@ from .cachefile import sha256   # not hashlib: OpenSSL's import costs a warm run
 
 FOLDER = os.path.dirname(os.path.abspath(__file__))
 INSTALLED_NAME = "_marshal"   # runtime/_marshal<the interpreter's extension suffix>
+PARTS = ("marshal_lists.c", "marshal_snapshots.c")   # the files marshal.c includes
 
 
 def helper_source() -> str:
-    """marshal.c with marshal_lists.c in its place: one translation unit, its text whole
-    here, so that the keys cover both files."""
-    with open(os.path.join(FOLDER, "marshal_lists.c")) as handle:
-        lists = handle.read()
+    """marshal.c with the parts it includes (marshal_lists.c, marshal_snapshots.c) in their
+    places: one translation unit, its text whole here, so that the keys cover every file."""
     with open(os.path.join(FOLDER, "marshal.c")) as handle:
-        return handle.read().replace('#include "marshal_lists.c"\n', lists)
+        source = handle.read()
+    for part in PARTS:
+        with open(os.path.join(FOLDER, part)) as handle:
+            source = source.replace(f'#include "{part}"\n', handle.read())
+    return source
 
 
 def helper_key(source: str | None = None) -> str:
