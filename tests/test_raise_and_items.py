@@ -79,24 +79,23 @@ def test_the_report_names_the_raise_as_the_flag():
 
 
 class Grid:
-    """A 2-D grid over a flat array.array, as scimark's Array2D."""
+    """A 2-D grid over a flat array.array, column-major (scimark's Array2D is row-major)."""
 
     def __init__(self, w, h):
         self.width, self.height = w, h
         self.data = array("d", [float((7 * k) % 11) for k in range(w * h)])
 
-    def _index(self, x, y):
-        if 0 <= x < self.width and 0 <= y < self.height:
-            return y * self.width + x
-        raise IndexError
+    def _index(self, x, y):   # column-major, the check after the arithmetic
+        k = x * self.height + y
+        if x < 0 or y < 0 or x >= self.width or y >= self.height:
+            raise IndexError(f"({x}, {y}) is outside the grid")
+        return k
 
-    def __getitem__(self, x_y):
-        (x, y) = x_y
-        return self.data[self._index(x, y)]
+    def __getitem__(self, key):
+        return self.data[self._index(key[0], key[1])]
 
-    def __setitem__(self, x_y, value):
-        (x, y) = x_y
-        self.data[self._index(x, y)] = value
+    def __setitem__(self, key, value):
+        self.data[self._index(key[0], key[1])] = value
 
     def __eq__(self, other):
         return type(other) is type(self) and self.data == other.data
