@@ -59,7 +59,7 @@ def loop_summary(report: dict | None) -> str:
 
 
 def text_table(result: dict) -> str:
-    table = [list(COLUMNS)] + [cells(row, result["timeout_s"]) for row in result["rows"]]
+    table = [columns(result)] + [cells(row, result["timeout_s"]) for row in result["rows"]]
     widths = [max(len(line[i]) for line in table) for i in range(len(COLUMNS))]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in table]
     lines.insert(1, "  ".join("-" * width for width in widths))
@@ -78,13 +78,20 @@ def shown_command(command: str) -> str:
     return shlex.join(kept)
 
 
+def columns(result: dict) -> list[str]:
+    """The table's header, naming the statistic of the warm runs (median, or min)."""
+    return [c.replace("median", result.get("statistic", "median")) for c in COLUMNS]
+
+
 def markdown(result: dict) -> str:
     machine = result["machine"]
     load = result["load_average_1min"]
     took = f"{result['duration_s'] / 60:.1f} min" if result["duration_s"] >= 60 else f"{result['duration_s']:.0f} s"
+    statistic = "fastest" if result.get("statistic") == "min" else "median"
     out = ["# Everyday group: whole programs, megaguards vs CPython (issue 25)", "",
            f"- date: {result['date']}; command: `{shown_command(result['command'])}`; mode: {result['mode']}"
-           f" ({result['repetitions']} interleaved repetitions, median; loop-free: at least 10 in full mode);"
+           f" ({result['repetitions']} interleaved repetitions, {result.get('statistic', 'median')};"
+           " loop-free: at least 10 in full mode);"
            f" took {took}",
            f"- machine: {machine['cpu_model']}, {machine['cpus_usable']} usable CPUs, Python {machine['python']},"
            f" megaguards from {machine['megaguards_source']}, {machine.get('compiler_version') or 'no C compiler'}",
@@ -103,7 +110,7 @@ def markdown(result: dict) -> str:
     if result["mode"] == "quick":
         out += ["**--quick: small sizes, 1 repetition; the targets are for the full sizes, PASS/FAIL is only"
                 " indicative.**", ""]
-    out.append("| " + " | ".join(COLUMNS) + " |")
+    out.append("| " + " | ".join(columns(result)) + " |")
     out.append("|" + "|".join("---" for _ in COLUMNS) + "|")
     for row in result["rows"]:
         out.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells(row, result["timeout_s"])) + " |")
@@ -118,12 +125,12 @@ def markdown(result: dict) -> str:
                    f" `{row['checksum']}`, {row['checksums_compared']} megaguards run(s) compared with it")
         out += [f"  - {line}" for line in lines]
     out += ["", "## Columns", "",
-            "- CPython s: median whole-process wall time of `python program.py ARGS`.",
-            "- megaguards s: median of the warm runs of `python -m megaguards run --report-json R program.py ARGS`"
+            f"- CPython s: {statistic} whole-process wall time of `python program.py ARGS`.",
+            f"- megaguards s: {statistic} of the warm runs of `python -m megaguards run --report-json R program.py ARGS`"
             " (default settings; the program's kernel cache filled by the cold run).",
             "- cold first run s: the first megaguards run with the program's fresh, empty kernel cache"
             " (compiles every kernel).",
-            "- loop report: the median warm run's `--report-json`: loop sites that only ran compiled, only fell"
+            f"- loop report: the {statistic} warm run's `--report-json`: loop sites that only ran compiled, only fell"
             " back (ran in CPython), or both; entries summed over sites.",
             "- CPU time (notes): user + sys seconds of the process and its children; above the wall time: threads;"
             " wall time well above it: the process waited, e.g. for other load on the machine.",

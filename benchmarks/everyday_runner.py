@@ -237,9 +237,14 @@ def measure(program: Program, arguments: tuple, repetitions: int, options, cache
     return evaluate(program, arguments, cold, runs, stopped, options)
 
 
-def median_wall(outcomes: list[dict]) -> float | None:
+# How an engine's runs of a program are summed up: the median; the fastest run (``--statistic
+# min``) on a host whose own speed drifts over tens of percent between runs (the device machine).
+STATISTICS = {"median": statistics.median, "min": min}
+
+
+def summary_wall(outcomes: list[dict], statistic: str = "median") -> float | None:
     walls = [o["wall"] for o in outcomes if "checksum" in o or o.get("timeout")]
-    return statistics.median(walls) if walls else None
+    return STATISTICS[statistic](walls) if walls else None
 
 
 def evaluate(program: Program, arguments: tuple, cold: dict, runs: dict, stopped: str | None, options) -> dict:
@@ -267,7 +272,8 @@ def evaluate(program: Program, arguments: tuple, cold: dict, runs: dict, stopped
     row["checksums_compared"] = compared   # megaguards runs checked (a run past the limit has none)
     row["checksums_match"] = not mismatch and row["checksum"] is not None and not any(
         "error" in o for o in [cold, *runs["megaguards"]])
-    cpython_s = median_wall(runs["cpython"])
+    statistic = getattr(options, "statistic", "median")
+    cpython_s = summary_wall(runs["cpython"], statistic)
     warm = runs["megaguards"]
     row.update(cpython_s=cpython_s, megaguards_s=None, ratio=None, cold_s=cold["wall"],
                cold_timeout=bool(cold.get("timeout")), timeout=any(o.get("timeout") for o in warm))
@@ -275,11 +281,12 @@ def evaluate(program: Program, arguments: tuple, cold: dict, runs: dict, stopped
         row["notes"].append(stopped)
     usable = not problems and cpython_s is not None and warm
     if usable:
-        row["megaguards_s"] = median_wall(warm)
+        row["megaguards_s"] = summary_wall(warm, statistic)
         row["ratio"] = cpython_s / row["megaguards_s"]
     with_report = [o for o in warm if o.get("report")] or ([cold] if cold.get("report") else [])
-    if with_report:   # the report of the median warm run (or of the cold one)
-        chosen = sorted(with_report, key=lambda o: o["wall"])[(len(with_report) - 1) // 2]
+    if with_report:   # the report of the median (fastest) warm run, or of the cold one
+        ordered = sorted(with_report, key=lambda o: o["wall"])
+        chosen = ordered[0] if statistic == "min" else ordered[(len(with_report) - 1) // 2]
         row["report"] = chosen["report"]
         if chosen.get("timeout"):
             row["notes"].append("the loop report is that of a run stopped at the time limit (partial)")
@@ -354,6 +361,8 @@ def parser_for() -> argparse.ArgumentParser:
     parser.add_argument("--quick", action="store_true", help="small sizes, 1 repetition, every loop compiled at once: a smoke test")
     parser.add_argument("--repetitions", "-n", type=int, help="interleaved repetitions (default 3; --quick 1)")
     parser.add_argument("--only", action="append", help="program names or numbers, comma-separated")
+    parser.add_argument("--statistic", choices=sorted(STATISTICS), default="median",
+                        help="of each engine's runs per program (default median; min for a noisy host)")
     parser.add_argument("--timeout", type=float, default=180.0, help="seconds per process (default %(default)s)")
     parser.add_argument("--no-calibrate", action="store_true", help="bundled cost-model constants, no calibration")
     parser.add_argument("--note", action="append", default=[], help="a line for the results header")
@@ -423,6 +432,7 @@ def main(argv: list[str] | None = None) -> int:
         "command": shlex.join(["python", "-m", "benchmarks", "everyday",
                                *(argv if argv is not None else sys.argv[1:])]),
         "mode": "quick" if options.quick else "full", "repetitions": repetitions,
+        "statistic": options.statistic,
         "timeout_s": options.timeout, "programs": [p.name for p in chosen], "calibration": calibration_note,
         "notes": options.note, "load_average_1min": {"before": round(load_before[0], 2),
                                                      "after": round(os.getloadavg()[0], 2)},
