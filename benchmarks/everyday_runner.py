@@ -90,7 +90,8 @@ PROGRAMS = [
     Program("3", "sieve", ("10000000",), ("200000",), compilable=True,
             models="sieve of Eratosthenes to 10^7, inner marking `for` loop per prime"),
     Program("4", "genexpr_energy", ("2000", "1000"), ("200", "10"),
-            models="hot helper `sum(v * v for v in velocity)` over lists mixing ints and floats (guard fails)"),
+            models="hot helper `sum(v * v for v in velocity)` over lists mixing ints and floats, called per "
+                   "particle (the loop over particles compiles with the helper inlined)"),
     Program("5", "bank", ("2000", "60"), ("200", "3"),
             models="object-oriented bank simulation (classes, methods, dicts), no compilable loop"),
     Program("6", "mixed_list", ("300000", "120"), ("20000", "5"),
@@ -102,6 +103,8 @@ PROGRAMS = [
             models="bicg-shaped s = A^T r, q = A p over a 2000x2000 list of lists"),
     Program("10", "trisolv", ("2000", "5"), ("200", "1"),
             models="trisolv-shaped forward substitution, 2000x2000 lower triangle, 5 right-hand sides"),
+    Program("11", "genexpr_decimal", ("2000", "400"), ("200", "10"),
+            models="the hot helper of genexpr_energy over decimal.Decimal values (its guard fails at every entry)"),
 ]
 
 

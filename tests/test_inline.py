@@ -596,3 +596,33 @@ def test_a_method_keeping_state_in_its_object_compiles():
     ``generator.state``, set on the object after the run (Site.set_after)."""
     fast = assert_same_as_cpython(draw_sum, Generator, 1000)
     assert fast(Generator, 5) == draw_sum(Generator, 5) == (11.5, 0, 5)
+
+
+def energy_of(velocity, mass):
+    return 0.5 * mass * sum(v * v for v in velocity)
+
+
+def peak_of(values):
+    best = values[0]
+    for v in values:
+        if v > best:
+            best = v
+    return best
+
+
+def energies(velocities, masses, n):
+    total = 0.0
+    peaks = 0
+    for p in range(n):
+        total += energy_of(velocities[p], masses[p])
+        peaks += peak_of(velocities[p])
+    return total, peaks
+
+
+def test_a_row_passed_to_a_function_that_iterates_it_is_read_in_place():
+    """``sum(v * v for v in velocity)`` and ``for v in values`` over a parameter: the argument
+    ``velocities[p]`` is a row of the list (inline.array_parameters), not an element."""
+    velocities = [[p % 7, (p % 5) / 2.0, 3, (p % 3) * 0.25] for p in range(50)]   # ints and floats
+    masses = [1 + p % 4 for p in range(50)]
+    assert_same_as_cpython(energies, velocities, masses, 50)
+    assert_same_as_cpython(energies, velocities, masses, 51, compiled=None)   # IndexError, as in CPython

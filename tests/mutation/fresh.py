@@ -145,7 +145,7 @@ FRESH: tuple[Mutant, ...] = (
            'self.emit(depth, f"if ({low} < 0) {{ {box}_lo = 0; }}")',
            ("tests/test_partial_unboxing.py",),
            "a subscript that wraps (a[i - 1] at i = 0) leaves the list's last rows out of its unboxed box"),
-    Mutant("snapshot-ignores-changed-items", "runtime/marshal.c",
+    Mutant("snapshot-ignores-changed-items", "runtime/marshal_snapshots.c",
            "else if (items[p] != own[i]) return 0;",
            "else if (items[p] == NULL) return 0;",
            ("tests/test_partial_unboxing.py",),

@@ -185,7 +185,7 @@ def body_statements(node: ast.FunctionDef | ast.Lambda) -> list[ast.stmt]:
 
 @functools.lru_cache(maxsize=1024)   # per parsed definition: each call site asks again
 def array_parameters(node: ast.FunctionDef | ast.Lambda) -> frozenset[str]:
-    """Parameters the body uses as arrays (subscripted, ``len()``, ``.shape``): an
+    """Parameters the body uses as arrays (subscripted, ``len()``, ``.shape``, iterated): an
     argument ``A[i]`` for one of them is a row of ``A``, not an element."""
     positional, keyword_only, _ = parameters(node)
     used = set()
@@ -199,6 +199,9 @@ def array_parameters(node: ast.FunctionDef | ast.Lambda) -> frozenset[str]:
                 base = child.args[0]
             elif isinstance(child, ast.Attribute) and child.attr == "shape":
                 base = child.value
+            elif isinstance(child, (ast.For, ast.comprehension)):   # for v in P, sum(v * v for v in P)
+                base = child.iter.args[0] if isinstance(child.iter, ast.Call) and isinstance(child.iter.func, ast.Name) \
+                    and child.iter.func.id in ("enumerate", "reversed") and child.iter.args else child.iter
             while isinstance(base, ast.Subscript):
                 base = base.value
             if isinstance(base, ast.Name):
