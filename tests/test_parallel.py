@@ -149,6 +149,16 @@ def flattened_other_width(C, ni, nj, nk):
             C[nj * i + j] = i * 10 + j
 
 
+def flattened_two_widths(C, out, ni, nj, nk):
+    for i in range(ni):            # row i of width nj written, row i of width nk read: they overlap
+        for j in range(nj):
+            C[nj * i + j] = i * 10 + j
+        s = 0
+        for k in range(nk):
+            s += C[nk * i + k]
+        out[i] = s
+
+
 @pytest.mark.parametrize("function, arguments", [
     (elementwise, ([1.0, 4.0, 9.0, 2.0], [0.0] * 4)),
     (flattened, ([0.0] * 12, [float(k) for k in range(12)], 3, 4)),
@@ -261,6 +271,13 @@ def test_must_stay_sequential(function, arguments, expected):
     depth, backend, reasons = decision(function, *arguments)
     assert depth == 0 and backend == "c-seq"
     assert any(expected in reason for reason in reasons), reasons
+
+
+def test_flattened_rows_of_two_widths_overlap():
+    """Row i of width 2 written, row i of width 3 read: C[3 * 2 + k] reads what iteration 3
+    writes, so 'i' is not parallel (the inner loops may be)."""
+    _, _, reasons = decision(flattened_two_widths, [0] * 40, [0] * 8, 8, 2, 3)
+    assert any("loop 'i'" in reason and "carries a flow/anti dependence on 'C'" in reason for reason in reasons)
 
 
 def test_swaps_second_loop_is_sequential_first_is_parallel():

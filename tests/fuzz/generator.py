@@ -15,7 +15,7 @@ What the programs contain (see the issue "differential fuzzing"):
   zero-trip ranges, ranges that depend on outer loop variables, steps from a
   parameter (which may be 0), ranges of more than 2**63 values left by ``break``,
   loop variables that rebind a name in use; bounded ``while`` loops;
-  ``if``/``elif``/``else``; ``break``/``continue``; ``return`` from inside the loops and
+  ``if``/``elif``/``else``; ``break``/``continue``; ``return`` or ``raise`` from inside the loops and
   ``for ... else`` (feature ``exits``); in a quarter of the programs a list ``out`` the
   loops append floats to (``out.append(e)``, ``out += [e]``; feature ``appends``), both
   drawn from a stream of their own, so that ``avoid`` gives the earlier programs; in a

@@ -189,6 +189,8 @@ class StatementGeneration:
         jump = self.rng.choice(["break", "continue"])
         if "exits" not in self.avoid and self.exit_rng.random() < 0.2:   # leave the function from the loops
             jump = "return acc, facc, p" + (", out" if self.appends else "")
+            if self.exit_rng.random() < 0.3:   # or raise (a kernel stops, CPython runs the loop again)
+                jump = f'raise {self.exit_rng.choice(["ValueError", "ArithmeticError"])}("stopped at %r" % (p,))'
         self.emit(depth + 1, jump)
 
     def appended(self, scope: Scope, depth: int) -> None:

@@ -183,9 +183,9 @@ def carries_dependence(candidate: ir.For, outer: tuple[ir.For, ...], first: Acce
         if one is None or two is None:
             split = [_split(access, dim, affine, facts, (f"{target}h", f"{target}l"))
                      for access, affine in zip((first, second), copies)]
-            if None in split or not _isl_set(params, variables, list(domains) + [
+            if None in split or split[0][2] != split[1][2] or not _isl_set(params, variables, list(domains) + [
                     f"({split[0][1]} or {split[1][1]})"]).is_empty():
-                continue  # unknown subscript: any element of this dimension
+                continue  # unknown subscript (or two row sizes, NJ * i + j and NK * i + j): any element
             constraints += split[0][0] + split[1][0]
             elements += [f"{target}h", f"{target}l"]
             continue
@@ -196,7 +196,8 @@ def carries_dependence(candidate: ir.For, outer: tuple[ir.For, ...], first: Acce
 
 def _split(access: Access, dim: int, affine: _Affine, facts: HoistFacts, targets: tuple) -> tuple | None:
     """(constraints that ``targets`` are the flattened subscript's high and low parts, the
-    condition under which its low part leaves ``[0, size)``), or None if it is not one."""
+    condition under which its low part leaves ``[0, size)``, the size), or None if it is not
+    one.  Two accesses split alike touch one element only where their sizes are one name."""
     hoisted = facts.index(access.node, dim) if facts is not None else None
     if hoisted is None or hoisted.wrap:
         return None
@@ -205,4 +206,4 @@ def _split(access: Access, dim: int, affine: _Affine, facts: HoistFacts, targets
     if texts is None or None in texts:
         return None
     size, high, low = texts
-    return [f"{targets[0]} = {high}", f"{targets[1]} = {low}"], f"({low}) < 0 or ({low}) >= {size}"
+    return [f"{targets[0]} = {high}", f"{targets[1]} = {low}"], f"({low}) < 0 or ({low}) >= {size}", size
