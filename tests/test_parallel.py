@@ -159,9 +159,24 @@ def flattened_two_widths(C, out, ni, nj, nk):
         out[i] = s
 
 
+def flattened_3d(B, A, n):
+    for i in range(n):             # (n * i + j) * n + k is B[i][j][k]: j and k below n
+        for j in range(n):
+            for k in range(n):
+                B[(n * i + j) * n + k] = A[n * (n * i + j) + k] * 2.0 + i
+
+
+def flattened_3d_spill(B, n):
+    for i in range(n):             # k reaches n: each row's last write is the next row's first
+        for j in range(n):
+            for k in range(n + 1):
+                B[(n * i + j) * n + k] = i + j + k
+
+
 @pytest.mark.parametrize("function, arguments", [
     (elementwise, ([1.0, 4.0, 9.0, 2.0], [0.0] * 4)),
     (flattened, ([0.0] * 12, [float(k) for k in range(12)], 3, 4)),
+    (flattened_3d, ([0.0] * 64, [float(k) for k in range(64)], 4)),
     (reverse_elementwise, ([1.0, 4.0, 9.0, 2.0], [0.0] * 4)),
     (matmul, (grid(5), grid(5), grid(5), 5)),
     (stencil, (grid(6), grid(6), 6)),
@@ -278,6 +293,12 @@ def test_flattened_rows_of_two_widths_overlap():
     writes, so 'i' is not parallel (the inner loops may be)."""
     _, _, reasons = decision(flattened_two_widths, [0] * 40, [0] * 8, 8, 2, 3)
     assert any("loop 'i'" in reason and "carries a flow/anti dependence on 'C'" in reason for reason in reasons)
+
+
+def test_a_3d_flattened_row_that_spills_into_the_next_is_not_parallel():
+    _, _, reasons = decision(flattened_3d_spill, [0] * 70, 4)
+    assert any("loop 'i'" in reason and "carries a output dependence on 'B'" in reason for reason in reasons)
+    assert any("loop 'j'" in reason and "carries a output dependence on 'B'" in reason for reason in reasons)
 
 
 def test_swaps_second_loop_is_sequential_first_is_parallel():

@@ -153,7 +153,8 @@ def carries_dependence(candidate: ir.For, outer: tuple[ir.For, ...], first: Acce
                        invariant: set[str], facts: HoistFacts) -> bool:
     """Can two different iterations of ``candidate`` touch one element through these accesses?
     A flattened subscript ``NJ * i + j`` counts as the two subscripts ``[i][j]`` where every
-    iteration of both accesses keeps ``0 <= j < NJ`` (proven here, for every value of NJ)."""
+    iteration of both accesses keeps ``0 <= j < NJ`` (proven here, for every value of NJ);
+    ``(N * i + j) * N + k`` as ``[i][j][k]`` likewise."""
     params: set[str] = set()
     shared = {loop.var: f"o{k}" for k, loop in enumerate(outer)}
     copies = []
@@ -181,29 +182,40 @@ def carries_dependence(candidate: ir.For, outer: tuple[ir.For, ...], first: Acce
         one = _element(first, dim, copies[0], facts, target)
         two = _element(second, dim, copies[1], facts, target)
         if one is None or two is None:
-            split = [_split(access, dim, affine, facts, (f"{target}h", f"{target}l"))
-                     for access, affine in zip((first, second), copies)]
+            split = [_split(access, dim, affine, facts, target) for access, affine in zip((first, second), copies)]
             if None in split or split[0][2] != split[1][2] or not _isl_set(params, variables, list(domains) + [
                     f"({split[0][1]} or {split[1][1]})"]).is_empty():
                 continue  # unknown subscript (or two row sizes, NJ * i + j and NK * i + j): any element
             constraints += split[0][0] + split[1][0]
-            elements += [f"{target}h", f"{target}l"]
+            elements += split[0][3]
             continue
         constraints += [one, two]
         elements.append(target)
     return not _isl_set(params, variables + elements, constraints).is_empty()
 
 
-def _split(access: Access, dim: int, affine: _Affine, facts: HoistFacts, targets: tuple) -> tuple | None:
-    """(constraints that ``targets`` are the flattened subscript's high and low parts, the
-    condition under which its low part leaves ``[0, size)``, the size), or None if it is not
-    one.  Two accesses split alike touch one element only where their sizes are one name."""
+def _split(access: Access, dim: int, affine: _Affine, facts: HoistFacts, target: str) -> tuple | None:
+    """A flattened subscript as its digits: ``NJ * i + j`` is (i, j) where ``0 <= j < NJ``,
+    ``(N * i + j) * N + k`` is (i, j, k) where j and k are below N.  (Constraints that the
+    element names are those digits, the condition under which a digit leaves its range, the
+    sizes, the element names), or None if it is not such a subscript.  Two accesses split
+    alike touch one element only where their sizes are the same names."""
     hoisted = facts.index(access.node, dim) if facts is not None else None
     if hoisted is None or hoisted.wrap:
         return None
-    parts = _row_major(hoisted.index, affine.invariant)
-    texts = None if parts is None else [affine.text(part) for part in parts]
-    if texts is None or None in texts:
+    digits, sizes, conditions = [], [], []
+    index = hoisted.index
+    while (parts := _row_major(index, affine.invariant)) is not None:
+        size, index, low = parts
+        size_text, low_text = affine.text(size), affine.text(low)
+        if size_text is None or low_text is None:
+            return None
+        digits.insert(0, low_text)
+        sizes.insert(0, size_text)
+        conditions.append(f"({low_text}) < 0 or ({low_text}) >= {size_text}")
+    high = affine.text(index)
+    if not conditions or high is None:
         return None
-    size, high, low = texts
-    return [f"{targets[0]} = {high}", f"{targets[1]} = {low}"], f"({low}) < 0 or ({low}) >= {size}", size
+    digits.insert(0, high)
+    names = [f"{target}d{k}" for k in range(len(digits))]
+    return [f"{name} = {digit}" for name, digit in zip(names, digits)], " or ".join(conditions), tuple(sizes), names
