@@ -166,6 +166,18 @@ def flattened_3d(B, A, n):
                 B[(n * i + j) * n + k] = A[n * (n * i + j) + k] * 2.0 + i
 
 
+def flattened_shifted(C, ni, nj):
+    for i in range(ni):            # nj * i + j - 1 is C[i][j - 1]: 0 <= j - 1 < nj, never negative
+        for j in range(1, nj + 1):
+            C[nj * i + j - 1] = i * 10 + j
+
+
+def flattened_shifted_wraps(C, ni, nj):
+    for i in range(ni):            # i = 0, j = 0 writes C[-1], the last element: rows overlap
+        for j in range(nj):
+            C[nj * i + j - 1] = i * 10 + j
+
+
 def flattened_3d_spill(B, n):
     for i in range(n):             # k reaches n: each row's last write is the next row's first
         for j in range(n):
@@ -177,6 +189,7 @@ def flattened_3d_spill(B, n):
     (elementwise, ([1.0, 4.0, 9.0, 2.0], [0.0] * 4)),
     (flattened, ([0.0] * 12, [float(k) for k in range(12)], 3, 4)),
     (flattened_3d, ([0.0] * 64, [float(k) for k in range(64)], 4)),
+    (flattened_shifted, ([0] * 12, 3, 4)),
     (reverse_elementwise, ([1.0, 4.0, 9.0, 2.0], [0.0] * 4)),
     (matmul, (grid(5), grid(5), grid(5), 5)),
     (stencil, (grid(6), grid(6), 6)),
@@ -281,6 +294,7 @@ def add_then_double(a):
     (add_then_double, ([3, -1, 4, 1, -5, 9, 2, 6] * 3,), "scalar 's' carries a value"),
     (flattened_row_plus_one, ([0] * 13, 3, 4), "carries a output dependence on 'C'"),
     (flattened_other_width, ([0] * 20, 3, 4, 6), "carries a output dependence on 'C'"),
+    (flattened_shifted_wraps, ([0] * 12, 3, 4), "carries a output dependence on 'C'"),
 ])
 def test_must_stay_sequential(function, arguments, expected):
     depth, backend, reasons = decision(function, *arguments)

@@ -117,13 +117,16 @@ def _element(access: Access, dim: int, affine: _Affine, facts: HoistFacts, targe
 
 
 def _row_major(index: ir.Expr, invariant: set[str]) -> tuple | None:
-    """``size * high + low`` (``NJ * i + j``, in any order of terms and factors), ``size`` a
-    name the loop does not assign: (size, high, low); None for other subscripts."""
+    """``size * high + low`` (``NJ * i + j``, ``NJ * i + j - 1``, in any order of terms and
+    factors), ``size`` a name the loop does not assign: (size, high, low); None for other
+    subscripts."""
     terms, pending = [], [index]
     while pending:
         node = pending.pop()
         if isinstance(node, ir.BinOp) and node.op == "+":
             pending += [node.left, node.right]
+        elif isinstance(node, ir.BinOp) and node.op == "-":   # N * i + j - 1: the low part is j - 1
+            pending += [node.left, ir.UnaryOp("-", node.right)]
         else:
             terms.append(node)
     for k, term in enumerate(terms):
@@ -201,7 +204,7 @@ def _split(access: Access, dim: int, affine: _Affine, facts: HoistFacts, target:
     sizes, the element names), or None if it is not such a subscript.  Two accesses split
     alike touch one element only where their sizes are the same names."""
     hoisted = facts.index(access.node, dim) if facts is not None else None
-    if hoisted is None or hoisted.wrap:
+    if hoisted is None:
         return None
     digits, sizes, conditions = [], [], []
     index = hoisted.index
@@ -216,6 +219,8 @@ def _split(access: Access, dim: int, affine: _Affine, facts: HoistFacts, target:
     high = affine.text(index)
     if not conditions or high is None:
         return None
+    if hoisted.wrap:   # may be negative, then Python's wrap: not where every digit is (high >= 0 too)
+        conditions.append(f"({high}) < 0")
     digits.insert(0, high)
     names = [f"{target}d{k}" for k in range(len(digits))]
     return [f"{name} = {digit}" for name, digit in zip(names, digits)], " or ".join(conditions), tuple(sizes), names
