@@ -64,9 +64,9 @@ def never_compiles(loop: ast.For) -> bool:
     exempt = {id(side) for node in ast.walk(loop) if isinstance(node, ast.Compare)   # constants a kernel holds
               for side in (node.left, *node.comparators) if _compared_text(node, side)}
     exempt |= _object_nones(loop)   # best = None, best is None (object_uses.py)
-    exempt |= raised(loop)   # raise ValueError(f"..."): CPython's to evaluate, when it runs the loop again
+    unlowered = raised(loop)   # raise ValueError(f"..."): CPython's to evaluate, when it runs the loop again
     for node in ast.walk(loop):
-        if id(node) in exempt and not isinstance(node, ast.Constant):
+        if id(node) in unlowered:
             continue
         if isinstance(node, _NEVER_COMPILED):
             return True
