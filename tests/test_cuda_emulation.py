@@ -505,3 +505,25 @@ def test_a_row_scalar_before_the_inner_loop_runs_in_every_thread(emulator):
     fast = megaguards.jit(reads_what_it_writes)
     data = [[float(r * N + c) for c in range(N)] for r in range(4)]
     assert fast([row[:] for row in data], 4, N) == reads_what_it_writes([row[:] for row in data], 4, N)
+
+
+def test_a_gpu_region_leaves_its_work_list_behind(emulator):
+    """A function's work list (frontend/scratch.py) goes to the device but never comes back."""
+    def jacobi_lists(A, n, steps):
+        B = [[0.0] * n for _ in range(n)]
+        for t in range(steps):
+            for i in range(1, n - 1):
+                for j in range(1, n - 1):
+                    B[i][j] = 0.25 * (A[i - 1][j] + A[i + 1][j] + A[i][j - 1] + A[i][j + 1])
+            for i in range(1, n - 1):
+                for j in range(1, n - 1):
+                    A[i][j] = 0.25 * (B[i - 1][j] + B[i + 1][j] + B[i][j - 1] + B[i][j + 1])
+        return A
+    n = 9
+    grid = lambda: ([[float((i * n + j) % 17) for j in range(n)] for i in range(n)], n, 3)   # noqa: E731
+    launches = emulator.launches
+    fast = megaguards.jit(jacobi_lists, strict=True)
+    assert outcome(fast, grid) == outcome(jacobi_lists, grid) and not emulator.errors
+    [loop] = [record for record in sites_of(fast) if record["source"] == "for t in range(steps):"]
+    assert loop["backend"] == "cuda" and emulator.launches - launches == 2 * 3
+    assert loop["transfers"]["to_device"] == 2 and loop["transfers"]["from_device"] == 1

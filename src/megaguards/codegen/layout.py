@@ -67,7 +67,13 @@ SCALAR_GUARD = -4    # a scalar int beyond int64
 APPENDED_GUARD = -5  # a list the loop appends to is a row of a list it reads
 MAX_ARRAYS = 64      # arrays one kernel takes (marshal.c's MAX_ARRAYS)
 WRITTEN_WHOLE = 2    # the plan's written field: every element written before any is read (not unboxed)
+NOT_BOXED_BACK = 4   # a bit of it: a scratch list (frontend/scratch.py), written but never boxed back
 MIXED_GUARD = -16    # minus the array's position: a list of ints holds a float, or of floats an int
+
+
+def boxed_back(written: int) -> bool:
+    """A plan's written field says: the loop's writes go back into the list."""
+    return bool(written & ~NOT_BOXED_BACK) and not written & NOT_BOXED_BACK
 
 
 def abi_defines() -> tuple[str, ...]:
@@ -77,7 +83,8 @@ def abi_defines() -> tuple[str, ...]:
     codes |= {"MG_ARRAY_FIELDS": ARRAY_FIELDS, "MG_PLAN_HEADER": PLAN_HEADER, "MG_GUARD": GUARD_FAILED, "MG_PYERROR": PYTHON_ERROR,
               "MG_GUARD_NDARRAY": NDARRAY_GUARD, "MG_GUARD_SCALAR": SCALAR_GUARD,
               "MG_GUARD_MIXED": MIXED_GUARD, "MG_GUARD_APPENDED": APPENDED_GUARD,
-              "MG_MAX_ARRAYS": MAX_ARRAYS, "MG_WRITTEN_WHOLE": WRITTEN_WHOLE}
+              "MG_MAX_ARRAYS": MAX_ARRAYS, "MG_WRITTEN_WHOLE": WRITTEN_WHOLE,
+              "MG_NOT_BOXED_BACK": NOT_BOXED_BACK}
     return tuple(f"-D{name}={value}" for name, value in sorted(codes.items()))
 
 

@@ -28,7 +28,7 @@ import time
 from typing import Callable
 
 from ..log_setup import LAZY
-from . import desugar, static_lowering, work
+from . import desugar, scratch, static_lowering, work
 from .scope import assigned_names, upward_exposed_reads
 from .syntax import dotted_path
 from .comprehension import skip_test
@@ -132,14 +132,17 @@ class LoopRewriter(ast.NodeTransformer):
         self.blocks = 0   # blocks around the node visited, in its function (SITE_BLOCKS_LIMIT)
         self.functions: dict = {}   # the module's functions that loop, as written (frontend/work.py)
         self.bindings: tuple | None = None   # (module's names, standard imports): static_lowering.py
+        self.scratch: list[dict] = []   # per enclosing function: its loops' scratch lists (frontend/scratch.py)
 
     def _visit_function(self, node):
         self.scopes.append(node.name)
+        self.scratch.append(scratch.scratch_lists(node))   # read before its loops become sites
         saved, self.blocks = self.blocks, 0
         try:
             return self.generic_visit(node)
         finally:
             self.scopes.pop()
+            self.scratch.pop()
             self.blocks = saved
 
     def _visit_block(self, node):
@@ -222,6 +225,7 @@ class LoopRewriter(ast.NodeTransformer):
             live_ins=live_ins,
             live_outs=live_outs,
             work=work.formula(node, live_ins, self.functions),
+            scratch=tuple(sorted(self.scratch[-1].get(id(node), ()))) if self.scratch else (),
         )
         # Work not told (perhaps compiled at its first entry): refused already?  (Not under
         # jit(strict=True): its error must come from the lowering with the function's real globals.)

@@ -85,8 +85,8 @@ class SiteInfo(Record):
     ``function`` (the enclosing scopes, dotted; None at module level), ``loop`` (the
     original ``ast.For``, untouched), ``live_ins`` and ``live_outs`` (names)."""
 
-    _fields = ("filename", "line", "function", "loop", "live_ins", "live_outs", "work", "rejected")
-    _defaults = {"work": None, "rejected": None}
+    _fields = ("filename", "line", "function", "loop", "live_ins", "live_outs", "work", "rejected", "scratch")
+    _defaults = {"work": None, "rejected": None, "scratch": ()}
     filename: str
     line: int
     function: str | None
@@ -96,6 +96,7 @@ class SiteInfo(Record):
     work: tuple | None   # frontend/work.py's formula of an entry (None: no rewrite read it)
     rejected: tuple | None      # (reason, line, col): the lowering refused the loop at rewrite time,
                                 # whatever the values (frontend/static_lowering.py)
+    scratch: tuple[str, ...]    # lists nothing reads once the loop ends (frontend/scratch.py)
 
 
 class Source(Record):

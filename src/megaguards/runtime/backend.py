@@ -11,7 +11,7 @@ from ..record import record
 from .. import record as records
 from .. import config
 from ..analysis.parallel import ISLPY_MISSING
-from ..codegen.layout import WRITTEN_WHOLE
+from ..codegen.layout import NOT_BOXED_BACK, WRITTEN_WHOLE
 from ..errors import CompilerError, CompilerUnusable, Unsupported, short_location, warn_once
 from ..ir import nodes as ir
 from . import pipeline
@@ -93,7 +93,7 @@ def specialize(site, binding) -> Specialization:
     specialization = Specialization(
         analysed.typed, analysed.layout, kernel, rendered.checks_in_loop, rendered.preconditions,
         parallel_depth=plan.depth if plan is not None and rendered.parallel else 0,
-        written=tuple(WRITTEN_WHOLE if use.name in site.fresh_outputs else int(use.written) for use in loop.arrays),
+        written=written_codes(site, loop, analysed.signature),
         is_list=tuple(analysed.signature.arrays[use.name].is_list for use in loop.arrays),
         scalar_paths=site.binder.scalar_paths, live_outs=site.live_outs, object_name=object_name,
         enter=codec.mg_enter, enter_prologue=codec.mg_prologue, snapshots_of=codec, groups=analysed.signature.groups,
@@ -110,6 +110,20 @@ def specialize(site, binding) -> Specialization:
         chosen = specialization
     log.debug("loop %s: device %s", short_location(info), describe_device(chosen))
     return chosen
+
+
+def written_codes(site, loop, signature) -> tuple[int, ...]:
+    """The plan's written field per array: 0, 1 or WRITTEN_WHOLE (a comprehension's fresh
+    output), with NOT_BOXED_BACK on a list the function's frame drops right after the loop
+    (frontend/scratch.py: nothing can read its elements again)."""
+    scratch = getattr(site.info, "scratch", ())
+    codes = []
+    for use in loop.arrays:
+        code = WRITTEN_WHOLE if use.name in site.fresh_outputs else int(use.written)
+        if code and use.name in scratch and signature.arrays[use.name].is_list:
+            code |= NOT_BOXED_BACK
+        codes.append(code)
+    return tuple(codes)
 
 
 def check_distinct_in_c(binder) -> None:

@@ -21,6 +21,7 @@ from ..record import record
 from .. import record as records
 from ..analysis.floatstatus import CATEGORIES
 from ..analysis.mapping import full_overwrites
+from ..codegen.layout import boxed_back
 from ..codegen.targets.cuda import NVRTC_OPTIONS, CudaKernel
 from ..errors import CompilerError
 from ..guards import assumptions as guard
@@ -197,13 +198,14 @@ class GpuSpecialization:
             return checked
         ints, floats = checked
         layout, typed = self.cpu.layout, self.cpu.typed
-        written_objects = {id(v) for v, w in zip(binding.arrays, self.cpu.written) if w}
+        kept = {id(v) for v, w in zip(binding.arrays, self.cpu.written) if boxed_back(w)}   # not scratch
         band = self.band(ints)
 
         def place(name, value):
             if self.fully_overwritten(name, value, band, binding.arrays):
-                return self.copies.allocate(cupy, typed.arrays[name], value)
-            return self.copies.to_device(cupy, typed.arrays[name], value, id(value) in written_objects)
+                device, commit = self.copies.allocate(cupy, typed.arrays[name], value)
+                return device, commit if id(value) in kept else None
+            return self.copies.to_device(cupy, typed.arrays[name], value, id(value) in kept)
 
         device_arrays, commits = arrays_to_device(layout, typed, binding.arrays, ints, place)
         total = 1

@@ -21,6 +21,7 @@ import numpy
 
 from ..analysis.functions import FUNCTIONS
 from ..analysis.mapping import HOST_FUNCTIONS
+from ..codegen.layout import boxed_back
 from ..ir.interp import evaluate
 from ..record import record
 from .. import record as records
@@ -79,11 +80,11 @@ class GpuRegionSpecialization:
         steps = bands[0][0][2]
         if steps == 0 or any(trips == 0 for band in bands for _, _, trips in band[1:]):
             return Declined("empty ranges")  # the CPU handles them and their last values
-        written_objects = {id(v) for v, w in zip(binding.arrays, self.cpu.written) if w}
+        kept = {id(v) for v, w in zip(binding.arrays, self.cpu.written) if boxed_back(w)}   # not scratch
         device_arrays, commits = arrays_to_device(
             layout, self.cpu.typed, binding.arrays, ints,
             lambda name, value: self.parts[0].copies.to_device(cupy, self.cpu.typed.arrays[name], value,
-                                                               id(value) in written_objects))
+                                                               id(value) in kept))
         common, offsets = packed_inputs(device_arrays, layout, ints, floats)
         names = Holdings(layout, self.cpu.typed, device_arrays, ints, floats)
         run = self.stepped if self.region.steps else self.planned

@@ -30,7 +30,7 @@ from ..log_setup import LAZY
 from .. import config
 from ..frontend.siteinfo import ExpressionInfo
 from .backoff import Speed
-from .site import OFF, REGISTRY, Reporting, SiteStats, first_loop_entry
+from .site import ELEMENT_COUNTS, OFF, REGISTRY, Reporting, SiteStats, first_loop_entry
 from .tiering import DECIDED, UNREAD, Tiering, cold
 
 log = LAZY   # the "megaguards" logger, logging imported when a record could be shown
@@ -226,7 +226,7 @@ class ExpressionSite(Reporting):
 
     def list_elements(self) -> dict | None:
         found = [e for e in (site.list_elements() for site in self.forms.values()) if e]
-        return {name: sum(e[name] for e in found) for name in ("unboxed", "held", "reused")} if found else None
+        return {name: sum(e[name] for e in found) for name in ELEMENT_COUNTS} if found else None
 
     @property
     def parallel_depth(self) -> int:

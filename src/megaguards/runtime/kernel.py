@@ -47,7 +47,7 @@ class Specialization:
     live_outs: tuple[str, ...]
     enter: ctypes._CFuncPtr     # marshal.c's mg_enter
     explanation: Explanation
-    seconds: object = records.field(default_factory=lambda: (ctypes.c_double * 6)())   # marshal.c's mg_enter's
+    seconds: object = records.field(default_factory=lambda: (ctypes.c_double * 7)())   # marshal.c's mg_enter's
     object_name: str = ""            # the compiled object's (a hash of source, compiler, flags): names its decisions
     enter_prologue: ctypes._CFuncPtr = None   # marshal.c's mg_prologue (None: the banks filled from Python)
     groups: dict = None              # array name -> its alias group (pipeline.Signature.groups)
@@ -103,10 +103,10 @@ class Specialization:
         return {"unbox": self.seconds[0], "execute": self.seconds[1], "writeback": self.seconds[2]}
 
     @property
-    def elements(self) -> tuple[float, float, float]:
+    def elements(self) -> tuple[float, float, float, float]:
         """(list elements unboxed, elements those lists held, elements a snapshot spared
-        unboxing) over this kernel's entries."""
-        return self.seconds[3], self.seconds[4], self.seconds[5]
+        unboxing, elements boxed back) over this kernel's entries."""
+        return self.seconds[3], self.seconds[4], self.seconds[5], self.seconds[6]
 
     last_device = None   # the executable protocol's: one kernel, one device
     gpu_runs = 0

@@ -34,6 +34,8 @@ enum { BANK_INTS = MG_BANK_INTS, BANK_FLOATS = MG_BANK_FLOATS, BANK_TRUTH = MG_B
        BANK_COMPLEX = MG_BANK_COMPLEX, BANK_INT_OR_FLOAT = MG_BANK_INT_OR_FLOAT };
 #define MAX_ARRAYS MG_MAX_ARRAYS
 #define MAX_RANK 8
+/* A plan's written field that boxes back: written, and not a scratch list (layout.boxed_back). */
+#define KEPT(code) ((code) != 0 && !((code) & MG_NOT_BOXED_BACK))
 
 /* The public field layout of numpy's PyArrayObject (stable across NumPy 1.x and 2.x). */
 typedef struct { PyObject_HEAD char *data; int nd; Py_ssize_t *dimensions; Py_ssize_t *strides; } mg_ndarray;
@@ -266,7 +268,8 @@ static void union_box(int rank, int64_t *low, int64_t *count, const int64_t *oth
 
 /* seconds[0..2] accumulate unboxing, kernel and boxing time; seconds[3] the list elements
  * unboxed, seconds[4] the elements those lists hold (partial unboxing's saving), seconds[5]
- * the elements whose unboxing a snapshot spared.  ``snapshots``: one per array (NULL: none). */
+ * the elements whose unboxing a snapshot spared, seconds[6] the elements boxed back.
+ * ``snapshots``: one per array (NULL: none). */
 int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *kernel,
              int64_t *ints, double *floats, double *seconds, mg_snapshot *snapshots) {
     double started = now(), middle;
@@ -278,6 +281,7 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
     char *owned[MAX_ARRAYS] = {0};
     size_t owned_bytes[MAX_ARRAYS] = {0};
     int written[MAX_ARRAYS] = {0};   /* an unboxed list some name of it writes */
+    int kept[MAX_ARRAYS] = {0};      /* ... and boxes back (not a scratch list: frontend/scratch.py) */
     int alias[MAX_ARRAYS];           /* the first name of the same list, or -1 */
     int64_t shapes[MAX_ARRAYS][MAX_RANK], lows[MAX_ARRAYS][MAX_RANK], counts[MAX_ARRAYS][MAX_RANK];
     int64_t gaps[MAX_ARRAYS], visited[MAX_ARRAYS];
@@ -361,11 +365,13 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
             held *= shapes[k][d];
         }
         if (alias[k] >= 0) {
-            written[first] |= (int)entry[3];
+            written[first] |= (int)(entry[3] & ~MG_NOT_BOXED_BACK);
+            kept[first] |= KEPT(entry[3]);
             pointers[k] = pointers[first];
             continue;
         }
-        written[k] = (int)entry[3];
+        written[k] = (int)(entry[3] & ~MG_NOT_BOXED_BACK);
+        kept[k] |= KEPT(entry[3]);
         seconds[3] += (double)visited[k];
         seconds[4] += (double)held;
         if (size == 0) { pointers[k] = (char *)mg_empty; continue; }
@@ -376,7 +382,7 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
         char *buffer = snapshot != NULL ? reuse(snapshot, obj, &box) : NULL;
         if (buffer != NULL) {
             seconds[5] += (double)visited[k];
-        } else if (entry[3] == MG_WRITTEN_WHOLE && alias[k] < 0 && !shared[k]) {
+        } else if ((entry[3] & ~MG_NOT_BOXED_BACK) == MG_WRITTEN_WHOLE && alias[k] < 0 && !shared[k]) {
             /* Every element is written before any is read (a comprehension's fresh output): its
              * old values are never needed, and boxing back compares with them. */
             owned_bytes[k] = (size_t)size * element_size(kind);
@@ -405,10 +411,11 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
     if (result) goto done;
     entry = plan + MG_PLAN_HEADER;
     for (int64_t k = 0; k < n_arrays; k++, entry += MG_ARRAY_FIELDS) {
-        if (owned[k] == NULL || !written[k]) continue;  /* not an unboxed list, or read only */
+        if (owned[k] == NULL || !kept[k]) continue;  /* not an unboxed list, read only, or scratch */
         int64_t position = 0;
         mg_box box = {shapes[k], lows[k], counts[k], (int)entry[1], (int)entry[0], gaps[k], 0};
         if (box_level(PyTuple_GET_ITEM(arrays, k), 0, &box, owned[k], &position)) { result = MG_PYERROR; goto done; }
+        seconds[6] += (double)visited[k];
     }
     entry = plan + MG_PLAN_HEADER;
     for (int64_t k = 0; growing && k < n_arrays; k++, entry += MG_ARRAY_FIELDS)

@@ -135,7 +135,7 @@ class DeviceChoice:
         return self.cpu.timings
 
     @property
-    def elements(self) -> tuple[float, float, float]:
+    def elements(self) -> tuple[float, float, float, float]:
         return self.cpu.elements
 
     def devices(self) -> tuple[str, ...]:

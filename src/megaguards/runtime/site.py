@@ -32,6 +32,7 @@ log = LAZY   # the "megaguards" logger, logging imported when a record could be 
 MAX_SPECIALIZATIONS = 16
 OFF = "megaguards is off (device=off)"
 SITE_FRAMES = 64   # recursion allowed to a loop site's own frames beyond the program's limit
+ELEMENT_COUNTS = ("unboxed", "held", "reused", "boxed")   # the report's list_elements (Specialization.elements)
 
 
 class SiteStats:
@@ -340,13 +341,13 @@ class Site(Reporting):
         return max((s.checks_in_loop for s in self.compiled), default=0)
 
     def list_elements(self) -> dict | None:
-        """List elements the compiled entries unboxed, and those the lists held: a loop
-        that touches part of a list unboxes (and boxes back) only that part."""
+        """List elements the compiled entries unboxed, those the lists held, those a snapshot
+        spared and those boxed back: a loop that touches part of a list unboxes (and boxes
+        back) only that part; a scratch list is not boxed back (frontend/scratch.py)."""
         counts = [s.elements for s in self.compiled if getattr(s, "elements", None) is not None]
-        if not any(held for _, held, _ in counts):
+        if not any(held for _, held, _, _ in counts):
             return None
-        return {"unboxed": int(sum(u for u, _, _ in counts)), "held": int(sum(h for _, h, _ in counts)),
-                "reused": int(sum(r for _, _, r in counts))}
+        return {name: int(sum(c[k] for c in counts)) for k, name in enumerate(ELEMENT_COUNTS)}
 
     def seconds(self) -> dict:
         # A DeviceChoice's GPU specialization books its own entries, copies as "transfer".
