@@ -154,6 +154,25 @@ def test_a_failing_bind_skips_live_ins_of_that_class_only(binds):
     assert sites_of(fast)[0]["compiled_runs"] == 1
 
 
+def test_skips_by_class_give_way_to_the_rewritten_draw(monkeypatch):
+    fast = megaguards.jit(total)
+    site = site_of(fast)
+    by_class = []
+    original = type(site).skipped_by_class
+    monkeypatch.setattr(type(site), "skipped_by_class", lambda self: (by_class.append(1), original(self))[1])
+    entries = 3000
+    for _ in range(entries):
+        assert fast({1: 0, 2: 0}) == 3   # a dict every time: binding fails, CPython runs the loop
+    [record] = sites_of(fast)
+    assert record["entries"] == entries and record["compiled_runs"] == 0
+    # Each gap's first CLASS_SKIPS entries call the site (dispatch compares the class, about a
+    # microsecond each); the rest of the gap is the rewritten code's draw, which calls nothing.
+    tries = record["backoff"][0]["failures"]
+    assert 0 < len(by_class) <= tries * backoff.CLASS_SKIPS < entries // 2
+    assert site.skip_class is None and site.skipping > 0
+    assert fast([1, 2, 3]) == 6   # a list inside the drawn part of a gap: CPython's result still
+
+
 def test_strict_sites_do_not_back_off():
     fast = megaguards.jit(total, strict=True)
     for _ in range(4):

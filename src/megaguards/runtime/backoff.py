@@ -13,7 +13,10 @@ one of the entries left to run in CPython (``skipping``) from an iterator that y
 many (``itertools.repeat``); the skipped entries are booked into the site's stats
 later (``settle``: at its next try, or when the report reads them).  After binding failed on
 an array live-in's class (a dict, a tuple) that live-in's class is compared too
-(``skip_position``, ``skip_class``), so that a list or array there is tried at once.
+(``skip_position``, ``skip_class``), so that a list or array there is tried at once; such an
+entry costs a call of the site (about a microsecond), so after ``CLASS_SKIPS`` of them in one
+gap the rest of the gap is drawn by the rewritten code like any other (a generator iterated
+by a loop entered 100,000 times: 70 ms otherwise).
 
 Skipped entries run the original code: what the user sees is CPython's, always.  What is
 remembered is reported (``describe``: why, how often, until which entry).
@@ -30,6 +33,7 @@ from operator import length_hint
 MAX_GAP = 16384         # entries between two tries of a hopeless key, at most (a try can cost
                         # 100-300 CPython runs of a small loop: at most 2% of the entries then)
 MAX_RECORDS = 32        # failing keys remembered per site (beyond: forgotten, all at once)
+CLASS_SKIPS = 64        # entries of one gap skipped by a live-in's class before the rewritten code draws the rest
 FOREVER = 1 << 62       # ``skipping`` of a site that can never compile (non-strict)
 NO_SKIPS = repeat(None, 0)   # the skips of a site that tries every entry (an exhausted iterator)
 CAUSES = {"binding": "the guard failed while binding", "guard": "the guard failed at entry",
@@ -102,6 +106,7 @@ class BackingOff:
         self.booked = 0                     # ``skipping`` when skipped entries were last booked
         self.skip_position = 0
         self.skip_class: type | None = None
+        self.class_skips = 0                # entries of this gap skipped by ``skip_class``
         self.failures: dict | None = None   # key -> Failure, while some key keeps failing
 
     @property
@@ -145,7 +150,16 @@ class BackingOff:
         gap = 1 if record.failures <= free else gap_after(record.failures - free)
         record.retry_at = self.stats.entries + gap
         self.skip_position, self.skip_class = predictor or (0, None)
+        self.class_skips = 0
         self.skipping = self.booked = gap - 1
+
+    def skipped_by_class(self) -> None:
+        """``dispatch`` ran an entry in CPython for its live-in's class (booked later)."""
+        next(self.skip_iterator)
+        self.class_skips += 1
+        if self.class_skips >= CLASS_SKIPS:   # the class keeps coming: the rest of the gap is drawn
+            self.skip_class = None
+            self.skipping = self.skipping     # shown to the rewritten code (booked unchanged)
 
     def disable_for_good(self, reason: str) -> None:
         """The site can never compile: every later entry is one attribute test."""

@@ -420,7 +420,7 @@ def dispatch(site_key, values, *, _sites=REGISTRY.table):
     site = _sites[site_key]
     cls = site.skip_class   # skips by class (the others were drawn by the rewritten code)
     if cls is not None and site.skipping and values is not None and type(values[site.skip_position]) is cls:
-        next(site.skip_iterator)  # booked later (BackingOff.settle)
+        site.skipped_by_class()
         return None
     # The site's frames (binding, the device choice, the kernel's call: about a dozen) do not
     # count against the program's recursion: no code of the program runs in them (its loop
