@@ -27,8 +27,6 @@ HINTS = {
     r"'(global|nonlocal)'|declares 'global'|declares 'nonlocal'":
         "pass the value in as an argument and return the new value, instead of global/nonlocal",
     r"recursive call": "write the recursion as a loop (with an explicit stack), or keep this loop in CPython",
-    r"which is not its own \(global or closure state\)": "pass the array to the function as an argument "
-                                                          "instead of writing a global or closure variable",
     r"takes \*args or \*\*kwargs": "give the function named parameters instead of *args/**kwargs",
     r"is decorated": "call the undecorated function inside the loop (keep the decorated one for outside calls)",
     r"the source of function '[^']+' is not available": "define the function with def in a .py file "

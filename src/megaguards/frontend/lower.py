@@ -337,9 +337,6 @@ class _Lowerer(CallLowering, fields.FieldLowering):
         path = row.array if row else self.rename(dotted_path(base))
         if path is None:
             raise _unsupported(base, "subscript of a computed value")
-        if written and self.callees and ir.route_variable(path) is not None:
-            raise _unsupported(node, f"a function writes '{path.rsplit('.', 1)[-1]}', which is not its own "
-                                     "(global or closure state)")
         if path in self.assigned:
             raise _unsupported(node, f"{ir.describe_name(path)} is assigned in the loop and subscripted: "
                                      "partial indexing such as 'row = A[i]' is not supported (write A[i][j])")
