@@ -527,3 +527,16 @@ def test_a_gpu_region_leaves_its_work_list_behind(emulator):
     [loop] = [record for record in sites_of(fast) if record["source"] == "for t in range(steps):"]
     assert loop["backend"] == "cuda" and emulator.launches - launches == 2 * 3
     assert loop["transfers"]["to_device"] == 2 and loop["transfers"]["from_device"] == 1
+
+    def doubled_then_summed(A, n):
+        B = [[0.0] * n for _ in range(n)]   # overwritten whole: allocated on the device, never sent back
+        for i in range(n):
+            for j in range(n):
+                B[i][j] = A[i][j] * 2.0
+        return A
+    fast = megaguards.jit(doubled_then_summed, strict=True)
+    square = lambda: grid()[:2]   # noqa: E731
+    assert outcome(fast, square) == outcome(doubled_then_summed, square) and not emulator.errors
+    [loop] = [record for record in sites_of(fast) if record["source"] == "for i in range(n):"]
+    assert loop["backend"] == "cuda", loop
+    assert loop["transfers"]["to_device"] == 1 and loop["transfers"]["from_device"] == 0
