@@ -243,3 +243,54 @@ def test_the_scratch_names_survive_the_rewrite_cache():
     info = SiteInfo(filename="f.py", line=3, function="f", loop=ast.parse("for i in range(3): pass").body[0],
                     live_ins=("range",), live_outs=("i",), scratch=("tmp", "work"))
     assert restored_info(site_record(info)).scratch == ("tmp", "work")
+
+
+# -- random work-list programs, compiled and compared with CPython ---------------------------
+
+def random_program(seed: int) -> tuple[str, bool]:
+    """A function with a local work list in a time loop (a stencil into it, then back), ended in
+    one of several ways; (its source, whether the work list is scratch)."""
+    import random
+
+    r = random.Random(seed)
+    two_d = r.random() < 0.5
+    zero = r.choice(["0.0", "0"])
+    make = f"[[{zero}] * n for _ in range(n)]" if two_d else f"[{zero}] * n"
+    at = (lambda a, di, dj: f"{a}[(i + {di}) % n][(j + {dj}) % n]") if two_d else \
+         (lambda a, di, dj: f"{a}[(i + {di}) % n]")
+    offsets = lambda: (r.randint(0, 3), r.randint(0, 3))   # noqa: E731
+    into_work = " + ".join(at("a", *offsets()) for _ in range(r.randint(1, 3)))
+    back = " + ".join(at("work", *offsets()) for _ in range(r.randint(1, 3)))
+    ending, scratch = r.choice([("return a", True), ("return n, t", True), ("", True),
+                                ("return work", False), ("return work[0]", False), ("return sum(a) if n < 0 else n", False)])
+    inner = "for j in range(n):\n                " if two_d else ""
+    target = "[i][j]" if two_d else "[i]"
+    source = f"""
+def work_steps(a, n, steps):
+    work = {make}
+    for t in range(steps):
+        for i in range(n):
+            {inner}work{target} = ({into_work}) * 0.5 + t
+        for i in range(n):
+            {inner}a{target} = a{target} * 0.25 + {back} * 0.125
+    {ending}
+"""
+    return source, scratch and not ending.startswith("return sum")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_work_lists_give_cpython_s_results(seed, tmp_path, monkeypatch):
+    import importlib
+
+    source, scratch = random_program(seed)
+    (tmp_path / f"work_lists_{seed}.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module(f"work_lists_{seed}")
+    assert (scratch_of(source) == {"work"}) is scratch, source
+    n = 7
+    two_d = "[i][j]" in source
+    a = [[float((i * n + j) % 5) for j in range(n)] for i in range(n)] if two_d else [float(i % 5) for i in range(n)]
+    fast = assert_same_as_cpython(module.work_steps, a, n, 3)
+    counted = boxed(fast, "for t in range(steps)")
+    elements = n * n if two_d else n
+    assert counted["boxed"] == (elements if scratch else 2 * elements), (source, counted)
