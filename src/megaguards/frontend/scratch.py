@@ -44,8 +44,9 @@ def scratch_lists(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[int,
     for k in loops:
         loop = body[k]
         inside = {id(node) for node in ast.walk(loop)}
+        parents = {id(child): node for node in ast.walk(loop) for child in ast.iter_child_nodes(node)}
         names = frozenset(name for name in candidates
-                          if _only_inside(function, loop, inside, name) and _used_as_array(loop, name))
+                          if _only_inside(function, inside, name) and _used_as_array(loop, parents, name))
         if names:
             found[id(loop)] = names
     return found
@@ -170,8 +171,9 @@ def _mentions_list(node: ast.expr) -> bool:
     return any(isinstance(n, (ast.List, ast.ListComp)) for n in ast.walk(node))
 
 
-def _only_inside(function: ast.AST, loop: ast.AST, inside: set, name: str) -> bool:
-    """``name`` is used outside ``loop`` only where it is bound (fresh), never inside it bound."""
+def _only_inside(function: ast.AST, inside: set, name: str) -> bool:
+    """``name`` is used outside the loop (the ids ``inside``) only where it is bound (fresh),
+    never bound inside it."""
     for node in ast.walk(function):
         if isinstance(node, ast.Name) and node.id == name:
             if id(node) in inside:
@@ -182,12 +184,9 @@ def _only_inside(function: ast.AST, loop: ast.AST, inside: set, name: str) -> bo
     return True
 
 
-def _used_as_array(loop: ast.AST, name: str) -> bool:
-    """Inside the loop, ``name`` only subscripted, measured by ``len`` or passed to a call."""
-    parents = {}
-    for node in ast.walk(loop):
-        for child in ast.iter_child_nodes(node):
-            parents[id(child)] = node
+def _used_as_array(loop: ast.AST, parents: dict, name: str) -> bool:
+    """Inside the loop (``parents``: id of a node -> its parent), ``name`` only subscripted,
+    measured by ``len`` or passed to a call."""
     used = False
     for node in ast.walk(loop):
         if not (isinstance(node, ast.Name) and node.id == name):
