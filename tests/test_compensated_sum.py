@@ -134,11 +134,76 @@ def test_sums_inside_a_loop_start_afresh():
     same(sum_of_sums, HARMONIC)
 
 
-def test_a_mix_of_floats_and_ints_stays_in_cpython():
-    """3.12 compensates the floats of a sum, not its ints: the kernel would need each
-    element's class.  (A float accumulator over ints alone is a plain sum.)"""
-    fast = megaguards.jit(mixed)
+def test_a_mix_of_floats_and_ints_compiles_step_by_class():
+    """3.12 compensates the floats of a sum, not its ints, and its int phase is exact up
+    to the first float: each step of a mix tests the two values' classes at run time."""
     values, ints = WIDE[:300], list(range(300))
-    assert _comparable(fast(values, ints)) == _comparable(mixed(values, ints))
-    assert sum(loop["compiled_runs"] for loop in site_for(fast)) == 0
-    same(started_sum, list(range(1000)), 0.5)
+    same(mixed, values, ints)
+    same(started_sum, list(range(1000)), 0.5)   # a float accumulator over ints alone: plainly
+
+
+def squares(rows):
+    out = [0] * len(rows)
+    for i in range(len(rows)):
+        out[i] = sum(v * v for v in rows[i])
+    return out
+
+
+def energy(velocity, mass):
+    return 0.5 * mass * sum(v * v for v in velocity)
+
+
+def energies(velocities, masses):
+    total = 0.0
+    for p in range(len(velocities)):
+        total += energy(velocities[p], masses[p])
+    return total
+
+
+INT_PHASES = [[3, 1, 2, 0.1, 0.2, 7, 1e16, 1.0, 1.0, -1e16],   # ints, then the first float, then ints join plainly
+              [1, 2, 3], [],                                  # ints alone stay an int (0 when empty)
+              [2 ** 26, 2 ** 26 + 1, 0.5],                    # squares beyond 2**52 in the int phase
+              [0.5, 1, 1e300, 1e300, -1e300],                 # a float first, ints after
+              [-0.0, 0], [0, -0.0], [math.inf, 1, -math.inf], [1, math.nan, 2]]
+
+
+@pytest.mark.parametrize("row", INT_PHASES, ids=range(len(INT_PHASES)))
+def test_ints_then_floats(row):
+    same(squares, [row] * 3 + [[float(v) for v in row], [int(v) if math.isfinite(v) else 0 for v in row]])
+
+
+def test_random_mixes_of_ints_and_floats():
+    generator = random.Random(12)
+    for _ in range(20):
+        width = generator.randint(0, 40)   # rectangular: the whole loop over rows compiles, one entry
+        rows = [[generator.choice((generator.randint(-10 ** 6, 10 ** 6),
+                                   generator.uniform(-1.0, 1.0) * 10.0 ** generator.randint(-12, 12)))
+                 for _ in range(width)] for _ in range(30)]
+        same(squares, rows)
+
+
+def test_a_hot_helper_summing_mixed_vectors():
+    """The everyday genexpr_energy shape: the helper inlined into the loop over particles."""
+    velocities = [[p % 7, (p % 5) / 2.0, 3, (p % 3) * 0.25] for p in range(400)]
+    same(energies, velocities, [1 + p % 4 for p in range(400)])
+
+
+def test_an_int_beyond_the_kernels_range_goes_to_cpython():
+    fast = megaguards.jit(squares)
+    rows = [[3, 2 ** 40, 0.5]] * 20   # (2**40)**2 leaves the kernel's exact ints: CPython's big int
+    assert _comparable(fast(rows)) == _comparable(reference(squares, rows))
+
+
+def floats_from_true(xs):
+    total = 0.0
+    for k in range(3):
+        total += sum(xs, True)
+    return total
+
+
+def test_a_bool_start_stays_in_cpython():
+    """A bool start is neither int nor float to sum(): CPython adds without compensation."""
+    fast = megaguards.jit(floats_from_true)
+    assert _comparable(fast(HARMONIC)) == _comparable(reference(floats_from_true, HARMONIC))
+    if NATIVE or typeinfer.COMPENSATED_SUM:
+        assert any("bool start" in reason for loop in site_for(fast) for reason in loop["reasons"])

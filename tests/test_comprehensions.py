@@ -169,7 +169,7 @@ def test_sum_forms():
         return (sum(ints), sum(i for i in range(n) if i % 3), sum([i * 2 for i in range(n)]),
                 sum(ints, 10), sum(i * j for i in range(n) for j in range(3)))
 
-    def float_sums(xs):  # 3.12+ adds these with compensation: they stay in CPython there
+    def float_sums(xs):  # 3.12+ adds these with compensation, the kernels too (analysis/compensation.py)
         return sum(xs), sum(x * x for x in xs), sum(xs, 0.5)
     assert_same_as_cpython(int_sums, [3, 1, 4], 20)
     assert_same_as_cpython(float_sums, [0.1, 0.2, 0.3, 1e16, -1e16])

@@ -12,12 +12,12 @@ rules are exactly CPython's and NumPy's, including NEP 50 promotion.
 from __future__ import annotations
 
 import itertools
-import operator
 
 from ..record import record
 from .. import record as records
 from ..errors import Unsupported
 from ..ir import nodes as ir
+from ..ir.intrinsics import CLASS_TESTS, PARTS
 from ..ir.types import (INT64_MAX, INT64_MIN, MIXABLE, Scalar, binary_result, call_result, describe_types,
                         is_integral, joined, unary_result)
 from .compensation import COMPENSATED_SUM, compensate, compensation_of
@@ -316,6 +316,9 @@ class _Inference:
         return "." + attribute in PARTS and (head in self.sets or head in self.assigned)
 
     def call(self, node: ir.Call) -> TypeSet:
+        if node.function in CLASS_TESTS:   # a compensated sum's step (analysis/compensation.py)
+            self.expression(node.args[0])
+            return TypeSet({Scalar.PY_BOOL if node.function == ".is_float" else Scalar.PY_FLOAT})
         canonical = self.functions.get(node.function, node.function if node.function in PARTS else None)
         if canonical in PARTS:
             operand = self.expression(node.args[0])
@@ -395,10 +398,6 @@ class _Inference:
         if isinstance(value, ir.Node):
             return self.rebuild(value)
         return value
-
-
-# ``z.real`` / ``z.imag`` of a scalar variable become calls of these (no user path starts with a dot).
-PARTS = {".real": operator.attrgetter("real"), ".imag": operator.attrgetter("imag")}
 
 
 def part_call(node: ir.Name) -> ir.Call:

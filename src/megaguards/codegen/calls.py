@@ -17,6 +17,8 @@ _TO_INT = {"floor": "mg_f2i_floor", "ceil": "mg_f2i_ceil", "trunc": "mg_f2i_trun
 def render_call(renderer, node: ir.Call) -> str:
     if node.function in (".real", ".imag"):
         return _part(renderer, node)
+    if node.function in (".is_float", ".as_float"):
+        return _class_test(renderer, node)
     canonical = renderer.typed.functions[node.function]
     args = node.args
     result = node.type
@@ -87,6 +89,19 @@ def render_call(renderer, node: ir.Call) -> str:
     if name == "pow":
         return checked(f"mg_math_pow({as_double[0]}, {as_double[1]}, {ERR})")
     raise TypeError(f"no rendering for {canonical}")
+
+
+def _class_test(renderer, node: ir.Call) -> str:
+    """Whether a value is a float / its value as one (a compensated sum's step): an
+    int-or-float carries its class in ``.f``; the other types have one class."""
+    operand = node.args[0]
+    if node.function == ".is_float":
+        if operand.type.is_int_or_float:
+            return f"(({renderer.expr(operand)}).f != 0.0)"
+        return "1" if operand.type is Scalar.PY_FLOAT else "0"
+    if operand.type.is_int_or_float:
+        return f"({renderer.expr(operand)}).v"
+    return renderer.convert(operand, Scalar.PY_FLOAT)
 
 
 def _part(renderer, node: ir.Call) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import operator
 
 from . import nodes as ir
+from .intrinsics import INTRINSICS
 
 BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
           "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "<<": operator.lshift,
@@ -25,8 +26,6 @@ BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator
 UNARY = {"-": operator.neg, "+": operator.pos, "~": operator.invert, "not": operator.not_}
 COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq,
            "!=": operator.ne}
-# ``z.real`` and ``z.imag`` of a scalar are calls of these (analysis/typeinfer.part_call).
-PARTS = {".real": operator.attrgetter("real"), ".imag": operator.attrgetter("imag")}
 
 
 class Declined(Exception):
@@ -46,7 +45,7 @@ def interpret(loop: ir.Loop, scalars: dict, arrays: dict, functions: dict) -> di
     the objects called names are bound to (by path).  Returns the final value of every
     scalar the loop assigned (those it never assigned are absent).  Raises what Python
     raises, or ``Declined``."""
-    machine = _Machine(dict(scalars), arrays, {**PARTS, **functions})
+    machine = _Machine(dict(scalars), arrays, {**INTRINSICS, **functions})
     machine.statement(loop.body)
     return {name: machine.values[name] for name in loop.assigned if name in machine.assigned}
 
@@ -55,7 +54,7 @@ def evaluate(expression: ir.Expr, values: dict, arrays: dict, functions: dict | 
     """One expression's value (a GPU region's per-step loop bounds and scalar statements, on
     the host): scalars by path, arrays by name, the functions its calls name by path;
     raises what Python raises."""
-    return _Machine(values, arrays, {**PARTS, **(functions or {})}).expression(expression)
+    return _Machine(values, arrays, {**INTRINSICS, **(functions or {})}).expression(expression)
 
 
 class _Machine:

@@ -110,7 +110,9 @@ class LoopSite(Site):
         if kind == "sum":
             position = self.binder.scalar_paths.index(ACCUMULATOR)
             wanted = accumulator_type(self.start, element)
-            return wanted is not None and _holds(wanted, scalar_of_class(type(binding.scalars[position])))
+            given = scalar_of_class(type(binding.scalars[position]))
+            # An int-or-float sum starts from the start itself (sum_start): 0.0 would make ints floats.
+            return wanted is not None and given is (self.start if wanted.is_int_or_float else wanted)
         if kind in ("min", "max"):   # the placeholders have the element's (and its key's) type
             wanted = dict(zip((ACCUMULATOR, BEST), element if type(element) is tuple else (element,)))
             paths = self.binder.scalar_paths   # with key=, the loop never reads the accumulator

@@ -83,10 +83,10 @@ def write_cpu_kernel(renderer) -> RenderedKernel:
             if typed.variables[name].is_complex:
                 emit(1, f"mg_floats[{slot}] = {c_name(name)}.re; mg_floats[{slot + 1}] = {c_name(name)}.im;")
             elif typed.variables[name].is_int_or_float:
-                emit(1, f"mg_floats[{slot}] = {c_name(name)}.v; mg_floats[{slot + 1}] = {c_name(name)}.f;")
-            elif name in typed.compensations:   # a compensated sum ends: f + c, as sum() returns it
-                f, c = c_name(name), c_name(compensation_of(name))
-                emit(1, f"mg_{bank}[{slot}] = ({c} != 0.0 && {c} - {c} == 0.0) ? {f} + {c} : {f};")
+                emit(1, f"mg_floats[{slot}] = {_ended(typed, name, c_name(name) + '.v')}; "
+                        f"mg_floats[{slot + 1}] = {c_name(name)}.f;")
+            elif name in typed.compensations:
+                emit(1, f"mg_{bank}[{slot}] = {_ended(typed, name, c_name(name))};")
             else:
                 cast = "(double)" if bank == "floats" else "(int64_t)"
                 emit(1, f"mg_{bank}[{slot}] = {cast}{c_name(name)};")
@@ -182,6 +182,14 @@ def _shadow_switch(renderer) -> int:
     return placeholder
 
 
+def _ended(typed, name: str, value: str) -> str:
+    """A live-out's value; a compensated sum's is f + c, as sum() returns it (an int's c is 0)."""
+    if name not in typed.compensations:
+        return value
+    c = c_name(compensation_of(name))
+    return f"(({c} != 0.0 && {c} - {c} == 0.0) ? {value} + {c} : {value})"
+
+
 C = Target(
     name="c",
     kernel_prefix="int",
@@ -194,3 +202,4 @@ C = Target(
     float_helpers=FLOAT_HELPERS,
     integer_helpers=INTEGER_HELPERS,
 )
+
