@@ -175,6 +175,18 @@ def test_sum_forms():
     assert_same_as_cpython(float_sums, [0.1, 0.2, 0.3, 1e16, -1e16])
 
 
+def test_a_sum_site_of_ints_after_a_mix_keeps_them_ints():
+    """The sum site's first entries learn a float-or-int accumulator; a later row of ints
+    alone must still sum to an int (it started from 0.0 and came back 9.0)."""
+    def squares(rows):
+        out = []
+        for row in rows:   # ragged rows: the loop stays in CPython, the sum is its own site
+            out.append(sum(v * v for v in row))
+        return out
+    rows = [[0.5, 3] * 50, [3] * 101, [0.5, 2 ** 26 + 1], [3], [2, 0.25] * 7] * 3
+    assert_same_as_cpython(squares, rows)   # results compared with their classes
+
+
 def test_sum_corner_cases():
     def float_sum(xs):
         return sum(xs)
