@@ -1,4 +1,5 @@
-"""Running a site's loop band on an NVIDIA GPU through CuPy (the ``[cuda]`` extra).
+"""Running a site's loop band on an NVIDIA GPU (the ``[cuda]`` extra): through the CUDA
+driver API (cuda_driver.py, CuPy's API without CuPy), or CuPy where the program uses it.
 
 Per entry: the CPU kernel runs its hoisted checks only (mode 1) and reports the
 loop ranges; the entry is checked as on the CPU (guards/assumptions.py's
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import struct
+import sys
 import time
 from pathlib import Path
 
@@ -70,11 +72,17 @@ def wait_for_gpu(cupy, event=None) -> None:
 
 @functools.lru_cache(maxsize=None)
 def cupy_module():
-    """CuPy, if it is installed and sees a GPU; else None."""
-    from . import warmup
+    """What megaguards launches kernels through, with CuPy's API: CuPy itself where the
+    program imported it (its arrays stay on its context), else the driver API
+    (cuda_driver.py: no CuPy to import), else CuPy if installed; None without a GPU."""
+    from . import cuda_driver, warmup
 
     with status("starting CUDA, once per process"):   # on a terminal, past a second (status.py)
-        warmup.wait()   # a warm-up thread importing CuPy finishes first
+        warmup.wait()   # a warm-up thread creating the context finishes first
+        if "cupy" not in sys.modules:
+            driver = cuda_driver.open_driver()
+            if driver is not None:
+                return driver
         try:
             import cupy
 
@@ -127,12 +135,12 @@ def check_with_nvrtc(source: str, cache_dir: Path, arch: str = "sm_90") -> bool:
 @functools.lru_cache(maxsize=None)
 def _module_function(source: str):
     cupy = cupy_module()
-    with status("compiling a loop for the GPU"):   # NVRTC, or CuPy's cache of its output
+    with status("compiling a loop for the GPU"):   # NVRTC, or a cache of its output
         return cupy.RawModule(code=source, options=NVRTC_OPTIONS).get_function("mg_kernel")
 
 
 def compile_kernel(kernel: CudaKernel):
-    """The kernel's function on the current GPU (NVRTC through CuPy, which caches on disk)."""
+    """The kernel's function on the current GPU (NVRTC's cubin, cached on disk)."""
     return _module_function(kernel.source)
 
 

@@ -54,17 +54,17 @@ EXPLORE_EVERY = 8      # processes meeting one size between tries of a device ne
 # measure one core) gives way: the next entry decides from the measurements (pathfinder,
 # medium: 99 entries predicted for 16 cores at 1.0 ms each, 0.75 ms on one thread).
 SURPRISE = 2.0
-# The first GPU use in a process imports CuPy, creates the CUDA context and compiles the
-# kernels (about 0.7 s on the H100 machine), a cost no per-entry time shows.  While CUDA is
+# The first GPU use in a process starts CUDA (cuda_driver.py: the bindings and the device's
+# context, 0.29-0.34 s on the H100 machine from first need to a cached kernel's result; a
+# kernel not yet in the cache adds NVRTC's 0.2-0.3 s), a cost no per-entry time shows.  While CUDA is
 # not up, an entry the choice sends to the GPU runs on the CPU instead and what that is
 # expected to lose (CPU time minus GPU time) is added up: once the sum reaches this, CUDA
 # starts in the background (warmup.py) while the CPU keeps running, and the GPU takes over
 # when it is up.  A single entry waits for CUDA at once only if it is expected to lose more
 # than the whole start-up (GPU_WAIT_SECONDS): otherwise the CPU runs it while CUDA starts.
-# (stencil_numpy, large: one entry, 0.31 s on 16 cores, 0.99 s for a process on the GPU.)
 # The sum so far is the process's (Process.gpu_rent_lost).
-GPU_STARTUP_SECONDS = 0.5
-GPU_WAIT_SECONDS = 1.0
+GPU_STARTUP_SECONDS = 0.3
+GPU_WAIT_SECONDS = 0.6
 # Likewise OpenMP's first parallel region in a process starts its thread team (2-3 ms on
 # the H100 machine, 16 cores).  Until then a kernel the choice sends to all cores runs on
 # one thread instead when the one-thread time spent so far plus this entry's expected
@@ -496,10 +496,15 @@ def rent_gpu(lost: float) -> None:
 
 
 def gpu_started() -> bool:
-    """Is CUDA up in this process (the warm-up thread done, or CuPy imported by the program)?"""
+    """Is CUDA up in this process (the warm-up thread done, the driver opened, or CuPy
+    imported by the program)?"""
     import sys
 
-    return warmup.done() if warmup.in_progress() else "cupy" in sys.modules
+    from . import cuda_driver
+
+    if warmup.in_progress():
+        return warmup.done()
+    return "cupy" in sys.modules or cuda_driver.started()
 
 
 def format_times(times: dict) -> str:

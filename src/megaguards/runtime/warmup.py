@@ -1,16 +1,17 @@
 """Starting CUDA in the background while the script begins (and, under auto, reading
 the device selection's data before the script's first loop).
 
-A process's first GPU kernel pays for importing CuPy, creating the CUDA context and
-loading the module: 0.7 to 1.5 s on the H100 machine, more than many kernels take.  A
+A process's first GPU kernel pays for starting CUDA (the driver API and the device's
+primary context: about 0.27 s on the H100 machine; importing CuPy added 0.4 s more) and
+loading the module, more than many kernels take.  A
 script run with ``device=gpu``, or under ``auto`` by a script that used the GPU in an
 earlier process (a mark in the cache, per script path), starts that work in a thread
 at once, so that it overlaps the script's own start (reading and building its input).
 The first loop that needs CUDA waits for whatever is left.
 
-The thread imports CuPy (holding the GIL most of the time, so the script runs slower
-meanwhile) and creates the context (releasing it).  It is joined at exit: a thread
-left inside the CUDA driver while the interpreter finalizes can hang the process.
+The thread imports ``cuda.bindings`` (holding the GIL, about 0.1 s) and creates the
+context (releasing it).  It is joined at exit: a thread left inside the CUDA driver while
+the interpreter finalizes can hang the process.
 """
 from __future__ import annotations
 
@@ -60,12 +61,17 @@ def start_for_script(script: str) -> bool:
 
 @functools.lru_cache(maxsize=1)
 def gpu_present() -> bool:
-    """Likely a usable GPU, without importing CuPy (about 0.3 s) or creating a context:
-    an NVIDIA device node and CuPy installed (finding it scans sys.path: about 1 ms, once).
+    """Likely a usable GPU, without starting CUDA: an NVIDIA device node and CUDA's Python
+    bindings or CuPy installed (finding them scans sys.path: about 1 ms, once).
     cupy_module() has the last word."""
     import importlib.util
 
-    return os.path.exists("/dev/nvidiactl") and importlib.util.find_spec("cupy") is not None
+    if not os.path.exists("/dev/nvidiactl"):
+        return False
+    try:
+        return importlib.util.find_spec("cuda.bindings") is not None or importlib.util.find_spec("cupy") is not None
+    except (ImportError, ValueError):   # no package "cuda" at all
+        return importlib.util.find_spec("cupy") is not None
 
 
 def load_selection_data() -> None:
@@ -91,15 +97,17 @@ def start() -> None:
 
 
 def _bring_up() -> None:
-    # CuPy (and NumPy under it) only: no module of megaguards' back end, which the main
-    # thread may be importing meanwhile (two threads importing the same modules in another
-    # order get each other's half-initialized modules: "partially initialized module
-    # 'numpy' has no attribute 'ndarray'").
+    # cuda.bindings only: no module of megaguards' back end nor NumPy, which the main thread
+    # may be importing meanwhile (two threads importing the same modules in another order
+    # get each other's half-initialized modules: "partially initialized module 'numpy' has
+    # no attribute 'ndarray'").  The driver (cuda_driver.py) finds the context made.
     try:
-        import cupy
+        from cuda.bindings import driver
 
-        if cupy.cuda.runtime.getDeviceCount() > 0:
-            cupy.cuda.runtime.free(0)   # creates the device's primary context
+        if int(driver.cuInit(0)[0]) == 0:
+            status, device = driver.cuDeviceGet(0)
+            if int(status) == 0:
+                driver.cuDevicePrimaryCtxRetain(device)   # creates the device's primary context
     except Exception as error:  # the first loop that needs CUDA reports it properly
         log.debug("CUDA warm-up failed: %s: %s", type(error).__name__, error)
 
