@@ -45,6 +45,21 @@ class FakeApi:
         self.current_calls += 1
         return (0,)
 
+    def cuDeviceGetCount(self):
+        return 0, 1
+
+    def cuDriverGetVersion(self):
+        return 0, 12040
+
+    def cuDeviceGet(self, index):
+        return 0, index
+
+    def cuDeviceGetName(self, length, device):
+        return 0, b"Fake GPU\0\0"
+
+    def cuDeviceTotalMem(self, device):
+        return 0, 80 * 2**30
+
     def cuDeviceGetAttribute(self, attribute, device):
         return 0, {"major": 9, "minor": 0}[attribute]
 
@@ -249,6 +264,13 @@ def test_a_failed_call_raises_cuda_error(driver):
     driver.api.cuMemsetD8 = lambda address, value, size: (2,)   # CUDA_ERROR_OUT_OF_MEMORY
     with pytest.raises(cuda_driver.CudaError, match="2"):
         driver.zeros(4)
+
+
+def test_megaguards_info_describes_the_gpu_through_the_driver(driver):
+    from megaguards.diagnostics.info import _describe_gpus
+
+    assert _describe_gpus(driver.cuda.runtime) == [
+        "CUDA devices: 1 (driver 12.4, runtime 12.9)", "  GPU 0: Fake GPU, 80.0 GiB, compute capability 9.0"]
 
 
 def test_no_bindings_no_driver(monkeypatch):

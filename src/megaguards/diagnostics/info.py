@@ -79,9 +79,9 @@ def describe() -> str:
     lines.extend(gpu_lines())
     try:
         import cupy
-        lines.append(f"CuPy {cupy.__version__}")
+        lines.append(f"CuPy {cupy.__version__} (used where a program passes CuPy arrays)")
     except ImportError:
-        lines.append("CuPy: not installed (pip install 'megaguards[cuda]')")
+        lines.append("CuPy: not installed (needed only for programs passing CuPy arrays)")
     except Exception as error:  # installed but broken (CUDA libraries missing ...)
         lines.append(f"CuPy: fails to import ({type(error).__name__}: {error})")
     try:

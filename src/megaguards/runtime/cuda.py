@@ -207,13 +207,15 @@ class GpuSpecialization:
         ints, floats = checked
         layout, typed = self.cpu.layout, self.cpu.typed
         kept = {id(v) for v, w in zip(binding.arrays, self.cpu.written) if boxed_back(w)}   # not scratch
+        touched = {id(v) for v, w in zip(binding.arrays, self.cpu.written) if w}   # scratch lists too
         band = self.band(ints)
 
         def place(name, value):
             if self.fully_overwritten(name, value, band, binding.arrays):
                 device, commit = self.copies.allocate(cupy, typed.arrays[name], value)
                 return device, commit if id(value) in kept else None
-            return self.copies.to_device(cupy, typed.arrays[name], value, id(value) in kept)
+            return self.copies.to_device(cupy, typed.arrays[name], value, id(value) in kept,
+                                         None if id(value) in touched else name)   # read-only: kept there
 
         device_arrays, commits = arrays_to_device(layout, typed, binding.arrays, ints, place)
         total = 1

@@ -211,6 +211,14 @@ class _Runtime:
     def getDeviceCount(self) -> int:  # noqa: N802 (CuPy's name)
         return self.driver.call("cuDeviceGetCount")
 
+    def driverGetVersion(self) -> int:  # noqa: N802
+        return self.driver.call("cuDriverGetVersion")
+
+    def runtimeGetVersion(self) -> int:  # noqa: N802
+        """No CUDA runtime here: the version of NVRTC, which compiles the kernels."""
+        major, minor = _checked(self.driver.nvrtc.nvrtcVersion())
+        return major * 1000 + minor * 10
+
     def getDeviceProperties(self, index: int) -> dict:  # noqa: N802
         driver, attribute = self.driver, self.driver.api.CUdevice_attribute
         device = driver.call("cuDeviceGet", index)

@@ -81,10 +81,12 @@ class GpuRegionSpecialization:
         if steps == 0 or any(trips == 0 for band in bands for _, _, trips in band[1:]):
             return Declined("empty ranges")  # the CPU handles them and their last values
         kept = {id(v) for v, w in zip(binding.arrays, self.cpu.written) if boxed_back(w)}   # not scratch
+        touched = {id(v) for v, w in zip(binding.arrays, self.cpu.written) if w}   # scratch lists too
         device_arrays, commits = arrays_to_device(
             layout, self.cpu.typed, binding.arrays, ints,
             lambda name, value: self.parts[0].copies.to_device(cupy, self.cpu.typed.arrays[name], value,
-                                                               id(value) in kept))
+                                                               id(value) in kept,
+                                                               None if id(value) in touched else name))
         common, offsets = packed_inputs(device_arrays, layout, ints, floats)
         names = Holdings(layout, self.cpu.typed, device_arrays, ints, floats)
         run = self.stepped if self.region.steps else self.planned

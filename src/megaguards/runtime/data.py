@@ -17,6 +17,7 @@ from __future__ import annotations
 import ctypes
 import math
 import time
+import weakref
 from contextlib import contextmanager
 
 from ..record import field, record
@@ -167,6 +168,8 @@ class Transfers:
     bytes_to_device: int = 0
     from_device: int = 0
     bytes_from_device: int = 0
+    kept: int = 0                 # copies to the device a read-only list's kept copy spared
+    bytes_kept: int = 0
 
 
 class StageClock:
@@ -204,6 +207,8 @@ class DeviceCopies:
     transfers: Transfers
     may_flag: bool = True         # the kernel can raise a flag after writing (checks in the loop)
     staged: set = field(default_factory=set)   # (shape, dtype) of the lists moved before
+    resident: dict = field(default_factory=dict)    # name -> the device copy of a read-only list kept
+    snapshots: dict = field(default_factory=dict)   # name -> marshal.c's snapshot of that list's objects
 
     def allocate(self, cupy, info, value):
         """An array the kernel overwrites whole: allocated on the device, not copied (a list
@@ -231,18 +236,27 @@ class DeviceCopies:
                 raise MemoryError("boxing GPU results back into a list")
         return commit
 
-    def to_device(self, cupy, info, value, written: bool):
-        """``value`` (an array of ``info``: typeinfer's ArrayInfo) on the device."""
+    def to_device(self, cupy, info, value, written: bool, name: str | None = None):
+        """``value`` (an array of ``info``: typeinfer's ArrayInfo) on the device; a list the
+        kernel only reads, under its ``name``, kept there for the next entry."""
         numpy = numpy_module()
         if type(value) is list:
+            shape = list_shape(value, info.rank)
+            kept = name is not None and not written
+            if kept and self.still_holds(name, value, info, shape):
+                self.transfers.kept += 1
+                self.transfers.bytes_kept += self.resident[name].nbytes
+                return self.resident[name], None
             with self.clock.book("unbox"):
-                host = self.staging(cupy, list_shape(value, info.rank), list_dtype(info))
+                host = self.staging(cupy, shape, list_dtype(info))
                 unboxed = self.codec.mg_unbox_into(value, info.rank, list_kind(info.element), host, not written)
             if unboxed:
                 raise marshal_failure(unboxed)
             with self.clock.book("transfer"):
                 device = cupy.asarray(host)
             self.count_in(host.nbytes)
+            if kept:
+                self.resident[name] = device
             return device, self.box_back(cupy, device, info, value) if written else None
         if type(value) is numpy.ndarray:
             with self.clock.book("transfer"):
@@ -255,6 +269,24 @@ class DeviceCopies:
             return value, None
         device = value.copy()
         return device, lambda: value.__setitem__(Ellipsis, device)
+
+    def still_holds(self, name: str, value: list, info, shape: tuple) -> bool:
+        """Is the device copy kept under ``name`` still ``value``'s?  Yes while the list holds
+        the very element objects it was made from (ints and floats are immutable; the snapshot
+        keeps them alive, so no other object can take their addresses): a pointer comparison
+        in marshal.c, about 1 ns an element against unboxing and copying it.  Otherwise the copy
+        is dropped and the snapshot records the list's objects now."""
+        snapshot = self.snapshots.get(name)
+        if snapshot is None:
+            snapshot = self.snapshots[name] = (ctypes.c_char * self.codec.mg_snapshot_bytes())()
+            weakref.finalize(self, self.codec.mg_release, snapshot, 1).atexit = False
+        with self.clock.book("unbox"):
+            held = self.codec.mg_still_holds(value, info.rank, list_kind(info.element),
+                                             (ctypes.c_int64 * max(1, len(shape)))(*shape), snapshot, 1)
+        if held and name in self.resident:
+            return True
+        self.resident.pop(name, None)
+        return False
 
     def copy_back(self, device, value) -> None:
         """Device results into the user's NumPy array (straight into it when contiguous)."""

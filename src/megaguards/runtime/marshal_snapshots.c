@@ -95,6 +95,29 @@ static int remember(mg_snapshot *s, PyObject *obj, const mg_box *box, char *buff
     return 1;
 }
 
+/* GPU path (runtime/data.py's DeviceCopies): does a read-only list, whole, of this shape
+ * and kind still hold the objects of the snapshot ``s`` (its device copy is then still the
+ * list's values: 1)?  Otherwise 0, and ``s`` records the list's objects now (references
+ * held) for the next entry; the caller drops the device copy it kept. */
+int64_t mg_still_holds(PyObject *list, int rank, int kind, const int64_t *shape, mg_snapshot *s, int tuples) {
+    int64_t low[MAX_RANK] = {0}, position = 0, size = 1;
+    if (rank > MAX_RANK) return 0;
+    mg_box box = {shape, low, shape, rank, kind, 1, tuples};
+    for (int d = 0; d < rank; d++) size *= shape[d];
+    if (s->items != NULL && s->size == size && same_box(s, &box) && match_items(list, 0, &box, s->items, &position, 0))
+        return 1;
+    forget(s);
+    s->kind = kind;
+    s->gap = 1;
+    for (int d = 0; d < rank; d++) { s->low[d] = 0; s->count[d] = shape[d]; }
+    if (size == 0 || (s->items = malloc((size_t)size * sizeof(PyObject *))) == NULL) return 0;
+    position = 0;
+    int matched = match_items(list, 0, &box, s->items, &position, 1);
+    s->size = position;   /* the references taken, all of them released if the list is not of this shape */
+    if (!matched) forget(s);
+    return 0;
+}
+
 /* The snapshots of a kernel's arrays: made zeroed by the caller, released here. */
 void mg_release(mg_snapshot *snapshots, int64_t n) {
     for (int64_t k = 0; k < n; k++) forget(&snapshots[k]);

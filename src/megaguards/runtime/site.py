@@ -328,7 +328,7 @@ class Site(Reporting):
         gpus = [s.gpu for s in self.compiled if s.gpu_runs]
         if not gpus:
             return None
-        fields = ("to_device", "bytes_to_device", "from_device", "bytes_from_device")
+        fields = ("to_device", "bytes_to_device", "from_device", "bytes_from_device", "kept", "bytes_kept")
         return {name: sum(getattr(g.transfers, name) for g in gpus) for name in fields}
 
     @property
