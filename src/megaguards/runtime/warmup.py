@@ -9,9 +9,10 @@ earlier process (a mark in the cache, per script path), starts that work in a th
 at once, so that it overlaps the script's own start (reading and building its input).
 The first loop that needs CUDA waits for whatever is left.
 
-The thread imports ``cuda.bindings`` (holding the GIL, about 0.1 s) and creates the
-context (releasing it).  It is joined at exit: a thread left inside the CUDA driver while
-the interpreter finalizes can hang the process.
+The thread imports NumPy and ``cuda.bindings`` (holding the GIL most of the time, about
+0.5 s, so the script runs slower meanwhile) and creates the context (releasing it).  It
+is joined at exit: a thread left inside the CUDA driver while the interpreter finalizes
+can hang the process.
 """
 from __future__ import annotations
 
@@ -97,17 +98,22 @@ def start() -> None:
 
 
 def _bring_up() -> None:
-    # cuda.bindings only: no module of megaguards' back end nor NumPy, which the main thread
+    # NumPy and cuda.bindings only: no module of megaguards' back end, which the main thread
     # may be importing meanwhile (two threads importing the same modules in another order
     # get each other's half-initialized modules: "partially initialized module 'numpy' has
-    # no attribute 'ndarray'").  The driver (cuda_driver.py) finds the context made.
+    # no attribute 'ndarray'").  NumPy first, as importing CuPy here did: the GPU path needs
+    # it, and its import (0.35-0.45 s on the H100 machine) then overlaps the script's start
+    # instead of the first loop's entry.  The driver (cuda_driver.py) finds the context made.
     try:
-        from cuda.bindings import driver
+        import numpy  # noqa: F401
+
+        from cuda.bindings import driver, nvrtc
 
         if int(driver.cuInit(0)[0]) == 0:
             status, device = driver.cuDeviceGet(0)
             if int(status) == 0:
                 driver.cuDevicePrimaryCtxRetain(device)   # creates the device's primary context
+        nvrtc.nvrtcVersion()   # loads NVRTC, whose version keys the cached kernels (cuda_driver.py)
     except Exception as error:  # the first loop that needs CUDA reports it properly
         log.debug("CUDA warm-up failed: %s: %s", type(error).__name__, error)
 
