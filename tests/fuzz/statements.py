@@ -225,6 +225,43 @@ class StatementGeneration:
             f"facc = facc + float(sum(v * 0.5 for v in {x} if v < {limit}))",
         ]))
 
+    def square_sums(self, depth: int) -> None:
+        """Sometimes a sum of squares of one 1-D array into ``facc``: a ``mixed`` list's terms
+        are ints and floats (an int phase, then Python 3.12+ compensates the floats only)."""
+        r = self.scratch_rng
+        arrays = [a for a in self.arrays if a.rank == 1 and a.element_type not in (PY_BOOL, NUMPY_BOOL)]
+        if "scratch" in self.avoid or not arrays or r.random() < 0.7:
+            return
+        x = r.choice(arrays).name
+        self.emit(depth, r.choice([f"facc = facc + float(sum(v * v for v in {x}))",
+                                   f"facc = facc + float(sum(({x}[t] * {x}[t] for t in range(len({x}))), 1))"]))
+
+    def work_list(self, scope: Scope) -> None:
+        """Sometimes a last loop over a work list of the kernel's own, written and read there
+        and never after (frontend/scratch.py: not boxed back), its values from one array."""
+        r = self.scratch_rng
+        arrays = [a for a in self.arrays if a.element_type not in (PY_BOOL, NUMPY_BOOL)]
+        if "scratch" in self.avoid or not arrays or r.random() < 0.7:
+            return
+        a = r.choice(arrays)
+        inner = scope.child()
+        inner.loops.append(("i", a.dims[0]))
+        saved, self.rng = self.rng, r   # expressions from this stream: the other programs stay as they were
+        try:
+            value = self.coerce(*self.expr("float", inner, 2), PY_FLOAT)[0]
+        finally:
+            self.rng = saved
+        self.emit(1, f"for i in range(len({a.name})):")
+        if r.random() < 0.5:
+            self.lines.insert(len(self.lines) - 1, f"    work = [0.0] * (len({a.name}) + 1)")
+            self.emit(2, f"work[i + 1] = work[i] * 0.5 + {value}")
+            self.emit(2, "facc = facc + work[i + 1]")
+        else:
+            self.lines.insert(len(self.lines) - 1, f"    work = [[0.0] * 2 for _ in range(len({a.name}))]")
+            self.emit(2, f"work[i][0] = {value}")
+            self.emit(2, "work[i][1] = work[i][0] * work[i][0] - work[i - 1][1]")
+            self.emit(2, "facc = facc + work[i][1]")
+
     def loop_else(self, depth: int) -> None:
         """Sometimes a ``for ... else`` clause: it runs when no ``break`` left the loop."""
         if "exits" not in self.avoid and self.exit_rng.random() < 0.15:
