@@ -187,8 +187,21 @@ def check(entry: Entry) -> tuple[bool, bool]:
         assert expected[0] == "raised" or _has_empty_reduction(entry), (where, "declined", expected)
     compiled = run_compiled(entry)
     if compiled not in (None, DECLINED):
-        assert compiled == expected, (where, "compiled", compiled, expected)
+        assert without_scratch(entry, compiled) == without_scratch(entry, expected), (
+            where, "compiled", compiled, expected)
     return interpreted != DECLINED, compiled not in (None, DECLINED)
+
+
+def without_scratch(entry: Entry, result: tuple) -> tuple:
+    """``result`` without the function's own work lists, which nothing reads once the loop
+    ends: the compiled kernel does not box them back (frontend/scratch.py)."""
+    scratch = set(entry.site.info.scratch)
+    if not scratch or result[0] != "returned":
+        return result
+    uses = [use.name for use in entry.site.loop.arrays]
+    scalars, (kind, arrays) = result[1]
+    kept = tuple(array for k, array in enumerate(arrays) if k >= len(uses) or uses[k] not in scratch)
+    return ("returned", (scalars, (kind, kept)))
 
 
 def _has_empty_reduction(entry: Entry) -> bool:
