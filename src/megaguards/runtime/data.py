@@ -273,9 +273,9 @@ class DeviceCopies:
     def still_holds(self, name: str, value: list, info, shape: tuple) -> bool:
         """Is the device copy kept under ``name`` still ``value``'s?  Yes while the list holds
         the very element objects it was made from (ints and floats are immutable; the snapshot
-        keeps them alive, so no other object can take their addresses): a pointer comparison
-        in marshal.c, about 1 ns an element against unboxing and copying it.  Otherwise the copy
-        is dropped and the snapshot records the list's objects now."""
+        keeps them alive, so no other object can take their addresses): a comparison of item
+        pointers in marshal.c instead of unboxing and copying the list.  Otherwise the copy is
+        dropped and the snapshot records the list's objects now."""
         snapshot = self.snapshots.get(name)
         if snapshot is None:
             snapshot = self.snapshots[name] = (ctypes.c_char * self.codec.mg_snapshot_bytes())()
