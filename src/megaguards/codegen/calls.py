@@ -6,6 +6,7 @@ CPython would raise sets the kernel flag instead.
 from __future__ import annotations
 
 from ..ir import nodes as ir
+from ..ir.intrinsics import CLASS_TESTS, PARTS
 from ..ir.types import Scalar
 from .spelling import ERR
 
@@ -15,9 +16,9 @@ _TO_INT = {"floor": "mg_f2i_floor", "ceil": "mg_f2i_ceil", "trunc": "mg_f2i_trun
 
 
 def render_call(renderer, node: ir.Call) -> str:
-    if node.function in (".real", ".imag"):
+    if node.function in PARTS:
         return _part(renderer, node)
-    if node.function in (".is_float", ".as_float"):
+    if node.function in CLASS_TESTS:
         return _class_test(renderer, node)
     canonical = renderer.typed.functions[node.function]
     args = node.args

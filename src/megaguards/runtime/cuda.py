@@ -23,11 +23,10 @@ from ..record import record
 from .. import record as records
 from ..analysis.floatstatus import CATEGORIES
 from ..analysis.mapping import full_overwrites
-from ..codegen.layout import boxed_back
 from ..codegen.targets.cuda import NVRTC_OPTIONS, CudaKernel
 from ..errors import CompilerError
 from ..guards import assumptions as guard
-from .data import (DeviceCopies, StageClock, Transfers, arrays_to_device, box_live_outs, list_shape,
+from .data import (DeviceCopies, StageClock, Transfers, arrays_to_device, written_objects, box_live_outs, list_shape,
                    numpy_error_categories, ordered_fold, packed_inputs, pinned_empty)
 from .executable import FLOAT_STATUS, Declined, Outcome, Raised, Ran
 from .cachefile import sha256
@@ -206,8 +205,7 @@ class GpuSpecialization:
             return checked
         ints, floats = checked
         layout, typed = self.cpu.layout, self.cpu.typed
-        kept = {id(v) for v, w in zip(binding.arrays, self.cpu.written) if boxed_back(w)}   # not scratch
-        touched = {id(v) for v, w in zip(binding.arrays, self.cpu.written) if w}   # scratch lists too
+        kept, touched = written_objects(binding.arrays, self.cpu.written)
         band = self.band(ints)
 
         def place(name, value):

@@ -178,19 +178,21 @@ class _Function:
         self.driver, self.handle = driver, handle
 
     def __call__(self, grid: tuple, block: tuple, args: tuple) -> None:
-        values = [numpy.array(argument.data.ptr if hasattr(argument, "data") and hasattr(argument.data, "ptr")
-                              else argument, dtype=_argument_type(argument)) for argument in args]
+        values = [_parameter(argument) for argument in args]
         pointers = numpy.array([value.ctypes.data for value in values], dtype=numpy.uint64)
         grid, block = tuple(grid) + (1,) * (3 - len(grid)), tuple(block) + (1,) * (3 - len(block))
         self.driver.call("cuLaunchKernel", self.handle, *grid, *block, 0, 0, pointers.ctypes.data, 0)
 
 
-def _argument_type(argument):
+def _parameter(argument):
+    """A kernel argument's bytes: a device array's address, a NumPy scalar as it is, a
+    Python float as a double and an int as an int64."""
+    address = getattr(getattr(argument, "data", None), "ptr", None)   # a device array (ours or CuPy's)
+    if address is not None:
+        return numpy.array(address, dtype=numpy.uint64)
     if isinstance(argument, numpy.generic):
-        return argument.dtype
-    if isinstance(argument, float):
-        return numpy.float64
-    return numpy.uint64 if hasattr(argument, "data") else numpy.int64
+        return numpy.array(argument)
+    return numpy.array(argument, dtype=numpy.float64 if isinstance(argument, float) else numpy.int64)
 
 
 class _Module:
@@ -343,15 +345,6 @@ def compile_cubin(nvrtc, code: str, flags: tuple) -> bytes:
         return binary
     finally:
         nvrtc.nvrtcDestroyProgram(program)
-
-
-def start_context() -> None:
-    """Create the device's primary context (the slow part of starting CUDA) with nothing
-    of megaguards imported: the warm-up thread runs this while the script starts."""
-    from cuda.bindings import driver as api
-
-    _checked(api.cuInit(0))
-    _checked(api.cuDevicePrimaryCtxRetain(_checked(api.cuDeviceGet(0))))
 
 
 @functools.lru_cache(maxsize=None)

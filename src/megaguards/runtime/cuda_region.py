@@ -21,12 +21,12 @@ import numpy
 
 from ..analysis.functions import FUNCTIONS
 from ..analysis.mapping import HOST_FUNCTIONS
-from ..codegen.layout import boxed_back
 from ..ir.interp import evaluate
 from ..record import record
 from .. import record as records
 from .cuda import STEPS_PER_WAIT, GpuSpecialization, cupy_module, last_assigned, loop_finals, wait_for_gpu
-from .data import StageClock, Transfers, arrays_to_device, box_live_outs, packed_inputs, pinned_empty
+from .data import (StageClock, Transfers, arrays_to_device, box_live_outs, packed_inputs, pinned_empty,
+                   written_objects)
 from .executable import FLOAT_STATUS, Declined, Outcome, Raised, Ran
 from .kernel import Specialization
 
@@ -80,8 +80,7 @@ class GpuRegionSpecialization:
         steps = bands[0][0][2]
         if steps == 0 or any(trips == 0 for band in bands for _, _, trips in band[1:]):
             return Declined("empty ranges")  # the CPU handles them and their last values
-        kept = {id(v) for v, w in zip(binding.arrays, self.cpu.written) if boxed_back(w)}   # not scratch
-        touched = {id(v) for v, w in zip(binding.arrays, self.cpu.written) if w}   # scratch lists too
+        kept, touched = written_objects(binding.arrays, self.cpu.written)
         device_arrays, commits = arrays_to_device(
             layout, self.cpu.typed, binding.arrays, ints,
             lambda name, value: self.parts[0].copies.to_device(cupy, self.cpu.typed.arrays[name], value,

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from ..record import field, record
 from ..analysis.floatstatus import watched_categories
 from ..analysis.parallel import FOLD_FORMS
-from ..codegen.layout import BOX_TAGS, list_kind
+from ..codegen.layout import BOX_TAGS, boxed_back, list_kind
 from ..guards.assumptions import Assumption, marshal_failure
 from ..ir.types import LIST_ELEMENT_DTYPE, Scalar, numpy_module
 from .executable import UNSET   # defined there, with nothing heavy: the sites install it as a built-in
@@ -335,6 +335,14 @@ def list_dtype(info):
     """The NumPy dtype a list of ``info``'s element class is unboxed into."""
     numpy = numpy_module()
     return numpy.dtype(LIST_ELEMENT_DTYPE[info.element])
+
+
+def written_objects(arrays: tuple, written: tuple) -> tuple[set, set]:
+    """(ids of the arrays whose writes go back into them, ids of the arrays written at all,
+    the function's own work lists too): what a GPU entry commits, and what it may keep on
+    the device for the next entry (neither: read only)."""
+    boxed = {id(value) for value, code in zip(arrays, written) if boxed_back(code)}
+    return boxed, {id(value) for value, code in zip(arrays, written) if code}
 
 
 def arrays_to_device(layout, typed, arrays: tuple, ints, place) -> tuple[list, list]:

@@ -202,4 +202,3 @@ C = Target(
     float_helpers=FLOAT_HELPERS,
     integer_helpers=INTEGER_HELPERS,
 )
-
