@@ -1,10 +1,13 @@
 """Device copies of read-only lists kept across entries (runtime/data.py's DeviceCopies.
-still_holds): a list the kernel only reads is copied to the device once and served again
-while it holds the very element objects it was copied from; any change to the list (an
+still_holds): a list the kernel only reads, met again at the next entry, is copied to the
+device once more and from then on served again while it holds the very element objects it
+was copied from (a list met once is never kept nor referenced); any change to the list (an
 element replaced, even by an equal value, a row replaced, the list grown or shrunk) copies
 it again.  On the GPU where there is one, else on the CUDA emulator (tests/cuda_emulator.py):
 results compared with CPython's at every entry, copies counted by the site's report."""
 from __future__ import annotations
+
+import sys
 
 import megaguards
 from conftest import _comparable, sites_of
@@ -50,12 +53,27 @@ def twice(*arguments):
     return tuple(list(a) if isinstance(a, list) else a for a in arguments)
 
 
-def test_a_read_only_list_is_copied_once_while_it_holds_the_same_objects(cuda_device):
+def test_a_read_only_list_met_again_stays_while_it_holds_the_same_objects(cuda_device):
     weights = [float(k % 7) * 0.5 for k in range(N)]
     plain, fast = [0.0] * N, [0.0] * N
     made = entered(cuda_device, scaled, [((weights, plain, f), (weights, fast, f)) for f in (1.0, 2.0, 3.0, 4.0)])
-    assert made == [2, 1, 1, 1]   # then only 'out' (written: it goes to the device at each entry)
-    assert entered.report["transfers"]["kept"] == 3   # the report says so
+    assert made == [2, 2, 1, 1]   # kept from the second entry: then only 'out' (written: copied each entry)
+    assert entered.report["transfers"]["kept"] == 2   # the report says so
+
+
+def test_a_list_met_once_is_not_referenced(cuda_device):
+    """Fresh lists at each entry (a benchmark's new inputs): no snapshot holds their elements,
+    so they die with the program's last reference, as under CPython."""
+    fast = megaguards.jit(scaled, strict=True)
+    for factor in (1.0, 2.0, 3.0):
+        weights = [float(k) * factor + 0.25 for k in range(N)]   # new float objects, one reference each
+        fast(weights, [0.0] * N, factor)
+        references = sys.getrefcount(weights[7])   # outside the assert: pytest's rewriting holds one
+        assert references == 2   # the list's and getrefcount's argument
+    assert sites_of(fast)[0]["transfers"]["kept"] == 0
+    fast(weights, [0.0] * N, 4.0)   # the same list again: its objects recorded for the next entry
+    references = sys.getrefcount(weights[7])
+    assert references == 3
 
 
 def test_a_replaced_element_is_seen_even_when_equal(cuda_device):
@@ -82,7 +100,7 @@ def test_a_replaced_row_of_a_grid_is_copied_again(cuda_device):
     for step in range(3):
         calls.append(((grid, [[0.0] * 8 for _ in range(8)]), (grid, [[0.0] * 8 for _ in range(8)])))
     made = entered(cuda_device, smoothed, calls)
-    assert made[1:] == [1, 1]   # the grid stayed: only 'out'
+    assert made[1:] == [2, 1]   # the grid stayed from the second entry: only 'out'
     grid[3] = [-1.0] * 8
     again = entered(cuda_device, smoothed, [((grid, [[0.0] * 8 for _ in range(8)]),
                                           (grid, [[0.0] * 8 for _ in range(8)]))])

@@ -209,6 +209,7 @@ class DeviceCopies:
     staged: set = field(default_factory=set)   # (shape, dtype) of the lists moved before
     resident: dict = field(default_factory=dict)    # name -> the device copy of a read-only list kept
     snapshots: dict = field(default_factory=dict)   # name -> marshal.c's snapshot of that list's objects
+    sighted: dict = field(default_factory=dict)     # name -> id() of the list it held at the entry before
 
     def allocate(self, cupy, info, value):
         """An array the kernel overwrites whole: allocated on the device, not copied (a list
@@ -275,14 +276,22 @@ class DeviceCopies:
         the very element objects it was made from (ints and floats are immutable; the snapshot
         keeps them alive, so no other object can take their addresses): a comparison of item
         pointers in marshal.c instead of unboxing and copying the list.  Otherwise the copy is
-        dropped and the snapshot records the list's objects now."""
+        dropped, and the snapshot records the list's objects now if the entry before had this
+        very list (by id: a mistake only costs a snapshot): a kernel given new lists at each
+        entry (a benchmark's fresh inputs, a pipeline's stages) takes no reference to their
+        elements, which would cost a write to each object and keep them alive past their use."""
+        repeated = self.sighted.get(name) == id(value)
+        self.sighted[name] = id(value)
+        if not repeated and name not in self.resident and name not in self.snapshots:
+            return False
         snapshot = self.snapshots.get(name)
         if snapshot is None:
             snapshot = self.snapshots[name] = (ctypes.c_char * self.codec.mg_snapshot_bytes())()
             weakref.finalize(self, self.codec.mg_release, snapshot, 1).atexit = False
         with self.clock.book("unbox"):
             held = self.codec.mg_still_holds(value, info.rank, list_kind(info.element),
-                                             (ctypes.c_int64 * max(1, len(shape)))(*shape), snapshot, 1)
+                                             (ctypes.c_int64 * max(1, len(shape)))(*shape), snapshot, 1,
+                                             int(repeated))
         if held and name in self.resident:
             return True
         self.resident.pop(name, None)

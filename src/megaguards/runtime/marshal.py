@@ -59,7 +59,7 @@ def helper(cache_dir: Path, compiler: tuple[str, str]) -> ctypes.PyDLL:
     library.mg_list_shape.argtypes = [ctypes.py_object, ctypes.c_int, ctypes.POINTER(ctypes.c_int64)]
     library.mg_list_shape.restype = ctypes.c_int
     library.mg_still_holds.argtypes = [ctypes.py_object, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_int64),
-                                       ctypes.c_void_p, ctypes.c_int]
+                                       ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
     library.mg_still_holds.restype = ctypes.c_int64
     for name, extra in (("mg_unbox_into", [ctypes.c_int]), ("mg_box_from", [])):   # unbox: rows may be tuples
         function = getattr(library, name)

@@ -97,9 +97,11 @@ static int remember(mg_snapshot *s, PyObject *obj, const mg_box *box, char *buff
 
 /* GPU path (runtime/data.py's DeviceCopies): does a read-only list, whole, of this shape
  * and kind still hold the objects of the snapshot ``s`` (its device copy is then still the
- * list's values: 1)?  Otherwise 0, and ``s`` records the list's objects now (references
- * held) for the next entry; the caller drops the device copy it kept. */
-int64_t mg_still_holds(PyObject *list, int rank, int kind, const int64_t *shape, mg_snapshot *s, int tuples) {
+ * list's values: 1)?  Otherwise 0, and with ``record`` ``s`` records the list's objects now
+ * (references held) for the next entry, else holds nothing; the caller drops the device copy
+ * it kept. */
+int64_t mg_still_holds(PyObject *list, int rank, int kind, const int64_t *shape, mg_snapshot *s, int tuples,
+                       int record) {
     int64_t low[MAX_RANK] = {0}, position = 0, size = 1;
     if (rank > MAX_RANK) return 0;
     mg_box box = {shape, low, shape, rank, kind, 1, tuples};
@@ -107,6 +109,7 @@ int64_t mg_still_holds(PyObject *list, int rank, int kind, const int64_t *shape,
     if (s->items != NULL && s->size == size && same_box(s, &box) && match_items(list, 0, &box, s->items, &position, 0))
         return 1;
     forget(s);
+    if (!record) return 0;
     s->kind = kind;
     s->gap = 1;
     for (int d = 0; d < rank; d++) { s->low[d] = 0; s->count[d] = shape[d]; }
