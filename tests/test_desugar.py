@@ -280,6 +280,64 @@ def test_empty_int_max_and_min_raise_in_compiled_code():
     assert_same_as_cpython(int_filtered_max, [3, -1, 4, 1], 5, compiled="runtime flag")
 
 
+def nearest(points, centres, out):
+    """k-means' assignment step: the index of each point's nearest centre."""
+    for p in range(len(points)):
+        out[p] = min(range(len(centres)), key=lambda c: (points[p][0] - centres[c][0]) ** 2
+                     + (points[p][1] - centres[c][1]) ** 2)
+    return out
+
+
+def keyed_extremes(rows, targets, n):
+    out = 0.0
+    for r in range(n):
+        far = max(rows[r], key=lambda v: abs(v - targets[r]), default=-1.0)
+        low = min(rows[r], default=targets[r])
+        out = out * 0.5 + far - low + min(rows[r], key=negated)
+    return out
+
+
+def negated(value):
+    return -value
+
+
+def test_min_max_with_key_and_default_in_a_loop():
+    """CPython's min_max: each key compared with the best so far by < (min) or > (max), the
+    first of equal or unordered keys kept (ties, nan, -0.0 and 0.0 below); default= for no
+    element."""
+    points = [[0.5, 0.25], [1.0, 1.0], [-0.5, 2.0], [0.75, 0.75], [0.0, 0.0]]
+    centres = [[0.0, 0.0], [1.0, 1.0], [1.0, 1.0], [0.5, 0.5]]   # a tie: the first centre wins
+    every_site_compiled(nearest, points, centres, [0] * len(points))
+    assert_same_as_cpython(nearest, points, [], [0] * len(points), compiled=None)   # ValueError
+    rows = [[1.0, -2.0, 3.0], [0.5, 0.5, -0.0], [float("nan"), 1.0, 0.0], [2.0, -2.0, 0.0]]
+    every_site_compiled(keyed_extremes, rows, [1.0, 0.5, 0.0, 0.0], 4)
+
+
+def above(rows, limits):
+    out = 0.0
+    for r in range(len(rows)):
+        out += max((v for v in rows[r] if v > limits[r]), key=negated, default=limits[r] * 2)
+        out += min((v for v in rows[r] if v > limits[r]), default=-0.5)
+    return out
+
+
+def lowest_or_zero(rows, limits):
+    out = []
+    for r in range(len(rows)):
+        out.append(min((v for v in rows[r] if v > limits[r]), default=0))
+    return out
+
+
+def test_min_max_default_when_nothing_passes_the_filter():
+    """default= is the value of a filtered generator that yields nothing, evaluated before
+    the loop as CPython evaluates arguments; of another type than the elements (the int 0
+    among floats) the kernel flags it and CPython gives the int."""
+    rows = [[1.0, 2.0, 3.0], [0.5, -1.0, 4.0], [7.0, 8.0, 9.0]]
+    every_site_compiled(above, rows, [2.5, 5.0, 10.0])
+    every_site_compiled(above, rows, [0.0, -2.0, 1.0])
+    assert_same_as_cpython(lowest_or_zero, rows, [2.5, 5.0, 10.0], compiled=None)
+
+
 def reduce_from_int(xs, n):
     r = None
     for i in range(n):

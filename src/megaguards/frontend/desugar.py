@@ -332,10 +332,12 @@ def _divmod(node: ast.stmt, fresh) -> list[ast.stmt] | None:
 
 
 def _is_reduction(node: ast.AST) -> bool:
-    """sum(...), functools.reduce(...), and min/max of one iterable (min(a, b) is a plain call)."""
+    """sum(...), functools.reduce(...), and min/max of one iterable, with key= or default= or
+    both (min(a, b) is a plain call)."""
     if not isinstance(node, ast.Call) or _path(node.func) not in REDUCTIONS:
         return False
-    return _path(node.func) not in ("min", "max") or (len(node.args) == 1 and not node.keywords)
+    return _path(node.func) not in ("min", "max") or (
+        len(node.args) == 1 and all(k.arg in ("key", "default") for k in node.keywords))
 
 
 def _hoist_reductions(node: ast.stmt, fresh) -> list[ast.stmt] | None:
@@ -434,19 +436,12 @@ def _reduction(call: ast.Call, fresh) -> tuple[list[ast.stmt] | None, str]:
                      EmptyReduction(target=acc, value=copy.deepcopy(start), raises=False))
         iterable = args[0]
     elif function in ("min", "max"):
-        op = ast.Gt() if function == "max" else ast.Lt()
-
-        def better(e):  # CPython keeps the first of equal (or unordered) elements
-            value = fresh()
-            return [_assign(value, e), ast.If(test=ast.Compare(left=_name(value), ops=[op], comparators=[acc_name()]),
-                                             body=[_assign(acc, _name(value))], orelse=[])]
-        fold = _Fold(lambda e: [_assign(acc, e)], better,
-                     EmptyReduction(target=acc, value=ast.Constant(0), raises=True))
+        fold = _extreme(function, acc, {k.arg: k.value for k in keywords}, prologue, fresh, where)
         iterable = args[0]
     else:
         if len(args) not in (2, 3) or keywords:
             raise Unsupported("functools.reduce() with unusual arguments", *where)
-        combine = _combiner(args[0], where)
+        combine = _applied(args[0], 2, "functools.reduce()", where)
         iterable = args[1]
         if len(args) == 3:
             initial = fresh()
@@ -466,19 +461,54 @@ def _reduction(call: ast.Call, fresh) -> tuple[list[ast.stmt] | None, str]:
     return loop, acc
 
 
-def _combiner(function: ast.expr, where) -> Callable[[ast.expr, ast.expr], ast.expr]:
-    """reduce()'s function: a two-parameter lambda (its body, substituted) or a named
-    function (an ordinary call, which the lowering inlines or rejects)."""
+def _extreme(function: str, acc: str, keywords: dict, prologue: list, fresh, where) -> _Fold:
+    """min()/max() of one iterable as CPython's min_max runs it: each element's key (the
+    element itself without key=) compared with the best key so far by < (min) or > (max),
+    so the first of equal or unordered keys stays; default= evaluated before the loop and
+    given for no element, which otherwise raises ValueError."""
+    op = ast.Gt() if function == "max" else ast.Lt()
+    key = keywords.get("key")
+    if isinstance(key, ast.Constant) and key.value is None:
+        key = None
+    if key is not None:
+        key = _applied(key, 1, f"{function}()'s key", where)
+        best_key = fresh()
+    empty = EmptyReduction(target=acc, value=ast.Constant(0), raises=True)
+    if "default" in keywords:
+        default = fresh()
+        prologue.append(_assign(default, keywords["default"]))
+        empty = EmptyReduction(target=acc, value=_name(default), raises=False)
+
+    def first(e):
+        return [_assign(acc, e)] + ([_assign(best_key, key(_name(acc)))] if key is not None else [])
+
+    def better(e):
+        value = fresh()
+        if key is None:
+            return [_assign(value, e), ast.If(test=ast.Compare(left=_name(value), ops=[op], comparators=[_name(acc)]),
+                                             body=[_assign(acc, _name(value))], orelse=[])]
+        value_key = fresh()
+        return [_assign(value, e), _assign(value_key, key(_name(value))),
+                ast.If(test=ast.Compare(left=_name(value_key), ops=[op], comparators=[_name(best_key)]),
+                       body=[_assign(acc, _name(value)), _assign(best_key, _name(value_key))], orelse=[])]
+    return _Fold(first, better, empty)
+
+
+def _applied(function: ast.expr, arity: int, what: str, where) -> Callable[..., ast.expr]:
+    """A function of ``arity`` arguments applied to values: a lambda's body with the values
+    in place of its parameters, or an ordinary call of a named function (which the lowering
+    inlines or rejects)."""
     if isinstance(function, ast.Lambda):
         parameters = function.args
         if (parameters.posonlyargs or parameters.vararg or parameters.kwonlyargs or parameters.kwarg
-                or parameters.defaults or len(parameters.args) != 2):
-            raise Unsupported("functools.reduce() with a lambda that does not take exactly two arguments", *where)
+                or parameters.defaults or len(parameters.args) != arity):
+            raise Unsupported(f"{what} with a lambda that does not take exactly {arity} argument"
+                              + "s" * (arity > 1), *where)
         names = [a.arg for a in parameters.args]
-        return lambda acc, element: _substituted(function.body, dict(zip(names, (acc, element))))
+        return lambda *values: _substituted(function.body, dict(zip(names, values)))
     if _path(function) is None:
-        raise Unsupported("functools.reduce() of a computed function", *where)
-    return lambda acc, element: ast.Call(func=copy.deepcopy(function), args=[acc, element], keywords=[])
+        raise Unsupported(f"{what} of a computed function", *where)
+    return lambda *values: ast.Call(func=copy.deepcopy(function), args=list(values), keywords=[])
 
 
 def _generator_loop(generator: ast.GeneratorExp, fold: _Fold, prologue, fresh, where) -> list[ast.stmt]:
