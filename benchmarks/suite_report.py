@@ -106,8 +106,34 @@ def markdown(report: dict) -> str:
         cells = [f"{times(value)}{DERIVED if derived else ''}" if value is not None else "-"
                  for value, _, derived in geomeans(report, shared).values()]
         lines.append(f"| **geomean, the {len(shared)} of {len(programs)} programs every system ran** | | " + " | ".join(cells) + " |")
+    lines += wall_table(report, systems)
     notes = notes_for(report)
     return "\n".join(lines + ([""] + ["## Notes", ""] + notes if notes else [])) + "\n"
+
+
+def wall_table(report: dict, systems: list[str]) -> list[str]:
+    """Whole processes (not in peak mode): each system's median wall seconds, start-up, input
+    building and CUDA's warm-up included, which ``time=`` leaves out (a warm-up thread slows
+    the script's own start: ``time=`` alone flatters the GPU).  Derived times are another
+    size's processes: left out."""
+    if report.get("peak"):
+        return []
+    def wall(result: dict) -> float | None:   # a mismatch or an error has no time
+        usable = result.get("status") == "ok" and "median_wall" in result and not result.get("derived_from")
+        return result["median_wall"] if usable else None
+
+    shown = [s for s in ["cpython", *systems]
+             if any(wall(e["systems"].get(s, {})) is not None for e in report["programs"].values())]
+    if not shown:
+        return []
+    lines = ["", "Whole process, median wall seconds of the timed runs (start-up, input building and the "
+             "checksum included; derived systems, timed at another size, left out):", "",
+             "| program | " + " | ".join(shown) + " |", "|---|" + "---|" * len(shown)]
+    for name, entry in report["programs"].items():
+        cells = [f"{seconds:.3f}" if (seconds := wall(entry["systems"].get(s, {}))) is not None else "-"
+                 for s in shown]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def notes_for(report: dict) -> list[str]:

@@ -28,7 +28,9 @@ package or device is missing (probed once per run, in a subprocess).  Peers run 
 benchmarks/suite on PYTHONPATH and may set their own TOLERANCE (the larger one counts).
 
 A program prints ``checksum=`` and ``time=`` (benchmarks/suite/common.py); a checksum that
-differs from the reference (beyond the TOLERANCE) is a failure, never a number.
+differs from the reference (beyond the TOLERANCE) is a failure, never a number.  Each
+process's wall time is kept too (JSON ``walls``, ``median_wall``) and tabled outside peak
+mode: start-up, input building and CUDA's warm-up, which ``time=`` leaves out.
 
 --derive-from SIZE: the --derive-systems (default cpython,pypy) run at SIZE instead, and
 their times are scaled by work(size)/work(SIZE) (each program's ``work``); such figures
@@ -69,6 +71,7 @@ import re
 import shutil
 import statistics
 import subprocess
+import time
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -263,16 +266,18 @@ def run_once(job: Job, report_path: Path | None) -> dict:
         shutil.rmtree(job.cache_dir / "decisions", ignore_errors=True)
     if report_path is not None:
         environment["MEGAGUARDS_REPORT"] = str(report_path)
+    started = time.perf_counter()
     try:
         completed = subprocess.run(job.command, capture_output=True, text=True, timeout=TIMEOUT, env=environment)
     except subprocess.TimeoutExpired:
         return {"error": f"ran longer than {TIMEOUT} s"}
+    wall = time.perf_counter() - started
     if completed.returncode != 0:
         return {"error": (completed.stderr.strip().splitlines() or ["exit status " + str(completed.returncode)])[-1]}
     values = dict(LINE.findall(completed.stdout))
     if "checksum" not in values or "time" not in values:
         return {"error": "no checksum= / time= line in the output"}
-    return {"checksum": values["checksum"], "time": float(values["time"])}
+    return {"checksum": values["checksum"], "time": float(values["time"]), "wall": wall}
 
 
 @dataclass(frozen=True)
@@ -345,6 +350,7 @@ class Runs:
         self.job, self.stages, self.reports = job, stages, reports
         self.count = job.runs(repeat)
         self.times: list[float] = []
+        self.walls: list[float] = []   # each process's wall time: start-up and input building included
         self.checksums: set = set()
         self.breakdown: dict = {}
         self.error: str | None = None
@@ -362,6 +368,7 @@ class Runs:
             self.error = outcome["error"]
             return
         self.times.append(outcome["time"])
+        self.walls.append(outcome.get("wall"))
         self.checksums.add(outcome["checksum"])
         if keep_report and report_path.exists():
             self.breakdown[phase] = stage_milliseconds(report_path, timed_region(job.program))
@@ -380,10 +387,13 @@ class Runs:
         if len(self.checksums) != 1:
             return {"status": "error", "note": f"checksums differ between runs: {sorted(self.checksums)}"}
         entry = {"status": "ok", "checksum": next(iter(self.checksums)), "size": job.size}
+        walls = self.walls
         if job.cold_first:
-            entry["cold_time"], times = times[0], times[1:]
+            entry["cold_time"], times, walls = times[0], times[1:], walls[1:]
         entry.update(times=times, median=statistics.median(times), min=min(times), max=max(times),
                      median_over="warm runs (after one cold run)" if job.cold_first else "all runs")
+        if walls and None not in walls:   # not scaled where the times are derived: that size's processes
+            entry.update(walls=walls, median_wall=statistics.median(walls))
         if job.tolerance is not None:
             entry["tolerance"] = job.tolerance
         if self.stages and job.cold_first:

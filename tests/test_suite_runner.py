@@ -96,6 +96,22 @@ def test_systems_checksums_and_speedups(small_run):
         systems["cpython"]["median"] / seq["median"])
 
 
+def test_whole_process_wall_times_beside_the_timed_regions(small_run):
+    """Each process's wall time (what a user waits for: start-up and input building too) is
+    kept beside time= and tabled; it cannot be shorter than the region it contains."""
+    _, report, out, _ = small_run
+    systems = report["programs"]["mm"]["systems"]
+    for name in ("cpython", "megaguards-seq"):
+        result = systems[name]
+        assert len(result["walls"]) == len(result["times"]) and result["median_wall"] > result["median"]
+    text = (out / "suite-small.md").read_text()
+    table = text.split("Whole process, median wall seconds")[1].splitlines()
+    header = [cell.strip() for cell in table[2].strip("|").split("|")]
+    row = dict(zip(header, [cell.strip() for cell in table[4].strip("|").split("|")]))
+    assert row["megaguards-seq"] == f"{systems['megaguards-seq']['median_wall']:.3f}"
+    assert row["program"] == "mm" and "numba-parallel" not in header   # a mismatch has no times
+
+
 def test_missing_peer_or_device_is_skipped_with_a_note(small_run, tmp_path, monkeypatch):
     _, report, _, _ = small_run
     cuda = report["programs"]["mm"]["systems"]["cuda-hand"]
@@ -194,6 +210,8 @@ def test_derived_times_are_scaled_by_the_work_ratio(tmp_path):
     assert entry["checksum_reference"] == "megaguards-seq"
     text = (tmp_path / "suite-medium.md").read_text()
     assert f"{cpython['median']:.4g} s†" in text and "compared with megaguards-seq's" in text
+    wall_rows = text.split("Whole process, median wall seconds")[1].splitlines()
+    assert wall_rows[2] == "| program | megaguards-seq |"   # CPython's processes ran at another size
     assert math.isclose(suite_report.speedup(entry["systems"], "megaguards-seq"), cpython["median"] / seq["median"])
 
 
