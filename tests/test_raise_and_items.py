@@ -183,3 +183,66 @@ def checked_steps(a, n, out):
 @pytest.mark.parametrize("bad", [None, 13])
 def test_an_assert_compiles_as_a_test_and_a_raise(bad):
     assert_same_as_cpython(checked_steps, make_list(40, bad), 40, [0.0] * 40, compiled=True if bad is None else None)
+
+
+# -- an inlined function that may return None where its value is used -------------------
+def sign(x):
+    if x > 0:
+        return 1.0
+    elif x < 0:
+        return -1.0
+    elif x == 0:
+        return 0.0
+    # a NaN falls through: the function returns None
+
+
+def first_above(row, limit):
+    for k in range(len(row)):
+        if row[k] > limit:
+            return k
+    return None
+
+
+def signs(values, out):
+    for i in range(len(values)):
+        out[i] = sign(values[i]) * 2.0   # None * 2.0 raises TypeError under CPython
+    return out
+
+
+def positions(rows, limit, out):
+    for i in range(len(rows)):
+        out[i] = first_above(rows[i], limit)   # None is stored: the list then holds it
+    return out
+
+
+@pytest.mark.parametrize("nan_at", [None, 0, 250, 499])
+def test_a_function_that_may_end_without_return_compiles_and_none_goes_to_cpython(nan_at):
+    """The path without 'return' stops the kernel (flag): CPython runs the loop and meets
+    the None itself (here the TypeError of None * 2.0, after its own partial writes)."""
+    values = [float(i % 7) - 3.0 for i in range(500)]
+    if nan_at is not None:
+        values[nan_at] = float("nan")
+    assert_same_as_cpython(signs, values, [0.0] * 500,
+                           compiled=True if nan_at is None else "returned None where its value is used")
+
+
+def test_an_explicit_return_none_whose_value_is_stored():
+    rows = [[float(i + j) for j in range(8)] for i in range(40)]
+    assert_same_as_cpython(positions, rows, 3.5, [0] * 40)   # every row has one: compiled
+    assert_same_as_cpython(positions, rows, 20.5, [0] * 40,
+                           compiled="returned None where its value is used")   # rows 0-12 have none: [None, ...]
+
+
+def scaled_signs(values, out):   # a loop of its own: the CPU tests above specialized signs'
+    for i in range(len(values)):
+        out[i] = sign(values[i]) * 3.0
+    return out
+
+
+def test_returned_none_on_the_emulated_gpu(emulator):
+    values = [float(i % 5) - 2.0 for i in range(300)]
+    fast = assert_same_as_cpython(scaled_signs, values, [0.0] * 300)
+    assert [record["backend"] for record in site_records(fast).values()] == ["cuda"]
+    assert emulator.launches > 0
+    values[123] = float("nan")
+    assert_same_as_cpython(scaled_signs, values, [0.0] * 300, compiled="returned None where its value is used")

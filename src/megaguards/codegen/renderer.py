@@ -179,9 +179,9 @@ class Renderer:
             self.emit(depth, self.target.continue_outside_loops if self.loop_depth == 0 else "continue;")
         elif isinstance(node, ir.Pass):
             pass
-        elif isinstance(node, ir.Raise):   # CPython runs the loop again and raises
+        elif isinstance(node, ir.Raise):   # CPython runs the loop again and raises (or gives None)
             self.checks += 1
-            self.emit(depth, "mg_err = MG_ERR_RAISE;")
+            self.emit(depth, f"mg_err = {'MG_ERR_NONE' if node.returned_none else 'MG_ERR_RAISE'};")
             self.error_exit(depth)
         else:
             raise TypeError(f"cannot render {type(node).__name__}")

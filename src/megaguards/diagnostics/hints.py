@@ -77,6 +77,9 @@ HINTS = {
                                        "exact big ints are not needed",
     r"runtime flag: the loop reached a 'raise'": "the exception is CPython's to raise: nothing to change if it "
                                                 "is rare (a loop that raises at each entry backs off)",
+    r"returned None where its value is used": "the function compiles, the None is CPython's: give it a 'return' "
+                                              "on every path if None is not meant (a loop that meets it at "
+                                              "each entry backs off)",
     r"raised an IEEE flag": "numpy.seterr(all='ignore') keeps such loops compiled, if you mean it",
     # -- compiled, kept sequential ------------------------------------------------------------
     r"too little work per step to fold it in order": "MEGAGUARDS_REASSOCIATE=1 allows a reassociated parallel "

@@ -324,10 +324,7 @@ class Returns:
 
     def returned(self, node: ast.Return) -> list[ast.stmt]:
         if node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None):
-            if self.value_used:
-                raise Unsupported(f"'{self.function}' returns None here; its value is used",
-                                  node.lineno, node.col_offset)
-            return []
+            return [none_returned(node)] if self.value_used else []
         if self.result is None:  # the value is discarded but still evaluated (it may raise)
             return [ast.copy_location(ast.Expr(value=node.value), node)]
         return [_assign(self.result, node.value, node)]
@@ -351,10 +348,8 @@ class Returns:
                 return out + [_assign(self.done, ast.Constant(False), statement), loop,
                               ast.copy_location(after, statement)]
             out.append(statement)
-        if self.value_used:
-            where = statements[-1] if statements else None
-            raise Unsupported(f"'{self.function}' can end without 'return'; its value is used",
-                              getattr(where, "lineno", 0), 0)
+        if self.value_used:   # the function ends here without 'return': its value is None
+            out.append(none_returned(statements[-1] if statements else None))
         return out
 
     def loop_with_flag(self, loop: ast.For | ast.While) -> ast.stmt:
@@ -383,6 +378,15 @@ class Returns:
             else:
                 out.append(statement)
         return out
+
+
+def none_returned(where: ast.AST | None) -> ast.Raise:
+    """Where an inlined function whose value is used returns None: the kernel stops there
+    with a flag, and CPython runs the loop and gives the None itself (no kernel value is
+    None; frontend/lower.py makes it ir.Raise(returned_none=True))."""
+    marker = ast.Raise(exc=None, cause=None)
+    marker.returns_none = True
+    return ast.copy_location(marker, where) if where is not None else ast.fix_missing_locations(marker)
 
 
 def structure_returns(statements: list[ast.stmt], result: str | None, done: str, value_used: bool,

@@ -125,7 +125,7 @@ class _Lowerer(CallLowering, fields.FieldLowering):
         if isinstance(node, ast.Pass):
             return [ir.Pass(**where)]
         if isinstance(node, ast.Raise):   # its exception is CPython's to make (lowered: nothing of it)
-            return [ir.Raise(**where)]
+            return [ir.Raise(returned_none=getattr(node, "returns_none", False), **where)]
         if isinstance(node, ast.Assert):   # python -O compiled none (the loop CPython runs has none)
             failed = ir.UnaryOp("not", self.expression(node.test), **where)
             return [] if sys.flags.optimize else [ir.If(failed, (ir.Raise(**where),), (), **where)]

@@ -96,7 +96,7 @@ class _Machine:
         elif isinstance(node, ir.Continue):
             raise _Continue
         elif isinstance(node, ir.Raise):
-            raise Declined(f"line {node.line}: 'raise'")
+            raise Declined(f"line {node.line}: " + ("a function returned None" if node.returned_none else "'raise'"))
         elif not isinstance(node, ir.Pass):
             raise TypeError(f"the interpreter has no rule for {type(node).__name__}")
 

@@ -186,7 +186,11 @@ class Pass(Stmt):
 @record
 class Raise(Stmt):
     """``raise ...``: the kernel stops with a flag and CPython runs the loop from its entry
-    again, raising the exception itself (its expression is never evaluated in the kernel)."""
+    again, raising the exception itself (its expression is never evaluated in the kernel).
+    ``returned_none``: an inlined function whose value is used returns None here (it ends
+    without ``return``): the value no kernel holds, CPython's to give."""
+
+    returned_none: bool = False
 
 
 @record

@@ -52,7 +52,7 @@ def with_star_kwargs(xs):
 
 def uses_none(xs):
     out = [0.0] * len(xs)
-    for i in range(len(xs)):  # mg: fallback "without 'return'"
+    for i in range(len(xs)):  # mg: fallback "the value returned by 'nothing'"
         out[i] = nothing(xs[i])
     return out
 
