@@ -1,21 +1,17 @@
-"""Desugaring: Python idioms rewritten, as ``ast``, into the forms the lowering knows.
-
-Runs inside the lowering (``frontend/lower.py``), before a statement or a ``for``
-loop is lowered:
+"""Desugaring: Python idioms rewritten, as ``ast``, into the forms the lowering knows,
+inside the lowering (``frontend/lower.py``) before a statement or a ``for`` is lowered:
 
 * ``for_loop(node, fresh)``: a ``for`` over a list or array (``for x in xs``,
-  ``enumerate``, ``zip``, ``reversed(range(...))``) becomes an equivalent
-  ``for ... in range(...)`` loop (or the loop is returned unchanged);
+  ``enumerate``, ``zip``, ``reversed(range(...))``, a display ``(-1, 0, 1)``) becomes an
+  equivalent ``for ... in range(...)`` loop (or the loop is returned unchanged);
 * ``statement(node, fresh)``: a statement using an idiom (``q, r = divmod(a, b)``,
   ``sum``/``min``/``max``/``functools.reduce`` inside an expression) becomes a list
   of plain statements, or None when there is nothing to rewrite.
 
-``fresh()`` gives a new hidden name (prefix ``mg_tmp``: never a live-out). Built-in
-names the rewritten code assumes (``enumerate``, ``zip``, ``sum``...) are listed on
-the returned nodes (``assumed_builtins``); the lowering records them so that the
-guard checks, by identity, that they are still the built-ins. Pure functions of the
-``ast``; they raise ``Unsupported`` for forms that look like an idiom but cannot be
-rewritten exactly.
+``fresh()`` gives a new hidden name (prefix ``mg_tmp``: never a live-out). Built-ins the
+rewritten code assumes (``enumerate``, ``zip``, ``sum``...) are listed on the returned
+nodes (``assumed_builtins``), for the guard to check by identity. Pure functions of the
+``ast``; ``Unsupported`` for forms that look like an idiom but cannot be rewritten exactly.
 """
 from __future__ import annotations
 
@@ -27,6 +23,7 @@ from typing import Callable
 from ..record import record
 from ..errors import Unsupported
 from . import early_exits
+from .literal_loops import element_at, literal_elements
 from .syntax import dotted_path as _path
 from .syntax import int_literal
 from .syntax import located as _located
@@ -150,6 +147,9 @@ def _source(node: ast.expr, assigned: set[str], top: bool = True) -> _Source | N
                                     and _path(_base(node)) is not None):
         return _Source((_call("len", copy.deepcopy(node)),),
                        lambda index: ast.Subscript(value=copy.deepcopy(node), slice=index, ctx=ast.Load()))
+    elements = literal_elements(node, assigned)   # for dx in (-1, 0, 1)
+    if elements is not None:
+        return _Source((ast.Constant(len(elements)),), lambda index: element_at(elements, index))
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
         return None
     function, args, keywords = node.func.id, node.args, node.keywords
