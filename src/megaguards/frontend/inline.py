@@ -318,8 +318,8 @@ class Returns:
     returns in straight-line code and under ``if`` take the rest of the body into
     the other branch; returns inside loops set a *done* flag and break out."""
 
-    def __init__(self, result: str | None, done: str, value_used: bool, function: str) -> None:
-        self.result, self.done, self.value_used, self.function = result, done, value_used, function
+    def __init__(self, result: str | None, done: str, value_used: bool) -> None:
+        self.result, self.done, self.value_used = result, done, value_used
         self.uses_done = False
 
     def returned(self, node: ast.Return) -> list[ast.stmt]:
@@ -394,7 +394,7 @@ def structure_returns(statements: list[ast.stmt], result: str | None, done: str,
     """The body with every ``return`` turned into an assignment to ``result`` (None: the
     value is discarded), so that control reaches the end exactly where the function
     would have returned."""
-    rewritten = Returns(result, done, value_used, function).tail(list(statements))
+    rewritten = Returns(result, done, value_used).tail(list(statements))
     size = sum(1 for statement in rewritten for _ in ast.walk(statement))
     if size > 50 * MAX_STATEMENTS:
         raise Unsupported(f"function '{function}' is too large to inline")

@@ -213,7 +213,7 @@ class LoopRewriter(ast.NodeTransformer):
         if returns(node):   # the returns set a flag and a value, and break out (inline.py's way)
             loop = copy.deepcopy(loop)
             inner = loop.body[0]
-            exits = Returns(RETURN_VALUE, RETURNED, False, ".".join(self.scopes))
+            exits = Returns(RETURN_VALUE, RETURNED, False)
             loop.body = [_located(ast.Assign(targets=[ast.Name(id=RETURNED, ctx=ast.Store())],
                                              value=ast.Constant(False)), inner), exits.loop_with_flag(inner)]
             live_outs += (RETURNED, RETURN_VALUE)
