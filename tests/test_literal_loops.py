@@ -48,6 +48,21 @@ def first_fitting(values, limit, low, high):
     return chosen, scale
 
 
+def countdown(values, limit):
+    """break and the target after the loop; (False, True) stays bools."""
+    total = 0
+    for i in range(len(values)):
+        for step in (4, 2, 0):
+            if values[i] * step < limit:
+                break
+        total += step
+        for flag in (False, True):
+            total += flag + (flag is True)
+        for gap in (0, 1, 3):
+            total += gap * values[i]
+    return total, step, flag, gap
+
+
 def rebinding(values):
     s = 1.0
     for i in range(len(values)):
@@ -74,6 +89,12 @@ def test_break_and_the_target_after_the_loop_are_pythons():
     values = [3.0, -1.0, 0.5, 8.0, float("nan"), 0.0]
     assert_same_as_cpython(first_fitting, values, 1.0, 0.125, 4.0)
     assert_same_as_cpython(first_fitting, values, -100.0, 0.125, 4.0)   # never breaks: the last, -0.0
+
+
+def test_int_displays_bools_and_gaps():
+    values = [3, -1, 7, 0, 2]
+    assert_same_as_cpython(countdown, values, 5)
+    assert_same_as_cpython(countdown, values, -100)   # never breaks: step ends 0
 
 
 def test_a_display_of_names_the_loop_assigns_stays_in_cpython():
