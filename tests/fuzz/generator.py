@@ -27,7 +27,9 @@ What the programs contain (see the issue "differential fuzzing"):
   before the return, sums of squares of one array (ints and floats mixed in a ``mixed``
   list: Python 3.12's compensated sum from its first float on) and a last loop over a
   work list of the kernel's own (``work = [0.0] * (len(a) + 1)`` or rows of such lists),
-  which megaguards does not box back (feature ``scratch``, own stream);
+  which megaguards does not box back (feature ``scratch``, own stream); inside loops,
+  loops over tuple or list displays (``for dv in (-1, 0, 2)``, floats, rows for ``dv, dw``;
+  statements.display_loop, feature ``displays``, own stream);
 * random expressions (``+ - * / // % & | ^ ** << >> min max abs``, unary ``-`` and
   ``~``, conditional expressions, comparisons (chained too, and as values),
   ``and``/``or``, a few ``math`` calls and ``int``/``float``/``round`` conversions),
@@ -170,6 +172,8 @@ class Generator(ExpressionGeneration, HelperGeneration, StatementGeneration, Inp
         # A last loop over a work list of the kernel's own, and sums of squares whose terms
         # may be ints or floats (statements.work_list / square_sums): a stream of their own.
         self.scratch_rng = random.Random(f"scratch {seed}")
+        # Loops over tuple or list displays inside loops (statements.display_loop): likewise.
+        self.display_rng = random.Random(f"displays {seed}")
 
     # -- helpers -------------------------------------------------------------------
     def chance(self, p: float) -> bool:
@@ -367,7 +371,7 @@ class Generator(ExpressionGeneration, HelperGeneration, StatementGeneration, Inp
 
 
 FEATURES = ("readonly", "longrange", "reduction", "containerswitch", "helpers", "cells", "exits", "appends",
-            "mixed", "folds", "tuples", "scratch")  # what ``avoid`` may name
+            "mixed", "folds", "tuples", "scratch", "displays")  # what ``avoid`` may name
 
 
 def generate(seed: int, avoid=()) -> Program:

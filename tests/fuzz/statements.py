@@ -325,11 +325,47 @@ class StatementGeneration:
         if loop_depth == 0:
             self.top_loop_vars.add(var)
         self.statements(inner, depth + 1, loop_depth + 1, r.choice([1, 2, 2, 3]), True)
+        self.display_loop(inner, depth + 1, loop_depth + 1)
         self.appended(inner, depth + 1)
         self.swap(depth + 1)
         self.loop_else(depth)
         if loop_depth > 0 and r.random() < 0.2:  # the variable after its (maybe zero-trip) loop
             self.emit(depth, f"acc = acc + {var}")
+
+    def display_loop(self, scope: Scope, depth: int, loop_depth: int) -> None:
+        """Sometimes a loop over a tuple or list display inside a loop (``for dv in (-1, 0, 2)``,
+        floats, or rows for ``dv, dw``; feature ``displays``, drawn from its own stream), a
+        ``break`` now and then, ``dv`` read after it."""
+        r = self.display_rng
+        if "displays" in self.avoid or r.random() >= 0.15:
+            return
+        form = r.choice(["ints", "ints", "floats", "rows"])
+        count = r.randint(1, 4)
+        inner = scope.child()
+        if form == "rows":
+            elements = ", ".join(f"({r.randint(-2, 2)}, {r.choice(['0.5', '-1.25', '2.0'])})" for _ in range(count))
+            target, summed = "dv, dw", "acc = acc + dv"
+            inner.scalars.update(dv=PY_INT, dw=PY_FLOAT)
+        elif form == "floats":
+            elements = ", ".join(r.choice(["0.5", "-1.5", "2.25", "-0.0", "1e-3"]) for _ in range(count))
+            target, summed = "dv", "facc = facc + dv"
+            inner.scalars["dv"] = PY_FLOAT
+        else:
+            elements = ", ".join(str(r.randint(-3, 3)) for _ in range(count))
+            target, summed = "dv", "acc = acc + dv"
+            inner.scalars["dv"] = PY_INT
+        opened, closed = r.choice(["()", "[]"])
+        self.emit(depth, f"for {target} in {opened}{elements}{',' if count == 1 and opened == '(' else ''}{closed}:")
+        self.rng, main = r, self.rng   # the rest of the program keeps its random choices
+        try:
+            self.statements(inner, depth + 1, loop_depth, r.choice([1, 2]), True)
+        finally:
+            self.rng = main
+        if r.random() < 0.3:
+            self.emit(depth + 1, f"if {self.condition(inner, 1)}:")
+            self.emit(depth + 2, "break")
+        if r.random() < 0.4:
+            self.emit(depth, summed)
 
     def tuple_loop(self, scope: Scope, depth: int) -> None:
         """Sometimes a loop over ``pairs`` with tuple targets (``for x, y in pairs``, with
