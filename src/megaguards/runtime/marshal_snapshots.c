@@ -73,24 +73,36 @@ static char *reuse(mg_snapshot *s, PyObject *obj, const mg_box *box) {
     return NULL;
 }
 
+/* ``s`` describes ``box`` (the shape a later entry's box is compared with). */
+static void take_shape(mg_snapshot *s, const mg_box *box) {
+    s->kind = box->kind;
+    s->gap = box->gap;
+    for (int d = 0; d < box->rank; d++) { s->low[d] = box->low[d]; s->count[d] = box->count[d]; }
+}
+
+/* ``s`` holds the objects of the list's box (``size`` of them, references taken): 1; 0 with
+ * nothing held when memory is short or the list is not of the box's shape. */
+static int hold_items(mg_snapshot *s, PyObject *obj, const mg_box *box, int64_t size) {
+    int64_t position = 0;
+    if (size == 0 || (s->items = malloc((size_t)size * sizeof(PyObject *))) == NULL) return 0;
+    int matched = match_items(obj, 0, box, s->items, &position, 1);
+    s->size = position;   /* the references taken, all released below if the shape is not the box's */
+    if (!matched) forget(s);
+    return matched;
+}
+
 /* After an unboxing into ``buffer`` (``size`` elements visited): keep it as the snapshot if
  * the entry before had the same box; 1 if the snapshot took the buffer. */
 static int remember(mg_snapshot *s, PyObject *obj, const mg_box *box, char *buffer, int64_t size) {
     int repeated = s->entries > 0 && same_box(s, box);
     s->entries++;
-    s->kind = box->kind;
-    s->gap = box->gap;
-    for (int d = 0; d < box->rank; d++) { s->low[d] = box->low[d]; s->count[d] = box->count[d]; }
+    take_shape(s, box);
     if (!repeated || size < 64) return 0;
     if (s->misses >= 2) {   /* given up: made again once the wait is over */
         if (s->wait-- > 0) return 0;
         s->misses = 0;
     }
-    s->items = malloc((size_t)size * sizeof(PyObject *));
-    if (s->items == NULL) return 0;
-    int64_t position = 0;
-    match_items(obj, 0, box, s->items, &position, 1);   /* the unboxing just checked the shape */
-    s->size = position;
+    if (!hold_items(s, obj, box, size)) return 0;   /* (the unboxing just checked the shape) */
     s->buffer = buffer;
     return 1;
 }
@@ -109,15 +121,10 @@ int64_t mg_still_holds(PyObject *list, int rank, int kind, const int64_t *shape,
     if (s->items != NULL && s->size == size && same_box(s, &box) && match_items(list, 0, &box, s->items, &position, 0))
         return 1;
     forget(s);
-    if (!record) return 0;
-    s->kind = kind;
-    s->gap = 1;
-    for (int d = 0; d < rank; d++) { s->low[d] = 0; s->count[d] = shape[d]; }
-    if (size == 0 || (s->items = malloc((size_t)size * sizeof(PyObject *))) == NULL) return 0;
-    position = 0;
-    int matched = match_items(list, 0, &box, s->items, &position, 1);
-    s->size = position;   /* the references taken, all of them released if the list is not of this shape */
-    if (!matched) forget(s);
+    if (record) {
+        take_shape(s, &box);
+        hold_items(s, list, &box, size);
+    }
     return 0;
 }
 
