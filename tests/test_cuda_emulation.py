@@ -397,6 +397,24 @@ def test_a_clamped_stencil_runs_on_the_gpu_without_checks(emulator):
     assert not any("hoisted check failed" in reason for reason in loop["reasons"]), loop["reasons"]
 
 
+def test_a_neighbour_loop_with_bounds_tests_runs_on_the_gpu(emulator):
+    """'if 0 <= r + dr < rows' narrows r + dr itself (analysis/bounds: an expression
+    refinement): every hoisted check passes and the host launches the kernel."""
+    def neighbours(t, out, rows, cols):
+        for r in range(rows):
+            for c in range(cols):
+                total = 0.0
+                for dr in range(-1, 2):
+                    for dc in range(-1, 2):
+                        if 0 <= r + dr < rows and 0 <= c + dc < cols:
+                            total += t[r + dr, c + dc]
+                out[r, c] = total
+
+    grid = numpy.arange(4.0 * N).reshape(4, N)
+    loop = on_gpu(emulator, neighbours, lambda: (grid.copy(), numpy.zeros((4, N)), 4, N))
+    assert not any("hoisted check failed" in reason for reason in loop["reasons"]), loop["reasons"]
+
+
 def diffusion_step(t, u, rows, cols):
     for r in range(rows):
         for c in range(cols):

@@ -228,3 +228,56 @@ def test_borders_left_out_by_inequalities_are_hoisted():
     no_failed_check(assert_same_as_cpython(interior, values, [0.0] * 10, 10))
     assert_same_as_cpython(interior, values, [0.0] * 1, 1)
     assert_same_as_cpython(interior, values[:3], [0.0] * 5, 5, compiled=None)   # a[j + 1] past the end
+
+
+def neighbour_sums(grid, out, n, m):
+    for i in range(n):
+        for j in range(m):
+            alive = 0.0
+            for dx in range(-1, 2):
+                for dy in range(-1, 2):
+                    if (dx != 0 or dy != 0) and 0 <= i + dx < n and 0 <= j + dy < m:
+                        alive += grid[i + dx][j + dy]
+            out[i][j] = alive
+    return out
+
+
+def test_a_test_on_a_compound_subscript_narrows_that_subscript():
+    """'0 <= i + dx < n' with dx another loop's variable: narrowing i alone (i >= -dx for
+    dx's widest) would leave i + dx reaching -1 and n; the expression's own narrowed range
+    proves grid[i + dx] in range, so the check-free copy runs."""
+    cells = [[float((r * 7 + c * 13) % 5) for c in range(9)] for r in range(8)]
+    no_failed_check(assert_same_as_cpython(neighbour_sums, cells, [[0.0] * 9 for _ in range(8)], 8, 9))
+    no_failed_check(assert_same_as_cpython(neighbour_sums, numpy.array(cells), numpy.zeros((8, 9)), 8, 9))
+    for n, m in ((1, 1), (0, 9), (8, 1)):
+        assert_same_as_cpython(neighbour_sums, cells, [[0.0] * 9 for _ in range(8)], n, m)
+
+
+def test_a_narrowed_expression_proves_itself_only():
+    """The narrowing covers the tested expression: i + dx + 1 in the same branch is not
+    proven (it reaches n), and a list shorter than the bound still raises IndexError."""
+    def reach(a, out, n):
+        for i in range(n):
+            for dx in range(-1, 2):
+                if 0 <= i + dx < n:
+                    out[i] += a[i + dx + 1]
+        return out
+    assert_same_as_cpython(reach, [1.0] * 6, [0.0] * 5, 5, compiled=None)   # a[5] past the end for i = 4
+    assert_same_as_cpython(reach, [1.0] * 7, [0.0] * 5, 5)
+
+    def shorter(a, out, n):
+        for i in range(n):
+            for dx in range(-1, 2):
+                if 0 <= i + dx < n:
+                    out[i] += a[i + dx]
+        return out
+    assert_same_as_cpython(shorter, [1.0] * 4, [0.0] * 5, 5, compiled=None)   # n > len(a)
+    no_failed_check(assert_same_as_cpython(shorter, [1.0] * 5, [0.0] * 5, 5))
+
+    def never(a, out, n):   # a test no iteration meets: its branch's subscript is never checked
+        for i in range(n):
+            for dx in range(-1, 2):
+                if i + dx < -5:
+                    out[i] = a[i + dx + 100]
+        return out
+    no_failed_check(assert_same_as_cpython(never, [1.0] * 5, [0.0] * 5, 5))

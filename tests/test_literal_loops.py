@@ -118,3 +118,18 @@ def test_the_neighbour_count_on_the_emulated_gpu(emulator):
     fast = assert_same_as_cpython(neighbours, grid(12, 10), [[0] * 10 for _ in range(12)])
     assert "cuda" in [record["backend"] for record in site_records(fast).values()]   # (the CPU's too, if run before)
     assert emulator.launches > launches
+
+
+def test_int_progressions_become_ranges_and_the_neighbour_count_keeps_no_failed_check():
+    """(-1, 0, 1) is range(-1, 2): the bounds analysis follows dx, and the test
+    '0 <= i + dx < n' proves grid[i + dx] in range (no hoisted check fails)."""
+    for source, expected in (("(-1, 0, 1)", (-1, 2, 1)), ("[5]", (5, 6, 1)), ("(3, 1, -1)", (3, -3, -2)),
+                             ("(0, 4, 8, 12)", (0, 16, 4))):
+        loop = desugar.for_loop(ast.parse(f"for dx in {source}:\n    s += dx").body[0])
+        assert ast.unparse(loop.iter) == f"range{expected}", source
+    for source, count in (("(1, 2, 4)", 3), ("(1, 1)", 2), ("(True, False)", 2), ("(0.0, 1.0)", 2), ("(a, 1)", 2)):
+        loop = desugar.for_loop(ast.parse(f"for dx in {source}:\n    s += dx").body[0], lambda: "mg_tmp1")
+        assert ast.unparse(loop.iter) == f"range({count})", source   # a chain of conditional expressions, as before
+    fast = assert_same_as_cpython(neighbours, grid(9, 7), [[0] * 7 for _ in range(9)])
+    for record in site_records(fast).values():
+        assert record["compiled_runs"] and not any("hoisted check failed" in r for r in record["reasons"]), record

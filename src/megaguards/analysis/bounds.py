@@ -14,13 +14,17 @@ used when they all pass.  A subscript whose range may be negative (``a[i - 1]``,
 Ranges are path-sensitive: under a condition comparing a loop variable with a hoistable
 bound (``t[r - 1][c] if r > 0 else t[r][c]``, ``if i < n - 1:``), the subscripts of the
 guarded branch see the variable's range narrowed by it (a ``Refinement``), so that a
-clamped stencil hoists every check.
+clamped stencil hoists every check.  A condition on a compound expression (``if 0 <= i
++ dx < n: g[i + dx]``, dx another loop's variable) narrows that expression itself: the
+same expression in the branch takes the narrowed range, which its parts' ranges alone
+would lose (i >= -dx gives i + dx >= -dx - dx's widest).
 """
 from __future__ import annotations
 
 
-from ..record import record
+from ..record import record, replace
 from ..ir import nodes as ir
+from ..ir.printer import format_expression
 from ..ir.types import Scalar
 from .typeinfer import TypedLoop
 
@@ -53,8 +57,14 @@ class Refinement:
     bound: ir.Expr         # hoistable
     scope: tuple           # (variable, loop id or key) pairs usable in the bound
     after: int             # how many of HoistFacts.loops come before it (the prologue's order)
+    # A compound expression narrowed (var is then its expression_key; parent None where
+    # nothing narrowed it before): its range starts from its parts' ranges in scope, and
+    # is empty where ``within`` (the innermost interval at the test) is.
+    expression: ir.Expr | None = None
+    within: int | None = None
 
 
+COMPOUND = (ir.BinOp, ir.UnaryOp, ir.Call)   # what an expression refinement narrows
 NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 MIRRORED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!=", None: None}
 
@@ -92,6 +102,11 @@ class HoistFacts:
         object.__setattr__(self, "_by_access", {(h.access, h.dim): h for h in self.indices})
 
 
+def expression_key(node: ir.Expr) -> str:
+    """A compound expression's name in a scope (no variable's name starts with '=')."""
+    return "=" + format_expression(node)
+
+
 def first_rows(node: ir.Length) -> bool:
     """``len(a)``, ``len(a[0])``, ``len(a[0][0])``: sizes the entry's dims give (a list's
     shape is read along its first elements), hoistable like ``a.shape[d]``."""
@@ -121,6 +136,8 @@ class _Hoister:
         self.ranges: list[tuple] = []
         self.unchecked: set[int] = set()
         self.refinements: list[Refinement] = []
+        self.expression_names: dict[str, frozenset] = {}   # expression_key -> the names it reads
+        self.made: dict[tuple, int] = {}   # a narrowing's parts -> its key
 
     # is an expression hoistable, given the usable loop variables ------------------
     def hoistable(self, node: ir.Expr, scope: dict[str, int]) -> bool:
@@ -171,7 +188,8 @@ class _Hoister:
     def statement(self, node: ir.Stmt, scope: dict[str, int], loop: int | None) -> None:
         if isinstance(node, ir.For):
             self.expressions((node.start, node.stop, node.step), scope, loop)
-            inner_scope = {k: v for k, v in scope.items() if k != node.var}
+            inner_scope = {k: v for k, v in scope.items()
+                           if k != node.var and node.var not in self.expression_names.get(k, ())}
             inner_loop = loop
             step = node.step
             constant_step = ir.int_constant(step)   # -1 is the literal 1 negated
@@ -263,18 +281,37 @@ class _Hoister:
         return scope, loop
 
     def compared(self, left: ir.Expr, op, right: ir.Expr, scope: dict, loop):
+        if op not in ("<", "<=", ">", ">=", "==", "!=") or not (self.hoistable(left, scope)
+                                                             and self.hoistable(right, scope)):
+            return scope, loop
+        expression, bound, expression_op = (left, right, op) if isinstance(left, COMPOUND) else (right, left, MIRRORED[op])
         side = self.isolated(left, scope)
         if side is None:
-            side, right, op = self.isolated(right, scope), left, MIRRORED.get(op)
-        if side is None or op not in ("<", "<=", ">", ">=", "==", "!=") or not self.hoistable(right, scope):
-            return scope, loop
-        var, moved = side
-        if moved is not None:   # ``i + k OP e`` is ``i OP e - k``
-            right = ir.BinOp(moved[0], right, moved[1], type=Scalar.PY_INT, line=right.line)
-        key = -1 - len(self.refinements)
-        self.refinements.append(Refinement(key, var.id, scope[var.id], op, right, tuple(scope.items()),
-                                           len(self.loops)))
-        return {**scope, var.id: key}, key
+            side, right, op = self.isolated(right, scope), left, MIRRORED[op]
+        if side is not None:
+            var, moved = side
+            if moved is not None:   # ``i + k OP e`` is ``i OP e - k``
+                right = ir.BinOp(moved[0], right, moved[1], type=Scalar.PY_INT, line=right.line)
+            key = self.refinement(Refinement(0, var.id, scope[var.id], op, right, tuple(scope.items()), len(self.loops)))
+            scope, loop = {**scope, var.id: key}, key
+        # Narrowing the variable loses nothing where the rest is fixed (``i + 1 < n``); with
+        # another loop's variable in it (``i + dx``) only the expression's own range is exact.
+        if isinstance(expression, COMPOUND) and (side is None or _moves(side[1], scope)):
+            name = expression_key(expression)
+            key = self.refinement(Refinement(0, name, scope.get(name), expression_op, bound, tuple(scope.items()),
+                                             len(self.loops), expression, loop))
+            self.expression_names[name] = frozenset(n.id for n in ir.walk(expression) if isinstance(n, ir.Name))
+            scope, loop = {**scope, name: key}, key
+        return scope, loop
+
+    def refinement(self, made: Refinement) -> int:
+        """The key of ``made`` (its key field ignored), or of the same narrowing made before:
+        a test met twice (an ``and``'s operands, then its branch) narrows once."""
+        same = (made.var, made.parent, made.op, format_expression(made.bound), made.scope, made.within)
+        if same not in self.made:
+            self.made[same] = -1 - len(self.refinements)
+            self.refinements.append(replace(made, key=self.made[same]))
+        return self.made[same]
 
     def isolated(self, side: ir.Expr, scope: dict):
         """For ``var + k`` / ``k + var`` / ``var - k`` (var a hoisted loop variable, k
@@ -289,6 +326,11 @@ class _Hoister:
                     and self.hoistable(side.left, scope):
                 return (side.right, ("-", side.left))
         return None
+
+
+def _moves(moved, scope: dict) -> bool:
+    """Does the part moved across a comparison read a loop variable?"""
+    return moved is not None and any(isinstance(n, ir.Name) and n.id in scope for n in ir.walk(moved[1]))
 
 
 def _for_bindings_in(statements) -> dict[str, int]:

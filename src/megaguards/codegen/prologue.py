@@ -6,7 +6,7 @@ kernel then runs its copy of the loop that keeps every check inside.
 """
 from __future__ import annotations
 
-from ..analysis.bounds import HoistFacts
+from ..analysis.bounds import COMPOUND, HoistFacts, expression_key
 from ..ir import nodes as ir
 from .spelling import array_name
 
@@ -34,12 +34,24 @@ class PrologueWriter:
         return "0" if loop is None else f"{self.interval_of(loop)}_empty"
 
     def refinement(self, refinement, depth: int) -> None:
-        """A loop variable's interval inside a branch where ``var op bound`` holds."""
-        stem, parent = self.interval_of(refinement.key), self.interval_of(refinement.parent)
-        number = self.precondition(f"line {refinement.bound.line}: bound of a condition on '{refinement.var}' "
-                                   "within int64")
-        self.emit(depth, f"__int128 {stem}_lo = {parent}_lo, {stem}_hi = {parent}_hi; int {stem}_empty = {parent}_empty;")
-        self.emit(depth, f"if (!{stem}_empty) {{")
+        """A loop variable's (or an expression's) interval inside a branch where ``var op
+        bound`` holds."""
+        stem = self.interval_of(refinement.key)
+        named = refinement.var.lstrip("=")
+        number = self.precondition(f"line {refinement.bound.line}: bound of a condition on '{named}' within int64")
+        if refinement.expression is None:
+            parent = self.interval_of(refinement.parent)
+            self.emit(depth, f"__int128 {stem}_lo = {parent}_lo, {stem}_hi = {parent}_hi; "
+                             f"int {stem}_empty = {parent}_empty;")
+            self.emit(depth, f"if (!{stem}_empty) {{")
+        else:   # its range where the branch's test is met: the parts' ranges, or a narrowing before
+            self.emit(depth, f"__int128 {stem}_lo = 0, {stem}_hi = -1; int {stem}_empty = {self.empty_flag(refinement.within)};")
+            self.emit(depth, f"if (!{stem}_empty) {{")
+            if refinement.parent is None:
+                low, high = self.interval(refinement.expression, depth + 1, number, dict(refinement.scope))
+            else:
+                low, high = (f"{self.interval_of(refinement.parent)}_{end}" for end in ("lo", "hi"))
+            self.emit(depth + 1, f"{stem}_lo = {low}; {stem}_hi = {high};")
         low, high = self.interval(refinement.bound, depth + 1, number, dict(refinement.scope))
         raise_low = {">": f"{low} + 1", ">=": low, "==": low}.get(refinement.op)
         lower_high = {"<": f"{high} - 1", "<=": high, "==": high}.get(refinement.op)
@@ -147,6 +159,9 @@ class PrologueWriter:
         if isinstance(node, ir.Shape):
             value = f"((__int128){self.renderer.expr(node)})"
             return value, value
+        if isinstance(node, COMPOUND) and expression_key(node) in scope:   # narrowed by a branch's test
+            stem = self.interval_of(scope[expression_key(node)])
+            return f"{stem}_lo", f"{stem}_hi"
         name = self.fresh()
         if isinstance(node, ir.Call):   # min / max of hoistable ints (bounds.hoistable)
             pairs = [self.interval(argument, depth, number, scope) for argument in node.args]

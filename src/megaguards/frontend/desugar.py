@@ -1,9 +1,8 @@
 """Desugaring: Python idioms rewritten, as ``ast``, into the forms the lowering knows,
 inside the lowering (``frontend/lower.py``) before a statement or a ``for`` is lowered:
 
-* ``for_loop(node, fresh)``: a ``for`` over a list or array (``for x in xs``,
-  ``enumerate``, ``zip``, ``reversed(range(...))``, a display ``(-1, 0, 1)``) becomes an
-  equivalent ``for ... in range(...)`` loop (or the loop is returned unchanged);
+* ``for_loop(node, fresh)``: a ``for`` over a list or array (``for x in xs``, ``enumerate``,
+  ``zip``, ``reversed(range(...))``, a display) becomes a ``range`` loop (or stays as it was);
 * ``statement(node, fresh)``: a statement using an idiom (``q, r = divmod(a, b)``,
   ``sum``/``min``/``max``/``functools.reduce`` inside an expression) becomes a list
   of plain statements, or None when there is nothing to rewrite.
@@ -23,7 +22,7 @@ from typing import Callable
 from ..record import record
 from ..errors import Unsupported
 from . import early_exits
-from .literal_loops import element_at, literal_elements
+from .literal_loops import element_at, literal_elements, progression
 from .syntax import dotted_path as _path
 from .syntax import int_literal
 from .syntax import located as _located
@@ -230,9 +229,10 @@ def is_element_loop(node: ast.AST) -> bool:
 
 def for_loop(node: ast.For, fresh: Callable[[], str] = _default_fresh) -> ast.For:
     reversed_range = _reversed_range(node.iter)
-    if reversed_range is not None:
-        loop = ast.For(target=node.target, iter=reversed_range, body=node.body, orelse=node.orelse)
-        return _assume(_located([loop], node)[0], "reversed")
+    counted = reversed_range if reversed_range is not None else progression(node)   # for dx in (-1, 0, 1)
+    if counted is not None:
+        loop = ast.For(target=node.target, iter=counted, body=node.body, orelse=node.orelse)
+        return _assume(_located([loop], node)[0], *(("reversed",) if reversed_range is not None else ()))
     source = _source(node.iter, _assigned([node.target, *node.body]))
     if source is None:
         return node

@@ -5,11 +5,15 @@ binds the target to the element at a position through a chain of conditional exp
 so ``break``, ``continue`` and the target's value after the loop stay Python's, on every
 backend.  Only displays whose elements are the same at every iteration qualify: number
 constants (signed), names the loop does not assign, or tuples of those of one width (for a
-tuple target)."""
+tuple target).  A display of ints in arithmetic progression under a plain name becomes the
+range it equals (``for dx in (-1, 0, 1)``: ``range(-1, 2)``), whose variable the bounds
+analysis follows: ``if 0 <= i + dx < n: g[i + dx]`` then keeps no check in the loop."""
 from __future__ import annotations
 
 import ast
 import copy
+
+from .syntax import int_literal
 
 MAX_ELEMENTS = 32   # a longer display is a table, better kept as a list the loop reads
 
@@ -26,6 +30,20 @@ def literal_elements(node: ast.expr, assigned: set[str]) -> list | None:
             and all(_fixed(value, assigned) for row in rows for value in row):
         return [list(row) for row in rows]
     return None
+
+
+def progression(node: ast.For) -> ast.Call | None:
+    """``range(first, past, step)`` for ``for name in (ints in arithmetic progression)``,
+    else None.  The name then takes the same ints, in the same order, and keeps the last."""
+    values = [int_literal(element) for element in getattr(node.iter, "elts", ())]
+    if not isinstance(node.target, ast.Name) or not isinstance(node.iter, (ast.Tuple, ast.List)) \
+            or not 0 < len(values) <= MAX_ELEMENTS or None in values:
+        return None
+    step = values[1] - values[0] if len(values) > 1 else 1
+    if step == 0 or any(later - earlier != step for earlier, later in zip(values, values[1:])):
+        return None
+    return ast.Call(func=ast.Name(id="range", ctx=ast.Load()), keywords=[],
+                    args=[ast.Constant(values[0]), ast.Constant(values[-1] + step), ast.Constant(step)])
 
 
 def element_at(elements: list, index: ast.expr):
