@@ -30,11 +30,55 @@ def copied(function) -> str:
     return megaguards.explain(megaguards.jit(function))
 
 
-def test_doitgen_runs_its_q_loop_in_parallel():
+def test_doitgen_runs_its_r_loop_in_parallel():
+    """sum is written whole by every q iteration before it is read: private to r's
+    iterations too (the writer inside the q loop), and the last (r, q)'s values kept."""
     fast = assert_same_as_cpython(doitgen, *doitgen_inputs())
     explained = megaguards.explain(fast)
-    assert "loop 'q' at line 14: parallel (OpenMP)" in explained, explained
+    assert "loop 'r' at line 13: parallel (OpenMP)" in explained, explained
     assert "a copy of 'sum' per thread, the last iteration's kept" in explained
+    assert_same_as_cpython(doitgen, *doitgen_inputs(1, 7, 6))
+    nr, nq, np, A, C4, sum = doitgen_inputs()
+    for nq, np in ((0, np), (nq, 0)):   # no q or no p iteration: sum stays as it was
+        fast = assert_same_as_cpython(doitgen, nr, nq, np, A, C4, sum)
+    assert "loop 'r' at line 13: parallel (OpenMP)" in megaguards.explain(fast)
+
+
+def wrapped_exit(a, n, m, tmp):   # a 'break' in the q loop may skip the writer in the last row
+    for i in range(n):
+        for q in range(3):
+            if a[i][q] > 5.0:
+                break
+            for k in range(m):
+                tmp[k] = a[i][k] + q
+            for k in range(m):
+                a[i][k] = tmp[k]
+
+
+def wrapped_by_row(a, n, m, tmp):   # the q loop's range changes with i: empty for i = 0
+    for i in range(n):
+        for q in range(i):
+            for k in range(m):
+                tmp[k] = a[i][k] + q
+            for k in range(m):
+                a[i][k] = tmp[k]
+
+
+def wrapped_then_read(a, n, m, tmp):   # read again after the q loop: an empty q loop reads what was there
+    for i in range(n):
+        for q in range(2):
+            for k in range(m):
+                tmp[k] = a[i][k] + q
+        for k in range(m):
+            a[i][k] = tmp[k]
+
+
+@pytest.mark.parametrize("function", [wrapped_exit, wrapped_by_row, wrapped_then_read])
+def test_temporaries_in_loops_that_may_not_write_them_keep_the_outer_loop_sequential(function):
+    grid = [[float((i * 5 + k) % 7) for k in range(6)] for i in range(10)]
+    fast = assert_same_as_cpython(function, grid, 10, 6, [0.5] * 6)
+    explained = megaguards.explain(fast)
+    assert "loop 'i' at line" in explained and "carries" in explained, explained
 
 
 def counts_per_row(table, n, m, counts, flags):

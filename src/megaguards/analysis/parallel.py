@@ -292,14 +292,20 @@ def _private_arrays(loop: ir.For, typed: TypedLoop, groups: dict) -> tuple:
 
 
 def _written_first(name: str, body, assigned: set) -> ir.For | None:
-    """The loop that writes ``name`` whole before any read, or None."""
+    """The loop that writes ``name`` whole before any read, or None.  It may sit in loops
+    of the body (doitgen's ``for q``: each of their iterations writes it whole first) that
+    touch ``name`` alone at their level: step 1, bounds that the body does not assign, no
+    ``break`` or ``continue`` (the copy back, where their ranges are not empty, then
+    copies what the last of their iterations left)."""
     def touches(node) -> bool:
         return any(isinstance(n, (ir.Load, ir.Store)) and n.array == name for n in ir.walk(node))
 
+    touching = [statement for statement in body if touches(statement)]
+    if len(touching) == 1 and _wrapper(touching[0], assigned) and not touches(touching[0].start) \
+            and not touches(touching[0].stop) and not _only_at(name, touching[0].body, touching[0].var):
+        return _written_first(name, touching[0].body, assigned)
     writer = None
-    for statement in body:
-        if not touches(statement):
-            continue
+    for statement in touching:
         if not (isinstance(statement, ir.For) and isinstance(statement.step, ir.Const) and statement.step.value == 1
                 and not touches(statement.start) and not touches(statement.stop)
                 and _only_at(name, statement.body, statement.var)):
@@ -316,6 +322,13 @@ def _written_first(name: str, body, assigned: set) -> ir.For | None:
         elif (statement.start, statement.stop) != (writer.start, writer.stop):
             return None
     return writer
+
+
+def _wrapper(statement, assigned: set) -> bool:
+    """A loop around a temporary's writer: step 1, bounds the body leaves alone, no exits."""
+    return (isinstance(statement, ir.For) and ir.int_constant(statement.step) == 1
+            and all(_invariant_bound(bound, assigned) for bound in (statement.start, statement.stop))
+            and not any(isinstance(s, (ir.Break, ir.Continue)) for s in _level_statements(statement.body)))
 
 
 def _invariant_bound(bound: ir.Expr, assigned: set) -> bool:

@@ -229,13 +229,24 @@ def _copy_back(renderer, node: ir.For, label: str, private_arrays: tuple, depth:
     for name, writer in private_arrays:
         array = array_name(name)
         low, high = (renderer.convert(bound, Scalar.PY_INT) for bound in (writers[writer].start, writers[writer].stop))
-        emit(depth, f"if ({label}_owns_last && !{label}_error && {array} != NULL) {{")
+        ran = "".join(f" && {renderer.convert(loop.start, Scalar.PY_INT)} < {renderer.convert(loop.stop, Scalar.PY_INT)}"
+                      for loop in _around(node, writer))   # an empty one wrote nothing (the list's
+        # touched box is then empty too, so nothing would be boxed back: kept for any other path)
+        emit(depth, f"if ({label}_owns_last && !{label}_error && {array} != NULL{ran}) {{")
         emit(depth + 1, f"for (int64_t mg_v = {low}; mg_v < {high}; mg_v++) {{")
         emit(depth + 2, f"const int64_t mg_at = mg_v < 0 ? mg_v + {array}_n0 : mg_v;")
         emit(depth + 2, f"{label}_shared_{array}[mg_at] = {array}[mg_at];")
         emit(depth + 1, "}")
         emit(depth, "}")
         emit(depth, f"free({array});")
+
+
+def _around(node: ir.For, writer: int) -> list:
+    """The loops of ``node``'s body that hold the loop ``writer`` (analysis/parallel._wrapper)."""
+    for statement in node.body:
+        if isinstance(statement, ir.For) and any(inner.nid == writer for inner in ir.walk(statement)):
+            return [] if statement.nid == writer else [statement, *_around(statement, writer)]
+    return []
 
 
 def _pipelined_rounds(renderer, node: ir.For, iteration: ParallelRegion, depth: int) -> None:
