@@ -192,8 +192,23 @@ def test_the_cost_model_gates_the_trees_cuda():
     assert selector.gate("cuda", {"seq": 8.0, "cpu": 2.0 * margin, "cuda": 2.0}) == "cuda"
     assert selector.gate("cuda", {"seq": 8.0, "cpu": 1.9 * margin, "cuda": 2.0}) == "cpu"
     assert selector.gate("cuda", {"seq": 3.0, "cpu": 5.0, "cuda": 2.0}) == "seq"
-    assert selector.gate("seq", {"seq": 3.0, "cpu": 5.0, "cuda": 0.001}) == "seq"   # only cuda is gated
+    assert selector.gate("seq", {"seq": 3.0, "cpu": 5.0, "cuda": 0.5}) == "seq"   # the GPU not far ahead
     assert selector.gate("cuda", {"cuda": 1.0}) == "cuda"   # nothing to compare with
+
+
+def test_a_gpu_far_ahead_in_the_model_overrules_the_trees_cpu(auto, monkeypatch):
+    """The tree's seq or cpu gives way where the model predicts the GPU GPU_CLEAR_WIN times
+    faster than every CPU device (nbody's time-step region, large: the tree's cpu
+    predicted 6.3 s, the GPU 36 ms)."""
+    win = selector.GPU_CLEAR_WIN
+    assert selector.gate("cpu", {"seq": 37.0, "cpu": 6.3, "cuda": 0.036}) == "cuda"
+    assert selector.gate("seq", {"seq": 1.0 * win, "cpu": 5.0 * win, "cuda": 1.0}) == "cuda"
+    assert selector.gate("seq", {"seq": 0.99 * win, "cpu": 5.0 * win, "cuda": 1.0}) == "seq"
+    assert selector.gate("cpu", {"seq": 5.0, "cpu": 6.3}) == "cpu"   # no GPU variant
+    monkeypatch.setattr(selector, "load", lambda: TreeSaying("cpu"))
+    device, why = select.DeviceChoice.predict("tree", entry_features(), {"seq": 37.0, "cpu": 6.3, "cuda": 0.036},
+                                              ("seq", "cpu", "cuda"))
+    assert device == "cuda" and f"predicts the GPU at least {win:g}x faster" in why
 
 
 def test_a_device_the_kernel_lacks_falls_to_the_cost_model():

@@ -336,6 +336,9 @@ class DeviceChoice:
         if how == "gpu gate":
             return device, (f"decision tree ({tree.trained_on}) chose cuda, but the cost model predicts it less "
                             f"than {selector.CUDA_MARGIN:g}x faster than {device} ({format_times(predicted)})")
+        if how == "gpu win":
+            return device, (f"decision tree ({tree.trained_on}) chose a CPU device, but the cost model predicts the "
+                            f"GPU at least {selector.GPU_CLEAR_WIN:g}x faster ({format_times(predicted)})")
         if how == "tree":
             return device, f"decision tree ({tree.trained_on})"
         if how == "model":

@@ -40,6 +40,13 @@ class Tree:
 
 
 CUDA_MARGIN = 2.0   # the GPU's predicted speed-up over the better CPU device that lets the tree's cuda stand
+# The model's GPU speed-up over the tree's CPU device from which the GPU runs instead: the
+# tree learned from few GPU shapes (nbody's time-step region, large, 16384 bodies: the tree's
+# cpu predicted 6.3 s, the GPU 36 ms, 173x; it ran 1.1 s on 16 cores, the whole process
+# 0.5 s slower than on the GPU).  The model's GPU can be far too hopeful: lavaMD, medium,
+# in the training data (benchmarks/selector/data, the first two sets) predicted 23x faster
+# on the GPU and ran 9x slower there; the mark stays well above that.
+GPU_CLEAR_WIN = 50.0
 # From this many parallel regions forked per entry (a parallel loop inside a sequential
 # one) the model decides between the tree's cpu and seq: the tree has no input for the
 # forks, the model a term per fork (lud, medium: 256 forks, 16 cores 2.4x slower than one).
@@ -58,8 +65,12 @@ def gate(choice: str, predicted: dict, regions: int = 1) -> str:
       better CPU device: then that CPU device.  The tree learns from few GPU shapes; the
       model's GPU terms (launch, copies, per-thread work) come from calibration.
     - cpu for a kernel forking ``regions`` >= FORK_GATE_REGIONS parallel regions per entry
-      where the model predicts one core faster: then seq."""
+      where the model predicts one core faster: then seq.
+    - seq or cpu where the model predicts the GPU GPU_CLEAR_WIN times faster than every
+      CPU device: then cuda."""
     host = {device: predicted[device] for device in ("seq", "cpu") if device in predicted}
+    if choice in host and "cuda" in predicted and predicted["cuda"] * GPU_CLEAR_WIN <= min(host.values()):
+        return "cuda"
     if choice == "cpu" and regions >= FORK_GATE_REGIONS and len(host) == 2 and host["seq"] < host["cpu"]:
         return "seq"
     if choice != "cuda" or "cuda" not in predicted or not host:
@@ -72,7 +83,8 @@ def decide(tree: Tree | None, features, predicted: dict, available) -> tuple[str
     """(device, how) for one entry with these ``features``: the tree's choice, gated; the
     cost model's fastest device where the tree is missing or chose a device this kernel
     lacks (a kernel without a GPU variant); else the widest device.  ``how``: "tree",
-    "gpu gate" or "fork gate" (the tree's cuda or cpu vetoed), "model" or "widest".
+    "gpu gate" or "fork gate" (the tree's cuda or cpu vetoed), "gpu win" (the tree's seq or
+    cpu overruled), "model" or "widest".
     ``predicted`` holds the available devices only.  The runtime and the offline
     evaluation (benchmarks/selector/train.py) both choose through here."""
     choice = tree.choose(inputs(features)) if tree is not None else None
@@ -80,7 +92,7 @@ def decide(tree: Tree | None, features, predicted: dict, available) -> tuple[str
         gated = gate(choice, predicted, features.parallel_entries)
         if gated == choice:
             return choice, "tree"
-        return gated, ("gpu gate" if choice == "cuda" else "fork gate")
+        return gated, ("gpu gate" if choice == "cuda" else "gpu win" if gated == "cuda" else "fork gate")
     if predicted:
         return min(predicted, key=predicted.get), "model"
     return available[-1], "widest"
