@@ -31,6 +31,7 @@ import numpy
 RED_ZONE = 256           # bytes of canary before each allocation; after it, max(RED_ZONE, its size)
 CANARY = 0xA5
 SMALL_BLOCKS = {"BLOCK_1D": (4, 1, 1), "BLOCK_2D": (4, 2, 1), "BLOCK_3D": (2, 2, 2)}
+MULTIPROCESSORS = 8   # small grids then get their blocks split (runtime/cuda.launch_shape)
 MAX_ARGS = 64
 _BUILD = Path(tempfile.gettempdir()) / f"megaguards-cuda-emulator-{os.getuid()}"
 _libraries: dict[str, ctypes.CDLL] = {}   # compiled once per process, by source hash
@@ -285,7 +286,8 @@ class CudaEmulator:
         runtime = types.SimpleNamespace(
             getDeviceCount=lambda: 1, free=lambda pointer: None,
             getDeviceProperties=lambda index: {"name": b"CPU emulation of a CUDA device", "major": 9, "minor": 0,
-                                               "totalGlobalMem": 2**30})
+                                               "totalGlobalMem": 2**30,
+                                               "multiProcessorCount": MULTIPROCESSORS})
         module.cuda = types.SimpleNamespace(runtime=runtime, Event=EmulatedEvent, get_current_stream=lambda: None)
 
         def missing(name):  # megaguards used more of CuPy than is emulated: say so
@@ -431,6 +433,7 @@ def install(monkeypatch) -> CudaEmulator:
         monkeypatch.setattr(codegen_cuda, name, block)
     runtime_cuda.cupy_module.cache_clear()
     runtime_cuda._module_function.cache_clear()
+    runtime_cuda.multiprocessors.cache_clear()
     return emulator
 
 
@@ -440,4 +443,5 @@ def uninstall() -> None:
 
     runtime_cuda.cupy_module.cache_clear()
     runtime_cuda._module_function.cache_clear()
+    runtime_cuda.multiprocessors.cache_clear()
     _current = None

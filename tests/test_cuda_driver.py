@@ -25,7 +25,8 @@ class FakeApi:
 
     CUresult = types.SimpleNamespace(CUDA_ERROR_NOT_READY=NOT_READY)
     CUdevice_attribute = types.SimpleNamespace(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR="major",
-                                               CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR="minor")
+                                               CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR="minor",
+                                               CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT="processors")
     CUevent_flags = types.SimpleNamespace(CU_EVENT_DISABLE_TIMING=2)
 
     def __init__(self) -> None:
@@ -61,7 +62,7 @@ class FakeApi:
         return 0, 80 * 2**30
 
     def cuDeviceGetAttribute(self, attribute, device):
-        return 0, {"major": 9, "minor": 0}[attribute]
+        return 0, {"major": 9, "minor": 0, "processors": 132}[attribute]
 
     def cuMemAlloc(self, size):
         self.allocations += 1
@@ -270,7 +271,7 @@ def test_megaguards_info_describes_the_gpu_through_the_driver(driver):
     from megaguards.diagnostics.info import _describe_gpus
 
     assert _describe_gpus(driver.cuda.runtime) == [
-        "CUDA devices: 1 (driver 12.4, runtime 12.9)", "  GPU 0: Fake GPU, 80.0 GiB, compute capability 9.0"]
+        "CUDA devices: 1 (driver 12.4, runtime 12.9)", "  GPU 0: Fake GPU, 80.0 GiB, compute capability 9.0, 132 multiprocessors"]
 
 
 def test_no_bindings_no_driver(monkeypatch):

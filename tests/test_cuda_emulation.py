@@ -305,6 +305,48 @@ def test_real_block_size(emulator, monkeypatch):
                                     numpy.linspace(1.0, 2.0, m), numpy.full((n, m), -1.0), n, m))
 
 
+def test_a_band_of_few_iterations_gets_blocks_for_every_multiprocessor():
+    """runtime/cuda.launch_shape: lud's 2048-thread rows in blocks of 256 would run on 8
+    of an H100's 132 multiprocessors; blocks halve (z, y, then x down to a warp)."""
+    from megaguards.runtime.cuda import launch_shape
+
+    assert launch_shape((256, 1, 1), [2048], 132) == ((64, 1, 1), (32, 1, 1))
+    assert launch_shape((256, 1, 1), [16384], 132) == ((256, 1, 1), (64, 1, 1))
+    assert launch_shape((256, 1, 1), [10**6], 132) == ((3907, 1, 1), (256, 1, 1))
+    assert launch_shape((32, 8, 1), [64, 64], 132) == ((2, 64, 1), (32, 1, 1))
+    assert launch_shape((32, 4, 2), [40, 8, 8], 10) == ((2, 2, 4), (32, 4, 2))
+    assert launch_shape((32, 4, 2), [40, 8, 8], 17) == ((2, 2, 8), (32, 4, 1))
+    assert launch_shape((256, 1, 1), [2048], 1) == ((8, 1, 1), (256, 1, 1))   # the count unknown
+    assert launch_shape((256, 1, 1), [0], 132) == ((0, 1, 1), (256, 1, 1))
+
+
+def test_inner_loops_counted_in_chunks_keep_break_continue_and_the_last_value(emulator, monkeypatch):
+    """A kernel's range loop counts with an int inside chunks of 2**30 iterations
+    (Target.narrow_counter_chunk); chunks of 3 here cross their seams everywhere."""
+    from megaguards import record as records
+    from megaguards.codegen import renderer
+
+    monkeypatch.setattr(renderer, "CUDA", records.replace(renderer.CUDA, narrow_counter_chunk=3))
+
+    def chunked(a, out, limits, n, m):
+        for i in range(n):
+            total = 0.0
+            seen = -1
+            for k in range(1, m, 2):
+                if k == 5:
+                    continue
+                if a[i, k] > limits[i]:
+                    break
+                total += a[i, k]
+                seen = k
+            out[i] = total + seen
+
+    m = 20
+    values = (numpy.arange(N * m, dtype=numpy.float64).reshape(N, m) * 7.0) % 23.0
+    limits = numpy.linspace(0.0, 30.0, N)   # from breaking at once to never breaking
+    on_gpu(emulator, chunked, lambda: (values.copy(), numpy.zeros(N), limits, N, m))
+
+
 def test_numpy_overflow_on_the_gpu_warns_as_in_cpython(emulator):
     """A GPU keeps no IEEE flags: the kernel computes NumPy's overflow and invalid flags from
     operands and results (prelude's mg_np_*); one NumPy would act on sends the loop to

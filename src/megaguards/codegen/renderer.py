@@ -212,8 +212,17 @@ class Renderer:
         # one level (in chunks, so that it still vectorizes); an innermost loop of a nest is
         # left as it is (its per-entry chunking cost mm 12%).
         holds_loops = any(isinstance(child, (ir.For, ir.While)) for child in ir.walk(node) if child is not node)
-        chunked = self.polls_interrupts and not holds_loops and self.loop_depth == 0
-        if chunked:   # chunks of MG_POLL_CHUNK iterations, the flag read before each
+        narrow = self.target.narrow_counter_chunk
+        chunked = (self.polls_interrupts and not holds_loops and self.loop_depth == 0) or narrow
+        counter = f"{label}_k"
+        if narrow:   # an int counter within chunks (base.Target.narrow_counter_chunk)
+            self.emit(depth + 1, f"for (uint64_t {label}_chunk = 0; {label}_chunk < {label}_trips; "
+                                 f"{label}_chunk += {narrow}ULL) {{")
+            self.emit(depth + 2, f"const int {label}_count = (int)({label}_trips - {label}_chunk < {narrow}ULL ? "
+                                 f"{label}_trips - {label}_chunk : {narrow}ULL);")
+            self.emit(depth + 2, f"for (int {label}_m = 0; {label}_m < {label}_count; {label}_m++) {{")
+            counter, inner = f"{label}_chunk + (uint64_t){label}_m", depth + 2
+        elif chunked:   # chunks of MG_POLL_CHUNK iterations, the flag read before each
             self.emit(depth + 1, f"for (uint64_t {label}_chunk = 0; {label}_chunk < {label}_trips; "
                                  f"{label}_chunk += MG_POLL_CHUNK) {{")
             self.poll(depth + 2)
@@ -223,7 +232,7 @@ class Renderer:
             inner = depth + 2
         else:
             self.emit(depth + 1, f"for (uint64_t {label}_k = 0; {label}_k < {label}_trips; {label}_k++) {{")
-        self.emit(inner + 1, f"{c_name(node.var)} = mg_range_value({label}_start, {label}_k, {label}_step);")
+        self.emit(inner + 1, f"{c_name(node.var)} = mg_range_value({label}_start, {counter}, {label}_step);")
         self.mark_assigned(node.var, Scalar.PY_INT, inner + 1)
         if holds_loops:
             self.poll(inner + 1)

@@ -46,7 +46,9 @@ def _describe_gpus(runtime) -> list[str]:
         name = properties["name"]
         name = name.decode() if isinstance(name, bytes) else name
         lines.append(f"  GPU {index}: {name}, {properties['totalGlobalMem'] / 2**30:.1f} GiB, "
-                     f"compute capability {properties['major']}.{properties['minor']}")
+                     f"compute capability {properties['major']}.{properties['minor']}"
+                     + (f", {properties['multiProcessorCount']} multiprocessors"
+                        if "multiProcessorCount" in properties else ""))
     return lines
 
 

@@ -12,6 +12,7 @@ back and committed.
 from __future__ import annotations
 
 import functools
+import math
 import struct
 import sys
 import time
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import numpy
 
+from ..log_setup import LAZY
 from ..record import record
 from .. import record as records
 from ..analysis.floatstatus import CATEGORIES
@@ -32,6 +34,8 @@ from .executable import FLOAT_STATUS, Declined, Outcome, Raised, Ran
 from .cachefile import sha256
 from .kernel import Specialization
 from .status import status
+
+log = LAZY   # the "megaguards" logger
 
 # A GPU has no IEEE flags: its kernels compute overflow and invalid results of NumPy float
 # operations themselves (prelude's mg_np_*), not underflow, which NumPy ignores by default.
@@ -90,6 +94,40 @@ def cupy_module():
         except Exception:  # no CuPy, no driver, no device: the CPU it is
             return None
     return None
+
+
+def launch_shape(block: tuple, trips: list, processors: int) -> tuple[tuple, tuple]:
+    """(grid, block) covering ``trips`` iterations per axis.  A band of few iterations in
+    the kernel's blocks would leave most multiprocessors idle (lud's rows: 2048 threads, 8
+    blocks of 256, on an H100's 132): its block is halved (z, then y, then x down to a
+    warp) until there are blocks for every multiprocessor.  The kernels read blockDim."""
+    block = list(block)
+
+    def grid() -> list:
+        counts = [(trip + block[axis] - 1) // block[axis] for axis, trip in enumerate(trips)]
+        return counts + [1] * (3 - len(counts))
+
+    while all(trips) and math.prod(grid()) < processors:
+        axis = next((axis for axis in (2, 1) if block[axis] > 1), 0)
+        if axis == 0 and block[0] <= WARP:
+            break
+        block[axis] //= 2
+    return tuple(grid()), tuple(block)
+
+
+WARP = 32   # threads a multiprocessor runs in lock step: a block's x never goes below it
+
+
+@functools.lru_cache(maxsize=1)
+def multiprocessors() -> int:
+    """The GPU's multiprocessors (1 where they cannot be read: blocks are then kept whole)."""
+    runtime = cupy_module().cuda.runtime
+    try:
+        index = runtime.getDevice() if hasattr(runtime, "getDevice") else 0
+        return max(1, int(runtime.getDeviceProperties(index).get("multiProcessorCount", 1)))
+    except Exception as error:  # noqa: BLE001 - a driver's odd answer costs only the split
+        log.debug("the GPU's multiprocessor count is not readable: %s: %s", type(error).__name__, error)
+        return 1
 
 
 def devices() -> list[str]:
@@ -299,12 +337,8 @@ class GpuSpecialization:
         return result
 
     def grid(self, band):
-        block = self.kernel.block
-        order = self.kernel.grid_order
-        grid = [1, 1, 1]
-        for axis, position in enumerate(order):
-            grid[axis] = (band[position][2] + block[axis] - 1) // block[axis]
-        return tuple(grid), block
+        return launch_shape(self.kernel.block, [band[position][2] for position in self.kernel.grid_order],
+                            multiprocessors())
 
     @staticmethod
     def identity(kind: str) -> int:

@@ -229,7 +229,9 @@ class _Runtime:
                                      attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device),
                 "minor": driver.call("cuDeviceGetAttribute",
                                      attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device),
-                "totalGlobalMem": driver.call("cuDeviceTotalMem", device)}
+                "totalGlobalMem": driver.call("cuDeviceTotalMem", device),
+                "multiProcessorCount": driver.call("cuDeviceGetAttribute",
+                                                   attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device)}
 
 
 class _Cuda:

@@ -219,6 +219,7 @@ CUDA = Target(
     error_exit=("atomicCAS(mg_flag, 0, mg_err);", "goto mg_iteration_end;"),
     continue_outside_loops="goto mg_iteration_end;",   # the band loops are the grid, not C loops
     computes_float_status=True,
+    narrow_counter_chunk=1 << 30,
     prelude=PRELUDE,   # its helpers are __device__ functions under NVRTC
     float_arithmetic=MappingProxyType({(operator, ctype): f"__{ctype[0]}{_INTRINSIC[operator]}_rn({{a}}, {{b}})"
                                        for operator, ctype in FLOAT_ARITHMETIC}),
