@@ -281,3 +281,88 @@ def test_a_narrowed_expression_proves_itself_only():
                     out[i] = a[i + dx + 100]
         return out
     no_failed_check(assert_same_as_cpython(never, [1.0] * 5, [0.0] * 5, 5))
+
+
+def blur(img, out, n, m):
+    """Neighbours through names given once (ni = i + di) and a guard that leaves the
+    iteration: below them ni has i + di's range, narrowed by the guard's failed test."""
+    for i in range(n):
+        for j in range(m):
+            total = 0.0
+            for di in range(-1, 2):
+                for dj in range(-1, 2):
+                    ni = i + di
+                    nj = j + dj
+                    if ni < 0 or ni >= n or nj < 0 or nj >= m:
+                        continue
+                    total += img[ni][nj] * (di + 2)
+            out[i][j] = total
+    return out
+
+
+def test_definitions_and_guards_that_leave_narrow_what_follows():
+    image = [[float((r * 7 + c * 13) % 17) for c in range(9)] for r in range(8)]
+    loop = no_failed_check(assert_same_as_cpython(blur, image, [[0.0] * 9 for _ in range(8)], 8, 9))
+    assert loop["compiled_runs"] == 1
+    no_failed_check(assert_same_as_cpython(blur, numpy.array(image), numpy.zeros((8, 9)), 8, 9))
+    for n, m in ((1, 1), (8, 1), (1, 9)):
+        assert_same_as_cpython(blur, image, [[0.0] * 9 for _ in range(8)], n, m)
+
+
+def test_a_name_given_twice_or_read_before_it_is_given_proves_nothing():
+    """Only the statements below the loop's one assignment, in its block, use its range:
+    a read before it (the previous iteration's value, or the live-in), a read after an
+    'if' that gave it in one branch, and a name given twice keep their checks, and
+    raise where CPython raises."""
+    def before(a, out, n, k):
+        for i in range(n):
+            out[i] = a[k]
+            k = i + 3   # a[k] of the next iteration reaches n + 2
+        return out
+
+    def in_a_branch(a, out, n, k):
+        for i in range(n):
+            if i % 2 == 1:
+                k = i + 1
+            out[i] = a[k]
+        return out
+
+    def twice(a, out, n):
+        for i in range(n):
+            k = i
+            if i == n - 1:
+                k = i + 5
+            out[i] = a[k]
+        return out
+
+    values = [float(v) for v in range(8)]
+    assert_same_as_cpython(before, values, [0.0] * 8, 6, 0, compiled=None)    # a[8]: IndexError
+    assert_same_as_cpython(before, values + [0.0] * 3, [0.0] * 8, 6, 0)
+    assert_same_as_cpython(in_a_branch, values, [0.0] * 8, 8, 50, compiled=None)  # a[50] at i = 0: IndexError
+    assert_same_as_cpython(in_a_branch, values, [0.0] * 8, 7, 0)
+    assert_same_as_cpython(twice, values, [0.0] * 8, 8, compiled=None)   # a[12]: IndexError
+    assert_same_as_cpython(twice, values, [0.0] * 8, 3)
+
+
+def test_a_guard_that_leaves_protects_only_what_it_tests():
+    def lower_only(a, out, n):
+        for i in range(n):
+            for d in range(-2, 3):
+                k = i + d
+                if k < 0:
+                    continue
+                out[i] += a[k]   # k reaches n + 1
+        return out
+
+    def raising(a, out, n):
+        for i in range(n):
+            k = i - 1
+            if k < 0:
+                raise ValueError("first row")
+            out[i] = a[k]
+        return out
+
+    values = [float(v) for v in range(8)]
+    assert_same_as_cpython(lower_only, values, [0.0] * 8, 8, compiled=None)   # IndexError at i = 6
+    no_failed_check(assert_same_as_cpython(lower_only, values + [0.0] * 2, [0.0] * 8, 8))
+    assert_same_as_cpython(raising, values, [0.0] * 8, 8, compiled=None)   # ValueError at i = 0

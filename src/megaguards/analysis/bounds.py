@@ -138,6 +138,12 @@ class _Hoister:
         self.refinements: list[Refinement] = []
         self.expression_names: dict[str, frozenset] = {}   # expression_key -> the names it reads
         self.made: dict[tuple, int] = {}   # a narrowing's parts -> its key
+        self.definitions: dict[str, int] = {}   # name -> how many assignments the loop makes to it
+        for node in ir.walk(typed.body):
+            if isinstance(node, ir.Assign):
+                self.definitions[node.target] = self.definitions.get(node.target, 0) + 1
+            elif isinstance(node, ir.For):
+                self.definitions[node.var] = 2   # a loop's variable is no definition
 
     # is an expression hoistable, given the usable loop variables ------------------
     def hoistable(self, node: ir.Expr, scope: dict[str, int]) -> bool:
@@ -182,10 +188,12 @@ class _Hoister:
 
     # walk -------------------------------------------------------------------------
     def statements(self, statements, scope: dict[str, int], loop: int | None) -> None:
+        """Each statement sees what the ones before it established for the rest of the
+        block: a definition (``ni = i + di``), a guard that leaves (``if ni < 0: continue``)."""
         for statement in statements:
-            self.statement(statement, scope, loop)
+            scope, loop = self.statement(statement, scope, loop) or (scope, loop)
 
-    def statement(self, node: ir.Stmt, scope: dict[str, int], loop: int | None) -> None:
+    def statement(self, node: ir.Stmt, scope: dict[str, int], loop: int | None):
         if isinstance(node, ir.For):
             self.expressions((node.start, node.stop, node.step), scope, loop)
             inner_scope = {k: v for k, v in scope.items()
@@ -210,6 +218,10 @@ class _Hoister:
             return
         if isinstance(node, (ir.Assign, ir.Append)):
             self.expressions((node.value,), scope, loop)
+            if isinstance(node, ir.Assign) and self.definitions.get(node.target) == 1 \
+                    and node.value.type in HOISTABLE_TYPES and self.hoistable(node.value, scope) \
+                    and self.typed.variables.get(node.target) == node.value.type:
+                return self.defined(node, scope, loop)
         elif isinstance(node, ir.Store):
             self.access(node, scope, loop)
             self.expressions((node.value,), scope, loop)
@@ -218,6 +230,8 @@ class _Hoister:
             for branch, holds in ((node.body, True), (node.orelse, False)):
                 inner_scope, inner_loop = self.refined(node.test, holds, scope, loop)
                 self.statements(branch, inner_scope, inner_loop)
+            if not node.orelse and any(isinstance(s, (ir.Continue, ir.Break, ir.Raise)) for s in node.body):
+                return self.refined(node.test, False, scope, loop)   # what follows runs where it failed
         elif isinstance(node, ir.While):
             self.expressions((node.test,), scope, loop)
             self.statements(node.body, scope, loop)
@@ -304,10 +318,19 @@ class _Hoister:
             scope, loop = {**scope, name: key}, key
         return scope, loop
 
+    def defined(self, node: ir.Assign, scope: dict, loop):
+        """``name = e``, the loop's only assignment to name, e hoistable: below it in its
+        block name has e's range (a Refinement of e that narrows nothing, under name)."""
+        key = self.refinement(Refinement(0, node.target, None, None, None, tuple(scope.items()), len(self.loops),
+                                         node.value, loop))
+        self.expression_names[node.target] = frozenset(n.id for n in ir.walk(node.value) if isinstance(n, ir.Name))
+        return {**scope, node.target: key}, loop
+
     def refinement(self, made: Refinement) -> int:
         """The key of ``made`` (its key field ignored), or of the same narrowing made before:
         a test met twice (an ``and``'s operands, then its branch) narrows once."""
-        same = (made.var, made.parent, made.op, format_expression(made.bound), made.scope, made.within)
+        same = (made.var, made.parent, made.op, format_expression(made.bound or made.expression), made.scope,
+                made.within)
         if same not in self.made:
             self.made[same] = -1 - len(self.refinements)
             self.refinements.append(replace(made, key=self.made[same]))

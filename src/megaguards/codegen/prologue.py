@@ -38,7 +38,9 @@ class PrologueWriter:
         bound`` holds."""
         stem = self.interval_of(refinement.key)
         named = refinement.var.lstrip("=")
-        number = self.precondition(f"line {refinement.bound.line}: bound of a condition on '{named}' within int64")
+        number = self.precondition(f"line {refinement.bound.line}: bound of a condition on '{named}' within int64"
+                                   if refinement.bound is not None else
+                                   f"line {refinement.expression.line}: the value given to '{named}' within int64")
         if refinement.expression is None:
             parent = self.interval_of(refinement.parent)
             self.emit(depth, f"__int128 {stem}_lo = {parent}_lo, {stem}_hi = {parent}_hi; "
@@ -52,6 +54,10 @@ class PrologueWriter:
             else:
                 low, high = (f"{self.interval_of(refinement.parent)}_{end}" for end in ("lo", "hi"))
             self.emit(depth + 1, f"{stem}_lo = {low}; {stem}_hi = {high};")
+        if refinement.bound is None:   # a definition (``ni = i + di``): its value's range, nothing narrowed
+            self.emit(depth + 1, f"{stem}_empty = {stem}_lo > {stem}_hi;")
+            self.emit(depth, "}")
+            return
         low, high = self.interval(refinement.bound, depth + 1, number, dict(refinement.scope))
         raise_low = {">": f"{low} + 1", ">=": low, "==": low}.get(refinement.op)
         lower_high = {"<": f"{high} - 1", "<=": high, "==": high}.get(refinement.op)
