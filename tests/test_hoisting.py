@@ -366,3 +366,45 @@ def test_a_guard_that_leaves_protects_only_what_it_tests():
     assert_same_as_cpython(lower_only, values, [0.0] * 8, 8, compiled=None)   # IndexError at i = 6
     no_failed_check(assert_same_as_cpython(lower_only, values + [0.0] * 2, [0.0] * 8, 8))
     assert_same_as_cpython(raising, values, [0.0] * 8, 8, compiled=None)   # ValueError at i = 0
+
+
+def four_neighbours(grid, out, n, m):
+    for i in range(n):
+        for j in range(m):
+            s = 0.0
+            for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1)):
+                x, y = i + dx, j + dy
+                if 0 <= x < n and 0 <= y < m:
+                    s += grid[x][y]
+            out[i][j] = s
+    return out
+
+
+def test_rows_of_offsets_are_hoisted_through_their_conditional_expressions():
+    """A display of rows binds dx through a chain of conditional expressions: its interval
+    is the hull of the branches', so x = i + dx narrowed by the test proves grid[x]."""
+    grid = [[float((r * 5 + c * 3) % 11) for c in range(7)] for r in range(6)]
+    no_failed_check(assert_same_as_cpython(four_neighbours, grid, [[0.0] * 7 for _ in range(6)], 6, 7))
+    for n, m in ((1, 1), (6, 1), (1, 7)):
+        assert_same_as_cpython(four_neighbours, grid, [[0.0] * 7 for _ in range(6)], n, m)
+
+
+def test_a_conditional_subscript_is_hoisted_and_its_test_keeps_its_checks():
+    """a[i - 1 if i > 0 else i] is checked once for both branches; the test's arithmetic
+    is no part of the range and keeps its overflow check (i * big past int64 is a big
+    Python int: index 0; unchecked it would wrap)."""
+    def previous(a, out, n):
+        for i in range(n):
+            out[i] = a[i - 1 if i > 0 else i] + a[i + 1 if i < n - 1 else i]
+        return out
+
+    def tested(a, out, n, big):
+        for i in range(n):
+            out[i] = a[0 if i * big > 5 else 1]
+        return out
+
+    values = [float(v * v) for v in range(7)]
+    no_failed_check(assert_same_as_cpython(previous, values, [0.0] * 7, 7))
+    assert_same_as_cpython(previous, values, [0.0] * 7, 1)
+    assert_same_as_cpython(tested, values, [0.0] * 7, 7, 2**62, compiled=None)   # overflows: CPython reruns
+    assert_same_as_cpython(tested, values, [0.0] * 7, 7, 3)

@@ -90,6 +90,7 @@ class HoistFacts:
     ranges: tuple[tuple[ir.Expr, int | None, tuple], ...]  # other hoisted integer expressions: (expr, loop, scope)
     unchecked: frozenset                         # nid of BinOp/UnaryOp nodes proven within int64
     refinements: tuple = ()                      # Refinement, in creation order (parents first)
+    branches: tuple = ()                         # (IfExp nid, body's scope, orelse's scope): narrowed by its test
 
     @property
     def empty(self) -> bool:
@@ -98,8 +99,13 @@ class HoistFacts:
     def index(self, access: ir.Node, dim: int) -> HoistedIndex | None:
         return self._by_access.get((access.nid, dim))
 
+    def branch_scopes(self, node: ir.IfExp) -> tuple | None:
+        """The scopes a hoisted conditional expression's branches are ranged in (None: its own)."""
+        return self._branches.get(node.nid)
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_access", {(h.access, h.dim): h for h in self.indices})
+        object.__setattr__(self, "_branches", {nid: (dict(body), dict(orelse)) for nid, body, orelse in self.branches})
 
 
 def expression_key(node: ir.Expr) -> str:
@@ -138,6 +144,7 @@ class _Hoister:
         self.refinements: list[Refinement] = []
         self.expression_names: dict[str, frozenset] = {}   # expression_key -> the names it reads
         self.made: dict[tuple, int] = {}   # a narrowing's parts -> its key
+        self.branches: list[tuple] = []   # HoistFacts.branches
         self.definitions: dict[str, int] = {}   # name -> how many assignments the loop makes to it
         for node in ir.walk(typed.body):
             if isinstance(node, ir.Assign):
@@ -157,6 +164,8 @@ class _Hoister:
             return True
         if isinstance(node, ir.UnaryOp):
             return node.op in ("-", "+") and self.hoistable(node.operand, scope)
+        if isinstance(node, ir.IfExp):   # either branch: a display's element (``for dx, dy in ((1, 0), ...)``)
+            return self.hoistable(node.body, scope) and self.hoistable(node.orelse, scope)
         if isinstance(node, ir.Call):   # a clamp: a[min(i + 1, n - 1)]
             return (self.typed.functions.get(node.function) in ("min", "max")
                     and all(self.hoistable(argument, scope) for argument in node.args))
@@ -169,10 +178,32 @@ class _Hoister:
                         and self.hoistable(node.left, scope))
         return False
 
+    def ranged(self, node: ir.Expr, scope: dict) -> None:
+        """A hoisted expression's conditional expressions: each branch's scope, narrowed by
+        the test (``i + 1 if i < n - 1 else i`` stays below n)."""
+        pending = [(node, scope)]
+        while pending:
+            part, outer = pending.pop()
+            if isinstance(part, ir.IfExp):
+                body, _ = self.refined(part.test, True, outer, None)
+                orelse, _ = self.refined(part.test, False, outer, None)
+                self.branches.append((part.nid, tuple(body.items()), tuple(orelse.items())))
+                pending += [(part.body, body), (part.orelse, orelse)]
+            else:
+                pending += [(child, outer) for child in _parts(part)]
+
     def mark(self, node: ir.Expr) -> None:
-        for child in ir.walk(node):
+        """The arithmetic of a hoisted expression, proven within int64 at entry (a
+        conditional expression's test is no part of its range: it keeps its checks)."""
+        pending = [node]
+        while pending:
+            child = pending.pop()
+            if isinstance(child, ir.IfExp):
+                pending += [child.body, child.orelse]
+                continue
             if isinstance(child, (ir.BinOp, ir.UnaryOp)):
                 self.unchecked.add(child.nid)
+            pending += _parts(child)
 
     @staticmethod
     def may_be_negative(node: ir.Expr) -> bool:
@@ -243,6 +274,8 @@ class _Hoister:
                 where = f"line {node.line}: subscript {dim + 1} of {ir.describe_name(node.array)} in range"
                 self.indices.append(HoistedIndex(node.nid, node.array, dim, index, self.may_be_negative(index), loop, where,
                                                  tuple(scope.items())))
+                self.expressions([part.test for part in ir.walk(index) if isinstance(part, ir.IfExp)], scope, loop)
+                self.ranged(index, scope)
             else:
                 self.expressions((index,), scope, loop)
 
@@ -321,6 +354,7 @@ class _Hoister:
     def defined(self, node: ir.Assign, scope: dict, loop):
         """``name = e``, the loop's only assignment to name, e hoistable: below it in its
         block name has e's range (a Refinement of e that narrows nothing, under name)."""
+        self.ranged(node.value, scope)
         key = self.refinement(Refinement(0, node.target, None, None, None, tuple(scope.items()), len(self.loops),
                                          node.value, loop))
         self.expression_names[node.target] = frozenset(n.id for n in ir.walk(node.value) if isinstance(n, ir.Name))
@@ -351,6 +385,12 @@ class _Hoister:
         return None
 
 
+def _parts(node: ir.Expr) -> list:
+    """The expressions directly below ``node``."""
+    return [part for value in node.__dict__.values()
+            for part in (value if isinstance(value, tuple) else (value,)) if isinstance(part, ir.Expr)]
+
+
 def _moves(moved, scope: dict) -> bool:
     """Does the part moved across a comparison read a loop variable?"""
     return moved is not None and any(isinstance(n, ir.Name) and n.id in scope for n in ir.walk(moved[1]))
@@ -369,7 +409,7 @@ def hoist_checks(typed: TypedLoop) -> HoistFacts:
     hoister = _Hoister(typed)
     hoister.statement(typed.body, {}, None)
     return HoistFacts(tuple(hoister.loops), tuple(hoister.indices), tuple(hoister.ranges),
-                      frozenset(hoister.unchecked), tuple(hoister.refinements))
+                      frozenset(hoister.unchecked), tuple(hoister.refinements), tuple(hoister.branches))
 
 
 def touched_box(typed: TypedLoop, facts: HoistFacts) -> frozenset:

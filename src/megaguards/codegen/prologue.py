@@ -169,7 +169,12 @@ class PrologueWriter:
             stem = self.interval_of(scope[expression_key(node)])
             return f"{stem}_lo", f"{stem}_hi"
         name = self.fresh()
-        if isinstance(node, ir.Call):   # min / max of hoistable ints (bounds.hoistable)
+        if isinstance(node, ir.IfExp):   # either branch's value (narrowed by the test): their intervals' hull
+            scopes = self.facts.branch_scopes(node) or (scope, scope)
+            (body_low, body_high), (else_low, else_high) = (self.interval(branch, depth, number, inner)
+                                                            for branch, inner in zip((node.body, node.orelse), scopes))
+            pair = (f"mg_min128({body_low}, {else_low})", f"mg_max128({body_high}, {else_high})")
+        elif isinstance(node, ir.Call):   # min / max of hoistable ints (bounds.hoistable)
             pairs = [self.interval(argument, depth, number, scope) for argument in node.args]
             pick = "mg_min128" if self.renderer.typed.functions.get(node.function) == "min" else "mg_max128"
             low, high = pairs[0]
