@@ -347,7 +347,7 @@ class _Hoister:
             name = expression_key(expression)
             key = self.refinement(Refinement(0, name, scope.get(name), expression_op, bound, tuple(scope.items()),
                                              len(self.loops), expression, loop))
-            self.expression_names[name] = frozenset(n.id for n in ir.walk(expression) if isinstance(n, ir.Name))
+            self.expression_names[name] = _names(expression)
             scope, loop = {**scope, name: key}, key
         return scope, loop
 
@@ -357,7 +357,7 @@ class _Hoister:
         self.ranged(node.value, scope)
         key = self.refinement(Refinement(0, node.target, None, None, None, tuple(scope.items()), len(self.loops),
                                          node.value, loop))
-        self.expression_names[node.target] = frozenset(n.id for n in ir.walk(node.value) if isinstance(n, ir.Name))
+        self.expression_names[node.target] = _names(node.value)
         return {**scope, node.target: key}, loop
 
     def refinement(self, made: Refinement) -> int:
@@ -391,9 +391,14 @@ def _parts(node: ir.Expr) -> list:
             for part in (value if isinstance(value, tuple) else (value,)) if isinstance(part, ir.Expr)]
 
 
+def _names(expression: ir.Expr) -> frozenset:
+    """The names ``expression`` reads."""
+    return frozenset(n.id for n in ir.walk(expression) if isinstance(n, ir.Name))
+
+
 def _moves(moved, scope: dict) -> bool:
     """Does the part moved across a comparison read a loop variable?"""
-    return moved is not None and any(isinstance(n, ir.Name) and n.id in scope for n in ir.walk(moved[1]))
+    return moved is not None and not _names(moved[1]).isdisjoint(scope)
 
 
 def _for_bindings_in(statements) -> dict[str, int]:
