@@ -180,3 +180,55 @@ def test_every_builtin_renders_in_cuda_and_compiles_with_nvrtc(tmp_path):
     assert "did not compile" not in result.stderr, result.stderr[-3000:]
     kernels_written = len(list((tmp_path / "dump").glob("*.cu")))
     assert kernels_written == len(calls), (kernels_written, len(calls), result.stderr[-3000:])
+
+
+def shortest_paths(dist, n):
+    """Floyd-Warshall as written in algorithm collections: "no edge" is float("inf")."""
+    for k in range(n):
+        for i in range(n):
+            for j in range(n):
+                if dist[i][k] != float("inf") and dist[k][j] != float("inf") \
+                        and dist[i][k] + dist[k][j] < dist[i][j]:
+                    dist[i][j] = dist[i][k] + dist[k][j]
+    return dist
+
+
+def float_texts(values, below, sums):
+    for i in range(len(values)):
+        x = values[i]
+        below[i] = x < float("inf") and x > float("-Infinity")
+        sums[i] = float(" 1e3 ") + x if x < 2.0 else float("nan") if x == 2.0 else -x * float("-nan")
+    return below, sums
+
+
+def test_float_of_a_str_constant_is_a_constant_of_the_kernel():
+    from conftest import assert_same_as_cpython
+
+    inf = float("inf")
+    graph = [[0.0, 3.0, inf, 7.0], [8.0, 0.0, 2.0, inf], [5.0, inf, 0.0, 1.0], [2.0, inf, inf, 0.0]]
+    assert_same_as_cpython(shortest_paths, graph, 4)
+    values = [1.5, inf, -inf, -0.0, 2.0, 3.0]
+    fast = assert_same_as_cpython(float_texts, values, [False] * 6, [0.0] * 6)
+    sums = fast(values, [False] * 6, [0.0] * 6)[1]
+    plain = float_texts(values, [False] * 6, [0.0] * 6)[1]
+    assert [math.copysign(1.0, x) for x in sums] == [math.copysign(1.0, x) for x in plain]   # NaN signs too
+
+
+def test_float_of_a_str_it_rejects_stays_in_cpython():
+    from conftest import assert_same_as_cpython
+
+    def wrong(a):
+        for i in range(len(a)):
+            a[i] = float("one")
+        return a
+    assert_same_as_cpython(wrong, [1.0], compiled="float() of 'one' (Python raises ValueError)")
+
+
+def test_float_rebound_sends_the_loop_back():
+    def rebound(a, float):
+        s = 0.0
+        for i in range(len(a)):
+            s += a[i] * float("2.5")
+        return s
+    fast = megaguards.jit(rebound)
+    assert fast([1.0, 2.0], lambda text: 10.0) == 30.0   # the user's float: not the built-in

@@ -184,3 +184,20 @@ def equals_complex(a, n, z):
 @pytest.mark.parametrize("a, z", [([1.0, 1, 2.0], 2 + 0j), ([1, 1, 2], 4 + 0j)])
 def test_comparing_either_class_with_a_complex(a, z):
     assert_same_as_cpython(equals_complex, a, 3, z)
+
+
+def loop_variable_given_a_float(a, n):
+    s = 0.0
+    for i in range(n):
+        for dv in range(1, 4):       # dv: an int from its range ...
+            s += a[i] * dv
+        dv = 0.5                     # ... and a float after it: typed int-or-float
+        s += dv
+    return s, dv
+
+
+def test_a_range_loop_variable_also_given_a_float_compiles():
+    """The kernel stores each of its range's values into the int-or-float variable (a C
+    compile error before: the int was assigned to the pair as it was)."""
+    fast = assert_same_as_cpython(loop_variable_given_a_float, [1.0, 2.5, -3.0], 3)
+    assert all(site["compiled_runs"] for site in site_for(fast))

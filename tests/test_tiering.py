@@ -254,13 +254,13 @@ print(t, e, 'megaguards.runtime.backend' in sys.modules)
 def doubled(image):
     result = []
     for i in range(len(image)):
-        row = []
+        row = [0] * len(image[i])
         for j in range(len(image[i])):
-            row.append(image[i][j] * 2)
+            row[j] = image[i][j] * 2
         result.append(row)
     return result
 
-print(sum(map(sum, doubled([[1] * 1000] * 1000))))
+print(sum(map(sum, doubled([[1] * 1000 for _ in range(1000)]))))
 
 def pairs(a):
     s = 0.0

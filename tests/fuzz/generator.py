@@ -174,6 +174,8 @@ class Generator(ExpressionGeneration, HelperGeneration, StatementGeneration, Inp
         self.scratch_rng = random.Random(f"scratch {seed}")
         # Loops over tuple or list displays inside loops (statements.display_loop): likewise.
         self.display_rng = random.Random(f"displays {seed}")
+        # A table built row by row (statements.table_rows): likewise.
+        self.rows_rng = random.Random(f"rows {seed}")
 
     # -- helpers -------------------------------------------------------------------
     def chance(self, p: float) -> bool:
@@ -355,6 +357,9 @@ class Generator(ExpressionGeneration, HelperGeneration, StatementGeneration, Inp
         returned += [t for t in self.returns if r.random() < 0.3]
         if self.appends:
             returned.append("out")
+        table = self.table_rows(scope)
+        if table is not None:
+            returned.append(table)
         self.square_sums(1)
         self.work_list(scope)   # the last loop: nothing but the return after it
         self.emit(1, f"return {', '.join(returned)}")
@@ -371,7 +376,7 @@ class Generator(ExpressionGeneration, HelperGeneration, StatementGeneration, Inp
 
 
 FEATURES = ("readonly", "longrange", "reduction", "containerswitch", "helpers", "cells", "exits", "appends",
-            "mixed", "folds", "tuples", "scratch", "displays")  # what ``avoid`` may name
+            "mixed", "folds", "tuples", "scratch", "displays", "rows")  # what ``avoid`` may name
 
 
 def generate(seed: int, avoid=()) -> Program:

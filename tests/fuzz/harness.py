@@ -280,7 +280,8 @@ def run_program(program, progress=None) -> SeedResult:
     result.fallback_runs = sum(loop["fallback_runs"] for loop in loops)
     result.reasons = sorted({reason for loop in loops for reason in loop["reasons"]})
     result.seconds = time.perf_counter() - started
-    internal = [reason for reason in result.reasons if reason.startswith("internal error in megaguards")]
+    internal = [reason for reason in result.reasons   # an internal error, or C or CUDA that did not compile
+                if reason.startswith("internal error in megaguards") or "(a megaguards bug)" in reason]
     if internal and not result.mismatches:   # CPython ran the loop: equal results, but a megaguards bug
         result.status, result.detail = "error", internal[0]
     return result

@@ -262,6 +262,47 @@ class StatementGeneration:
             self.emit(2, "work[i][1] = work[i][0] * work[i][0] - work[i - 1][1]")
             self.emit(2, "facc = facc + work[i][1]")
 
+    def table_rows(self, scope: Scope) -> str | None:
+        """Sometimes a loop building a table row by row (``row = []``, ``row.append(e)`` or
+        ``row += [e]`` in an inner loop, ``table.append(row)``; frontend/built_rows.py), its
+        values ints or floats (each keeps its class), the rows of uneven lengths, an inner
+        ``break`` now and then; feature ``rows``, from its own stream.  The table's name, or None."""
+        r = self.rows_rng
+        arrays = [a for a in self.arrays if a.element_type not in (PY_BOOL, NUMPY_BOOL)]
+        if "rows" in self.avoid or not arrays or r.random() < 0.8:
+            return None
+        a, c = r.choice(arrays), r.choice(arrays)
+        inner = scope.child()
+        inner.loops.append(("i", a.dims[0]))
+        columns, dim = r.choice([(f"range(len({c.name}))", c.dims[0]), ("range(i % 4)", None), ("range(3)", None),
+                                 (f"range(len({c.name}) - 1, -1, -1)", c.dims[0])])
+        inner.loops.append(("j", dim))
+        saved, self.rng = self.rng, r   # expressions from this stream: the other programs stay as they were
+        try:
+            values = [self.coerce(*self.expr(kind, inner, 2), PY_FLOAT if kind == "float" else PY_INT)[0]
+                      for kind in (r.choice(["int", "float"]), r.choice(["int", "float"]))]
+            test = self.condition(inner, 1)
+        finally:
+            self.rng = saved
+        self.emit(1, "table = []")
+        self.emit(1, f"for i in range(len({a.name})):")
+        self.emit(2, "row = []")
+        self.emit(2, f"for j in {columns}:")
+        if r.random() < 0.5:
+            self.emit(3, f"if {test}:")
+            self.emit(4, f"row.append({values[0]})")
+            self.emit(3, "else:")
+            self.emit(4, f"row += [{values[1]}]")
+        else:
+            self.emit(3, f"row.append({values[0]})")
+            if r.random() < 0.3:
+                self.emit(3, f"if {test}:")
+                self.emit(4, "break")
+        if r.random() < 0.3:
+            self.emit(2, f"row.extend([{values[1]}, i])")
+        self.emit(2, "table.append(row)")
+        return "table"
+
     def loop_else(self, depth: int) -> None:
         """Sometimes a ``for ... else`` clause: it runs when no ``break`` left the loop."""
         if "exits" not in self.avoid and self.exit_rng.random() < 0.15:

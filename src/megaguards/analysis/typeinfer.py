@@ -49,6 +49,8 @@ class TypedLoop:
     compensations: tuple = ()  # accumulators of compensated float sums (analysis/compensation.py)
     appended: dict = records.field(default_factory=dict)  # list appended to -> the Scalar its kernel
                                                               # collects (int-or-float: either class)
+    row_lists: dict = records.field(default_factory=dict)  # list given rows the loop builds -> the row's
+                                                               # name (ir.AppendRow; its buffer holds the ends)
 
 
 def representative(types: TypeSet) -> Scalar:
@@ -78,6 +80,7 @@ class _Inference:
         self.functions = functions
         self.assigned: dict[str, TypeSet] = {}
         self.appends: dict[str, TypeSet] = {}   # list -> the types of the values appended to it
+        self.row_lists: dict[str, str] = {}     # list given built rows -> the row (ir.AppendRow)
         self.sets = dict(self.entry)
 
     # pass over the loop, collecting assignment types ---------------------------
@@ -108,7 +111,7 @@ class _Inference:
         typed = self.rebuild(loop)
         variables = {name: representative(types) for name, types in self.sets.items()}
         return TypedLoop(typed, variables, dict(self.assigned), self.arrays, self.functions,
-                         frozenset(self.entry), appended=self.appended_types())
+                         frozenset(self.entry), appended=self.appended_types(), row_lists=dict(self.row_lists))
 
     def appended_types(self) -> dict:
         """Per list appended to, the one type its collected values have (ints and floats: int-or-float);
@@ -139,6 +142,8 @@ class _Inference:
                 raise Unsupported(f"appending a character of a str to {ir.describe_name(node.array)}",
                                   node.line, node.col)
             self.appends[node.array] = self.appends.get(node.array, TypeSet()) | value
+            if isinstance(node, ir.AppendRow):
+                self.row_lists[node.array] = node.row
         elif isinstance(node, ir.Rebind):
             kinds = {self.arrays[name] for name in node.targets}
             if len(kinds) > 1:   # one name would hold arrays of two element types, ranks or layouts

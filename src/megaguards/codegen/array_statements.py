@@ -32,7 +32,10 @@ def render_append(renderer, node: ir.Append, depth: int) -> None:
     clean run); NULL: memory ran out, the flag is set."""
     element = renderer.typed.appended[node.array]
     ctype = buffer_ctype(element)
-    value = renderer.truth(node.value) if element.is_bool else renderer.convert(node.value, element)
+    if isinstance(node, ir.AppendRow):   # where the row ends among its values (its list is made after the run)
+        value = f"{growing_name(node.row)}->length" if node.row in renderer.typed.appended else "0"
+    else:
+        value = renderer.truth(node.value) if element.is_bool else renderer.convert(node.value, element)
     item, slot = renderer.fresh("item"), renderer.fresh("slot")
     renderer.checks += 1
     renderer.emit(depth, f"{ctype} {item} = {value};")

@@ -33,7 +33,9 @@ class ArrayKind(enum.IntEnum):
     SHADOW = 4       # a NumPy copy of a written array, or None (NULL: no shadow)
     LIST_INT_OR_FLOAT = 5  # a list of ints and floats: (value, class) pairs (prelude's mg_num)
     GROWING = 6      # a list the loop appends to: the kernel fills a growing buffer (prelude's mg_growing)
-                     # of the element kind in the plan's itemsize field, appended after a clean run
+                     # of the element kind in the plan's itemsize field, appended after a clean run; rank 1:
+                     # a list given rows the loop builds (ir.AppendRow): the buffer holds where each row ends
+                     # among the values of the buffer whose index the written field holds
 
 
 class ScalarBank(enum.IntEnum):
@@ -180,7 +182,13 @@ def marshalling_plan(layout: Layout, typed: TypedLoop, written: tuple, is_list: 
         plan += [ArrayKind.SHADOW, info.rank, numpy_itemsize(info.element), 0,
                  layout.dims[f"{name}#shadow"], -1]
     for name in layout.growing:
-        plan += [ArrayKind.GROWING, 0, list_kind(typed.appended[name]), 0, 0, -1]
+        row = typed.row_lists.get(name)
+        if row is None:
+            plan += [ArrayKind.GROWING, 0, list_kind(typed.appended[name]), 0, 0, -1]
+        else:   # rank 1: the buffer holds where each row ends in the row's buffer (-1: rows stay empty)
+            values = layout.growing.get(row, -1)
+            kind = list_kind(typed.appended[row]) if row in typed.appended else ArrayKind.LIST_INT
+            plan += [ArrayKind.GROWING, 1, kind, values, 0, -1]
     plan.append(len(scalar_paths))
     for path in scalar_paths:
         bank, slot = layout.scalars[path]

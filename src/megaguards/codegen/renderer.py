@@ -11,6 +11,8 @@ outside C loops, and two hooks, the kernel wrapper and the parallel loop.
 """
 from __future__ import annotations
 
+import math
+
 from ..analysis.floatstatus import NUMPY_FLOATS, SILENT_OPERATORS, numpy_float_operations
 from ..analysis.bounds import HoistFacts
 from ..analysis.mapping import GpuBand
@@ -232,7 +234,10 @@ class Renderer:
             inner = depth + 2
         else:
             self.emit(depth + 1, f"for (uint64_t {label}_k = 0; {label}_k < {label}_trips; {label}_k++) {{")
-        self.emit(inner + 1, f"{c_name(node.var)} = mg_range_value({label}_start, {counter}, {label}_step);")
+        value = f"mg_range_value({label}_start, {counter}, {label}_step)"
+        if self.typed.variables[node.var].is_int_or_float:   # also given floats elsewhere in the loop
+            value = self.cast(value, Scalar.PY_INT, self.typed.variables[node.var])
+        self.emit(inner + 1, f"{c_name(node.var)} = {value};")
         self.mark_assigned(node.var, Scalar.PY_INT, inner + 1)
         if holds_loops:
             self.poll(inner + 1)
@@ -413,8 +418,8 @@ class Renderer:
             return f"((mg_char){ord(value)})"
         if type(value) is int:
             return f"{value}LL" if value != -(2**63) else "INT64_MIN"
-        if value != value:
-            return "NAN"
+        if value != value:   # float("-nan") keeps its sign, as CPython's float() gives it
+            return "(-NAN)" if math.copysign(1.0, value) < 0 else "NAN"
         if value in (float("inf"), float("-inf")):
             return "INFINITY" if value > 0 else "(-INFINITY)"
         return repr(float(value)) if "e" in repr(value) or "." in repr(value) else f"{value!r}.0"

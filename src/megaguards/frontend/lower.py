@@ -12,8 +12,9 @@ import sys
 from ..errors import Unsupported
 from ..ir import nodes as ir
 from . import desugar, early_exits, fields, object_uses
+from .built_rows import built_rows
 from .lower_calls import NO_RETURN_VALUE, CallLowering, Resolver, _Callee, _Objects, _Row, array_arguments, \
-    item_call
+    float_text, item_call
 from .syntax import _unsupported, _where, dotted_path, int_literal
 
 BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
@@ -44,6 +45,9 @@ class _Lowerer(CallLowering, fields.FieldLowering):
         self.temporaries = itertools.count()
         self.rebound_groups: list[frozenset] = []   # names some ``a, b = b, a`` exchanges
         self.appended: dict[str, None] = {}   # lists the loop appends to (``values.append(v)``)
+        self.built_rows: dict[str, str] = {}   # row lists the site's code builds -> their table (built_rows.py)
+        self.joined_rows: dict[str, str] = {}  # ... those joined by a ``table.append(row)`` lowered
+        self.values_appended: set[str] = set()   # lists given values (not rows) by some Append
         # ``for row in table`` at the site's own level: the name of each row used as an array (a
         # ``_Row`` of ``table``, its elements read in place), inside its loop's body only.
         self.site_rows: dict[str, _Row] = {}
@@ -163,6 +167,11 @@ class _Lowerer(CallLowering, fields.FieldLowering):
         if path is None or path.startswith("mg_tmp") or any(isinstance(value, ast.Starred) for value in values):
             return None   # (a list local to the inlined function is not bound before the loop)
         self.appended.setdefault(path, None)
+        if (not self.callees and len(values) == 1 and isinstance(values[0], ast.Name)
+                and self.built_rows.get(values[0].id) == path):   # table.append(row): the row ends here
+            self.joined_rows[values[0].id] = path
+            return [ir.AppendRow(path, ir.Const(0, **_where(node)), row=values[0].id, **_where(node))]
+        self.values_appended.add(path)
         source = self.objects.collected.get(path) if not self.callees else None
         if source is None:
             return [ir.Append(path, self.expression(value), **_where(node)) for value in values]
@@ -206,6 +215,9 @@ class _Lowerer(CallLowering, fields.FieldLowering):
 
     def assign(self, targets: list[ast.expr], value_node: ast.expr, node: ast.stmt) -> list[ir.Stmt]:
         where = _where(node)
+        if (not self.callees and len(targets) == 1 and isinstance(targets[0], ast.Name)
+                and targets[0].id in self.built_rows and isinstance(value_node, ast.List) and not value_node.elts):
+            return []   # row = []: the row starts where the one before it ended (built_rows.py)
         if (getattr(node, "element_bind", False) and not self.callees and isinstance(targets[0], ast.Name)
                 and targets[0].id in self.row_names and isinstance(value_node, ast.Subscript)):
             setup: list[ir.Stmt] = []
@@ -451,7 +463,7 @@ class _Lowerer(CallLowering, fields.FieldLowering):
             if len(node.args) != 1:
                 raise _unsupported(node, "len() takes one argument")
             return self.length(node.args[0], node)
-        return ir.Call(path, tuple(self.expression(a) for a in node.args), **_where(node))
+        return ir.Call(path, float_text(node, written) or tuple(self.expression(a) for a in node.args), **_where(node))
 
     def length(self, argument: ast.expr, node: ast.Call) -> ir.Length:
         prefix: list[ast.expr] = []
@@ -520,6 +532,7 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
     ``resolve`` finds the user-defined functions the loop calls (they are inlined)."""
     lowerer = _Lowerer(resolve)
     lowerer.row_names = row_candidates(loop, resolve)
+    lowerer.built_rows = built_rows(loop)
     lowerer.objects = object_uses.with_method_fields(object_uses.object_uses(loop), resolve)
     for name, array in lowerer.objects.variables.items():   # best = p: best.m wherever the loop reads it
         lowerer.object_rows[name] = _Objects(array, (ir.Name(name),))
@@ -541,6 +554,8 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
                           if p != path and (p.endswith("." + last) or p.startswith(path + "."))), None)
             if other is not None:
                 raise Unsupported(f"attribute '{path}' is assigned and '{other}' used too (one object may be both)")
+    for path in set(lowerer.joined_rows.values()) & lowerer.values_appended:
+        raise Unsupported(f"list '{path}' is given rows the loop builds and other values too")
     for path in lowerer.appended:
         head = path.split(".")[0]
         if path in array_names or path in scalars or head in lowerer.assigned:
@@ -549,7 +564,8 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
                    tuple(lowerer.assumed.items()), tuple(sorted(lowerer.appended)),
                    tuple(lowerer.row_aliases.items()),
                    tuple(lowerer.objects.aliases.items()) + tuple(lowerer.objects.variables.items()),
-                   tuple(sorted(lowerer.objects.compared)), tuple(sorted(lowerer.objects.collected.items())))
+                   tuple(sorted(lowerer.objects.compared)), tuple(sorted(lowerer.objects.collected.items())),
+                   tuple(sorted(lowerer.joined_rows.items())))
 
 
 def row_candidates(loop: ast.For, resolve: Resolver | None) -> set[str]:

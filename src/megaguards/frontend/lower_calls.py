@@ -357,6 +357,19 @@ class CallLowering:
         return ir.Name(result, **where)
 
 
+def float_text(node: ast.Call, written: str) -> tuple | None:
+    """The argument of ``float("inf")`` (any str Python's float() reads: "-inf", "nan", "1e3")
+    as the float it gives, a constant of the kernel: ``float`` stays a call, checked to be
+    the built-in at each entry.  None for other calls; a str float() rejects stays CPython's."""
+    if not (written == "float" and len(node.args) == 1 and isinstance(node.args[0], ast.Constant)
+            and type(node.args[0].value) is str):
+        return None
+    try:
+        return (ir.Const(float(node.args[0].value), **_where(node.args[0])),)
+    except ValueError:
+        raise _unsupported(node, f"float() of {node.args[0].value!r} (Python raises ValueError)") from None
+
+
 def array_arguments(node: ast.Call, resolve: Resolver) -> set[str]:
     """Names passed to a user function's array parameters in this call (none where it does not
     resolve, or cannot be inlined: the lowering then says why)."""

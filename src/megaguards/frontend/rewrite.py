@@ -64,6 +64,8 @@ def never_compiles(loop: ast.For) -> bool:
     exempt = {id(side) for node in ast.walk(loop) if isinstance(node, ast.Compare)   # constants a kernel holds
               for side in (node.left, *node.comparators) if _compared_text(node, side)}
     exempt |= _object_nones(loop)   # best = None, best is None (object_uses.py)
+    exempt |= {id(node.args[0]) for node in ast.walk(loop) if isinstance(node, ast.Call)   # float("inf")
+               and isinstance(node.func, ast.Name) and node.func.id == "float" and len(node.args) == 1}
     unlowered = raised(loop)   # raise ValueError(f"..."): CPython's to evaluate, when it runs the loop again
     for node in ast.walk(loop):
         if id(node) in unlowered:

@@ -399,6 +399,10 @@ def _objects_getter(path: str, index: dict, binder: Binder):
     return FieldReader(_objects_getter(field[0], index, binder), field[0], field[1], 1, False, safe_getattr, binder)
 
 
+def _nothing(values: tuple) -> None:
+    return None
+
+
 def _getter(path: str, index: dict):
     head, steps = _steps(path)
     position = index[head]
@@ -421,7 +425,8 @@ class Binder:
 
     def __init__(self, loop: ir.Loop, live_ins: tuple[str, ...]) -> None:
         index = {name: k for k, name in enumerate(live_ins)}
-        for path in (*loop.functions, *(a.name for a in loop.arrays), *loop.appended):
+        built = dict(loop.built_rows)   # row -> table: a row's buffer has no list until the run ends
+        for path in (*loop.functions, *(a.name for a in loop.arrays), *(p for p in loop.appended if p not in built)):
             if path.split(".")[0] not in index:
                 raise Unsupported(f"{ir.describe_name(path)} is bound inside the loop")
         self.function_paths = loop.functions
@@ -451,7 +456,11 @@ class Binder:
                                    for get, _, _ in self.array_getters)
         # Arrays whose rows the loop unpacks (``for x, y in pairs``): (position, rank, width).
         self.widths = tuple((k, a.rank, a.width) for k, a in enumerate(loop.arrays) if a.width)
-        self.appended_getters = tuple(_getter(path, index) for path in loop.appended)
+        # A row the loop builds (``row = []`` ... ``table.append(row)``) has no list before the run
+        # ends: None takes its place; (the row, its table's position among the appended).
+        self.appended_getters = tuple(_nothing if path in built else _getter(path, index) for path in loop.appended)
+        self.row_tables = tuple((row, loop.appended.index(table)) for row, table in loop.built_rows)
+        self.row_slots = frozenset(k for k, path in enumerate(loop.appended) if path in built)
         # ``out.append(p)`` over a list of objects: (position among the appended, the objects' getter).
         self.collected = tuple((loop.appended.index(out), _getter(source, index)) for out, source in loop.collected)
         # Attributes the loop assigns (self.total += x): their objects, and the names.
@@ -512,7 +521,9 @@ class Binder:
             row_width(self.array_uses[position].name, arrays[position], rank, width)
         mixed = frozenset(k for k, value in enumerate(arrays) if id(value) in mixed_lists)
         appended = tuple(get(values) for get in self.appended_getters)
-        for value in appended:
+        for position, value in enumerate(appended):
+            if position in self.row_slots:   # a built row's place
+                continue
             if type(value) is not list:
                 raise Assumption.APPENDED_LIST.failure(cls=type(value).__name__)
             if id(value) in identities:   # an array the loop reads, or another list appended to

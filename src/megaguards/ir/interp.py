@@ -61,6 +61,7 @@ class _Machine:
     def __init__(self, values: dict, arrays: dict, functions: dict) -> None:
         self.values = values
         self.arrays = dict(arrays)   # a swap (ir.Rebind) exchanges names here, never the caller's
+        self.rows: dict[str, list] = {}   # a row the loop builds -> its values so far (ir.AppendRow)
         self.functions = functions
         self.assigned: set[str] = set()
 
@@ -81,8 +82,11 @@ class _Machine:
         elif isinstance(node, ir.Store):
             container, index = self.element(node.array, node.indices)
             container[index] = self.expression(node.value)
-        elif isinstance(node, ir.Append):   # the list itself, by name among the arrays
-            self.arrays[node.array].append(self.expression(node.value))
+        elif isinstance(node, ir.AppendRow):   # the row built since its ``row = []`` joins its table
+            self.arrays[node.array].append(self.rows.pop(node.row, []))
+        elif isinstance(node, ir.Append):   # the list itself, by name among the arrays (a built row: aside)
+            target = self.arrays.get(node.array)
+            (self.rows.setdefault(node.array, []) if target is None else target).append(self.expression(node.value))
         elif isinstance(node, ir.Rebind):
             named = [self.arrays[source] for source in node.sources]
             self.arrays.update(zip(node.targets, named))

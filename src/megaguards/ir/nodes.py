@@ -134,6 +134,16 @@ class Append(Stmt):
 
 
 @record
+class AppendRow(Append):
+    """``table.append(row)`` of a row list the loop builds (``row = []`` then ``row.append(v)``:
+    frontend/built_rows.py): the row ends here.  The kernel appends to ``table``'s buffer where
+    it ends in ``row``'s buffer of values (``value`` is a placeholder int); after a clean run
+    each row becomes a new list of its values, appended to ``table`` in order."""
+
+    row: str
+
+
+@record
 class Rebind(Stmt):
     """``a, b = b, a``: array names exchange the arrays they name (a double buffer).  Each
     of ``targets`` names, after it, the array its ``sources`` entry named before it; the two
@@ -232,6 +242,7 @@ class Loop:
     object_aliases: tuple = ()  # (name, list): ``for p in ps``, ``best = p`` over objects hold the index (fields.py)
     compared_lists: tuple = ()  # lists whose objects the loop compares (``b1 is not b2``): by their indices
     collected: tuple = ()  # (list appended to, list of objects): ``out.append(p)`` appends p's index (fields.py)
+    built_rows: tuple = ()  # (row, table): row lists the loop builds, joined whole to a list (``AppendRow``)
 
 
 def is_call_result(name: str) -> bool:

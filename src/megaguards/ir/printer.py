@@ -95,6 +95,8 @@ def _statement(node: ir.Stmt, depth: int) -> list[str]:
         return [_line(depth, f"{node.array}[{_list(node.indices)}] = {format_expression(node.value)}", node, node.value)]
     if isinstance(node, ir.Rebind):
         return [_line(depth, f"{', '.join(node.targets)} = {', '.join(node.sources)}  # arrays swapped", node)]
+    if isinstance(node, ir.AppendRow):
+        return [_line(depth, f"{node.array}.append({node.row})  # a row the loop built", node)]
     if isinstance(node, ir.Append):
         return [_line(depth, f"{node.array}.append({format_expression(node.value)})", node, node.value)]
     if isinstance(node, (ir.Break, ir.Continue, ir.Pass, ir.Raise)):

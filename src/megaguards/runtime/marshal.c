@@ -301,7 +301,7 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
         if (kind == KIND_SHADOW && obj == Py_None) continue;
         if (kind == KIND_GROWING) {
             pointers[k] = (char *)&grown[k];
-            appended[growing++] = obj;
+            if (obj != Py_None) appended[growing++] = obj;   /* None: a built row's values */
             continue;
         }
         if (kind == KIND_NDARRAY || kind == KIND_SHADOW) {
@@ -418,11 +418,15 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
         seconds[6] += (double)visited[k];
     }
     entry = plan + MG_PLAN_HEADER;
-    for (int64_t k = 0; growing && k < n_arrays; k++, entry += MG_ARRAY_FIELDS)
-        if (entry[0] == KIND_GROWING && append_collected(PyTuple_GET_ITEM(arrays, k), &grown[k], (int)entry[2])) {
+    for (int64_t k = 0; growing && k < n_arrays; k++, entry += MG_ARRAY_FIELDS) {
+        PyObject *list = PyTuple_GET_ITEM(arrays, k);
+        if (entry[0] != KIND_GROWING || list == Py_None) continue;
+        if (entry[1] ? append_rows(list, &grown[k], entry[3] >= 0 ? &grown[entry[3]] : NULL, (int)entry[2])
+                     : append_collected(list, &grown[k], (int)entry[2])) {
             result = MG_PYERROR;
             goto done;
         }
+    }
     seconds[2] += now() - started;
 done:
     for (int64_t k = 0; k < n_arrays; k++) {

@@ -364,24 +364,47 @@ static int holds_any(PyObject *list, int levels, PyObject *const *targets, int n
     return 0;
 }
 
+/* The i-th value collected, boxed with its kind's class (a new reference; NULL: memory). */
+static PyObject *collected_item(const mg_growing *grown, int64_t i, int kind) {
+    if (kind == KIND_FLOAT) return PyFloat_FromDouble(((const double *)grown->data)[i]);
+    if (kind == KIND_INT) return PyLong_FromLongLong(((const int64_t *)grown->data)[i]);
+    if (kind == KIND_INT_OR_FLOAT) {
+        const double *pair = (const double *)grown->data + 2 * i;
+        return pair[1] != 0.0 ? PyFloat_FromDouble(pair[0]) : PyLong_FromLongLong((int64_t)pair[0]);
+    }
+    PyObject *item = ((const uint8_t *)grown->data)[i] ? Py_True : Py_False;
+    Py_INCREF(item);
+    return item;
+}
+
 static int append_collected(PyObject *list, const mg_growing *grown, int kind) {
     for (int64_t i = 0; i < grown->length; i++) {
-        PyObject *item;
-        if (kind == KIND_FLOAT) {
-            item = PyFloat_FromDouble(((const double *)grown->data)[i]);
-        } else if (kind == KIND_INT) {
-            item = PyLong_FromLongLong(((const int64_t *)grown->data)[i]);
-        } else if (kind == KIND_INT_OR_FLOAT) {
-            const double *pair = (const double *)grown->data + 2 * i;
-            item = pair[1] != 0.0 ? PyFloat_FromDouble(pair[0]) : PyLong_FromLongLong((int64_t)pair[0]);
-        } else {
-            item = ((const uint8_t *)grown->data)[i] ? Py_True : Py_False;
-            Py_INCREF(item);
-        }
+        PyObject *item = collected_item(grown, i, kind);
         if (item == NULL) return -1;
         int failed = PyList_Append(list, item);
         Py_DECREF(item);
         if (failed) return -1;
+    }
+    return 0;
+}
+
+/* Rows the loop built (ir.AppendRow): ``ends`` holds where each row ends among ``values``
+ * (NULL: every row is empty); each becomes a new list of its values, appended to ``list``. */
+static int append_rows(PyObject *list, const mg_growing *ends, const mg_growing *values, int kind) {
+    int64_t start = 0;
+    for (int64_t r = 0; r < ends->length; r++) {
+        int64_t end = ((const int64_t *)ends->data)[r];
+        PyObject *row = PyList_New((Py_ssize_t)(end - start));
+        if (row == NULL) return -1;
+        for (int64_t i = start; i < end; i++) {
+            PyObject *item = collected_item(values, i, kind);
+            if (item == NULL) { Py_DECREF(row); return -1; }
+            PyList_SET_ITEM(row, (Py_ssize_t)(i - start), item);
+        }
+        int failed = PyList_Append(list, row);
+        Py_DECREF(row);
+        if (failed) return -1;
+        start = end;
     }
     return 0;
 }

@@ -228,6 +228,7 @@ class Site(Reporting):
             self.failed(binding.key, "rejected", specialization.reason)
             return self.cannot_compile(specialization.reason, specialization.location)
         lengths = self.binder.collected_lengths(binding) if self.binder.collected else None
+        tables = [len(binding.appended[k]) for _, k in self.binder.row_tables] if self.binder.row_tables else None
         try:
             outcome = specialization.run(binding)
         except GuardFailure as failure:
@@ -258,6 +259,8 @@ class Site(Reporting):
 
                 store_fields(binding)
                 outputs = self.binder.objects_after(values, self.info.live_outs, outputs, UNSET)
+            if tables is not None:
+                outputs = self.built_rows_after(outputs, binding, tables)
             return self.last_rows(outputs, binding) if self.loop.row_aliases else outputs
         if type(outcome) is Raised:
             if outcome.flag != INTERRUPTED:   # Ctrl-C: Python raises its KeyboardInterrupt at once
@@ -275,6 +278,17 @@ class Site(Reporting):
                 rows = binding.arrays[positions[array]]
                 if len(rows):
                     values[self.info.live_outs.index(name)] = rows[-1]
+        return tuple(values)
+
+    def built_rows_after(self, values: tuple, binding, lengths: list) -> tuple:
+        """The live-outs with each row the loop built (``row = []`` ... ``table.append(row)``)
+        given CPython's value after the loop: the last row appended to its table, if the run
+        made one (``lengths``: the tables' lengths before it)."""
+        values = list(values)
+        for (row, position), before in zip(self.binder.row_tables, lengths):
+            table = binding.appended[position]
+            if row in self.info.live_outs and len(table) > before:
+                values[self.info.live_outs.index(row)] = table[-1]
         return tuple(values)
 
     def failing_class(self, failure: GuardFailure, values: tuple) -> tuple | None:

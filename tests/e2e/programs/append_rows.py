@@ -1,14 +1,15 @@
 # expect: compiled
-"""Lists built with append inside compiled loops: a cross-shaped average's rows, the values above a
-threshold (ints and floats, each keeping its class), and flags."""
+"""Lists built with append inside compiled loops: a cross-shaped average's rows (each row a new
+list the loop builds, appended whole to the result), the values above a threshold (ints and
+floats, each keeping its class), and flags."""
 
 
 def cross(image):
     height, width = len(image), len(image[0])
     result = []
-    for i in range(height):
+    for i in range(height):  # mg: compiled
         row = []
-        for j in range(width):  # mg: compiled
+        for j in range(width):
             if 0 < i < height - 1 and j != 0 and j != width - 1:
                 centre = 4 * image[i][j]
                 row.append((centre + image[i - 1][j] + image[i + 1][j] + image[i][j - 1] + image[i][j + 1]) // 8)

@@ -1,0 +1,173 @@
+"""Rows a loop builds and appends whole to a list (frontend/built_rows.py, ir.AppendRow):
+``row = []``, ``row.append(v)`` in the loop, ``table.append(row)``.  The loop around them
+compiles; after a clean run each row is a new list of its values joined to the table in
+order, and ``row`` names the last one.  Differential: each function runs plainly and
+through megaguards.jit."""
+import ast
+
+import pytest
+
+from conftest import assert_same_as_cpython, site_for
+from megaguards.frontend.built_rows import built_rows
+from megaguards.ir.interp import interpret
+from reference_tier import bound, entries
+
+
+def matmul(A, B, C):
+    for i in range(len(A)):
+        row = []
+        for j in range(len(B[0])):
+            s = 0
+            for k in range(len(B)):
+                s += A[i][k] * B[k][j]
+            row.append(s)
+        C.append(row)
+    return C, row is C[-1]
+
+
+def picked(A, n, m, table, row):
+    for i in range(n):
+        row = []
+        for j in range(m):
+            if (i + j) % 3 == 0:
+                row.append(A[i][j] * 0.5)     # a float
+            elif (i + j) % 3 == 1:
+                row += [A[i][j]]              # an int
+            else:
+                row.extend([A[i][j] > 20, A[i][j] > 30])   # bools among the numbers
+        table.append(row)
+    return table, row
+
+
+def numbers(A, n, m, table, row):
+    for i in range(n):
+        row = []
+        for j in range(m):
+            if (i + j) % 2:
+                row.append(A[i][j] * 0.5)     # a float
+            else:
+                row += [A[i][j]]              # an int
+        table.append(row)
+    return table, row
+
+
+GRID = [[i * 10 + j for j in range(5)] for i in range(4)]
+
+
+def compiled_site(fast) -> dict:
+    (site,) = [s for s in site_for(fast) if s["compiled_runs"]]
+    return site
+
+
+def test_a_matrix_product_built_row_by_row_compiles_whole():
+    A = [[1.5, 2.0, -1.0], [0.5, 0.25, 3.0]]
+    B = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.5]]
+    fast = assert_same_as_cpython(matmul, A, B, [])
+    site = compiled_site(fast)
+    assert site["line"] == matmul.__code__.co_firstlineno + 1   # the i loop: the whole nest
+    assert "it appends to 'C', 'row', in iteration order" in " ".join(site["reasons"])
+
+
+def test_rows_keep_each_values_class_and_row_names_the_last_row():
+    fast = assert_same_as_cpython(numbers, GRID, 4, 5, ["before"], "row before")
+    table, row = fast(GRID, 4, 5, [], None)
+    assert row is table[-1] and [type(v) for v in table[0]] == [int, float, int, float, int]
+
+
+def test_bools_among_numbers_stay_in_cpython():
+    assert_same_as_cpython(picked, GRID, 4, 5, [], None, compiled="collects bools, or ints and floats")
+
+
+def test_no_row_built_leaves_row_as_it_was():
+    assert_same_as_cpython(numbers, GRID, 0, 5, [7], "unchanged")
+
+
+def test_empty_rows():
+    def empties(n, table):
+        for i in range(n):
+            row = []
+            table.append(row)
+        return table, row is table[-1], table[0] is not table[1]
+    assert_same_as_cpython(empties, 3, [])
+    assert_same_as_cpython(numbers, GRID, 3, 0, [], None)   # values typed, none collected
+
+
+def test_a_flag_mid_run_gives_cpythons_partial_table_and_error():
+    """The compiled run is discarded (no row joined); CPython builds rows up to the IndexError
+    (its inner loops compile on their own then, appending to the row CPython made)."""
+    def flagged(A, n, table):
+        for i in range(n):
+            row = []
+            for j in range(len(A[0])):
+                row.append(A[i][j] * 0.5)
+            table.append(row)
+        return table
+    fast = assert_same_as_cpython(flagged, GRID, 5, [], compiled=None)
+    (outer,) = [s for s in site_for(fast) if s["line"] == flagged.__code__.co_firstlineno + 1]
+    assert outer["fallback_runs"] == 1 and outer["compiled_runs"] == 0
+    assert any("runtime flag" in reason for reason in outer["reasons"]), outer["reasons"]
+
+
+def test_a_table_the_loop_also_reads_stays_in_cpython():
+    def grows(table, n):
+        for i in range(n):
+            row = []
+            for j in range(3):
+                row.append(table[0][j] + i)
+            table.append(row)
+        return table
+    assert_same_as_cpython(grows, [[1, 2, 3]], 3, compiled="appended to and also used otherwise")
+
+
+def test_a_table_given_rows_and_numbers_stays_in_cpython():
+    def both(n, table):
+        for i in range(n):
+            row = []
+            row.append(i)
+            table.append(row)
+            table.append(i)
+        return table
+    assert_same_as_cpython(both, 3, [], compiled="given rows the loop builds and other values")
+
+
+def test_the_table_as_an_array_read_elsewhere_sends_the_loop_back():
+    def twice(A, n, table):
+        for i in range(n):
+            row = []
+            for j in range(len(A[0])):
+                row.append(A[i][j] * 2)
+            table.append(row)
+        return table
+    shared = [[1, 2], [3, 4]]
+    fast = assert_same_as_cpython(twice, shared, 2, shared, compiled=None)   # the guard: one list, two roles
+    (outer,) = [s for s in site_for(fast) if s["line"] == twice.__code__.co_firstlineno + 1]
+    assert outer["fallback_runs"] == 1 and outer["compiled_runs"] == 0
+    assert any("also an array it reads" in reason for reason in outer["reasons"]), outer["reasons"]
+
+
+@pytest.mark.parametrize("source", [
+    "for i in range(n):\n row = []\n for j in range(m):\n  row.append(j)\n if i: continue\n C.append(row)",
+    "for i in range(n):\n row = []\n for j in range(m):\n  row.append(j)\n else:\n  break\n C.append(row)",
+    "for i in range(n):\n row = []\n for j in range(m):\n  row.append(len(row))\n C.append(row)",
+    "for i in range(n):\n row = []\n row.append(i)\n C.append(row)\n D.append(row)",
+    "for i in range(n):\n row = []\n row.append(i)\n C.append(row)\n row = []",
+    "for i in range(n):\n row = []\n row.append(i)\n C.append(row)\n print(row)",
+    "for i in range(n):\n row = []\n C.append(row)\n row.append(i)",
+    "for i in range(n):\n row = []\n plane = []\n row.append(i)\n plane.append(row)\n C.append(plane)",
+])
+def test_rows_seen_otherwise_are_not_built_rows(source):
+    """A row read, left early, joined twice, bound again or appended to after it joined."""
+    assert built_rows(ast.parse(source).body[0]) == {}
+
+
+def test_rows_built_inside_branches_and_breaking_inner_loops_are():
+    source = ("for i in range(n):\n if i % 2:\n  row = []\n  for j in range(m):\n   if j > i: break\n"
+              "   row.append(j)\n  C.append(row)")
+    assert built_rows(ast.parse(source).body[0]) == {"row": "C"}
+
+
+def test_the_interpreter_builds_the_same_table():
+    (entry, *_) = [e for e in entries(numbers, GRID, 4, 5, [], None) if e.site.loop is not None]
+    binding, scalars, arrays, functions = bound(entry)
+    interpret(entry.site.loop, scalars, arrays, functions)
+    assert arrays["table"] == numbers(GRID, 4, 5, [], None)[0]
