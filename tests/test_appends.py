@@ -20,7 +20,7 @@ def picks(a, n, out, flags):
 def test_appended_values_keep_their_classes_and_order():
     fast = assert_same_as_cpython(picks, list(range(40)), 40, [], [])
     reasons = " ".join(r for site in site_for(fast) for r in site["reasons"])
-    assert "it appends to 'flags', 'out', in iteration order" in reasons   # kept sequential
+    assert "appends to 'flags', 'out' joined in iteration order" in reasons   # threads' shares, in order
 
 
 def test_values_join_what_the_list_held():

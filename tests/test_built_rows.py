@@ -4,10 +4,12 @@ compiles; after a clean run each row is a new list of its values joined to the t
 order, and ``row`` names the last one.  Differential: each function runs plainly and
 through megaguards.jit."""
 import ast
+import contextlib
 
 import pytest
 
 from conftest import assert_same_as_cpython, site_for
+from megaguards import config
 from megaguards.frontend.built_rows import built_rows
 from megaguards.ir.interp import interpret
 from reference_tier import bound, entries
@@ -65,7 +67,7 @@ def test_a_matrix_product_built_row_by_row_compiles_whole():
     fast = assert_same_as_cpython(matmul, A, B, [])
     site = compiled_site(fast)
     assert site["line"] == matmul.__code__.co_firstlineno + 1   # the i loop: the whole nest
-    assert "it appends to 'C', 'row', in iteration order" in " ".join(site["reasons"])
+    assert "appends to 'C', 'row' joined in iteration order" in " ".join(site["reasons"])
 
 
 def test_rows_keep_each_values_class_and_row_names_the_last_row():
@@ -171,3 +173,72 @@ def test_the_interpreter_builds_the_same_table():
     binding, scalars, arrays, functions = bound(entry)
     interpret(entry.site.loop, scalars, arrays, functions)
     assert arrays["table"] == numbers(GRID, 4, 5, [], None)[0]
+
+
+@contextlib.contextmanager
+def threads(count: int):
+    saved = config.current()
+    try:
+        config.configure(threads=count)
+        yield
+    finally:
+        config.configure(threads=saved.threads)
+
+
+def ragged(A, n, table, picked):
+    for i in range(n):
+        row = []
+        for j in range(i % 7):
+            row.append(A[i][j] * 0.5 if j % 2 else A[i][j])
+            if A[i][j] % 5 == 0:
+                picked.append(A[i][j])
+        table.append(row)
+    return table, row, picked
+
+
+@pytest.mark.parametrize("count", [3, 5, 2])   # 5 threads for 3 rows: some run no iteration
+def test_rows_and_values_built_by_several_threads_join_in_iteration_order(count):
+    grid = [[(i * 31 + j * 17) % 97 for j in range(7)] for i in range(400)]
+    with threads(count):
+        fast = assert_same_as_cpython(ragged, grid, 400, [], [-1])
+        assert_same_as_cpython(ragged, grid, 3, [[1]], [])
+        assert_same_as_cpython(ragged, grid, 0, [], [])
+    sites = [s for s in site_for(fast) if s["line"] == ragged.__code__.co_firstlineno + 1]
+    assert any(s["backend"] == "c-omp" and s["parallel_depth"] == 1 for s in sites), sites
+
+
+def test_an_error_in_one_thread_sends_the_loop_back_whole():
+    grid = [[(i * 31 + j * 17) % 97 for j in range(7)] for i in range(300)]
+    grid[250] = [1, 2]   # a short row: IndexError in some thread's share
+    with threads(4):
+        assert_same_as_cpython(ragged, grid, 300, [], [], compiled=None)
+
+
+def test_appends_beside_a_float_sum_in_iteration_order_stay_sequential():
+    def summed(a, out):
+        s = 0.0
+        for i in range(len(a)):
+            s += a[i]
+            out.append(a[i] * 2)
+        return s, out
+    with threads(3):
+        fast = assert_same_as_cpython(summed, [0.1 * k for k in range(100)], [])
+    reasons = " ".join(r for site in site_for(fast) for r in site["reasons"])
+    assert "it appends to 'out' and sums 's' (float) in iteration order" in reasons
+
+
+def test_a_cached_plan_keeps_every_field_of_its_loops():
+    """The plan on disk (runtime/plans.py) is read back whole: a parallel loop's lists joined
+    per thread were dropped once, and the next process's kernel appended from every thread
+    into one buffer (a double free).  Every field of ParallelLoop, set, must come back."""
+    from megaguards import record as records
+    from megaguards.analysis.features import LoopTemplate
+    from megaguards.analysis.parallel import ParallelLoop, ParallelPlan, Reduction
+    from megaguards.runtime.plans import from_record, record
+
+    loop = ParallelLoop(7, ("j", "s"), (Reduction("s", "+", False, ""),), 42, (("work", 9),), ("out", "row", "table"))
+    defaults = ParallelLoop(7, (), (), 0)
+    assert all(getattr(loop, f.name) != getattr(defaults, f.name) for f in records.fields(ParallelLoop)
+               if f.name != "loop")   # a field added later and left at its default here fails this
+    plan = ParallelPlan({7: loop}, ("why not",), ("a note",))
+    assert from_record(record(plan, LoopTemplate((), True, 0)))[0] == plan

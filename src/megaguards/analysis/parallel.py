@@ -38,6 +38,8 @@ class ParallelLoop:
     private_arrays: tuple = ()  # (name, nid of its writing loop): a 1-D list each iteration writes whole
     #                             over that loop's range before reading it (doitgen's ``sum``): a copy
     #                             per thread, the one that ran the last iteration copying it back
+    appended: tuple = ()        # lists the body appends to: each thread collects its contiguous share's
+    #                             values, joined in thread order, which is the iteration order
 
 
 @record
@@ -212,9 +214,7 @@ class _Planner:
             return "'break' (or 'return') leaves it early"
         if ir.rebound_names(loop):
             return "it swaps arrays (a, b = b, a): each iteration works on what the one before left"
-        appended = sorted(ir.appends_in(loop))
-        if appended:
-            return f"it appends to {', '.join(repr(name) for name in appended)}, in iteration order"
+        appended = tuple(sorted(ir.appends_in(loop)))   # each thread's share collected, joined in order
         private_arrays = _private_arrays(loop, self.typed, self.groups)
         privatized = {self.groups.get(name, name) for name, _ in private_arrays}
         accesses = list(_accesses(loop.body, (), self.groups))
@@ -249,6 +249,9 @@ class _Planner:
                 return f"scalar {ir.describe_name(name)} carries a value from one iteration to the next"
             fold = ""
             if scalar.is_float and kind in ("+", "*"):
+                if appended and not self.reassociate:   # an ordered fold's rounds deal iterations out anew
+                    return (f"it appends to {', '.join(map(repr, appended))} and sums {ir.describe_name(name)} "
+                            "(float) in iteration order")
                 if self.reassociate:
                     self.notes.append(f"reduction on {ir.describe_name(name)} (float, reassociated)")
                 else:
@@ -257,8 +260,10 @@ class _Planner:
                         return f"reduction on {ir.describe_name(name)} (float): {fold}{ALLOW_REASSOCIATION}"
                     self.notes.append(f"reduction on {ir.describe_name(name)} (float, folded in iteration order)")
             reductions.append(Reduction(name, kind, conditional, fold))
+        if appended:
+            self.notes.append(f"appends to {', '.join(map(repr, appended))} joined in iteration order")
         return ParallelLoop(loop.nid, tuple(private), tuple(reductions), BodyWeight.of(loop.body).static(),
-                            private_arrays)
+                            private_arrays, appended)
 
 
 def _private_arrays(loop: ir.For, typed: TypedLoop, groups: dict) -> tuple:

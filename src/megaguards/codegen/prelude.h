@@ -543,4 +543,29 @@ static void *mg_grow(mg_growing *g, int64_t size, int *err) {
     }
     return g->data + size * g->length++;
 }
+/* A parallel loop's thread's values (``from``, freed) joined to the kernel's buffer, threads in
+ * order: the iteration order.  ``shift`` is added to each int64 item (where a built row ends,
+ * past the values joined before).  0: memory ran out. */
+static int mg_grow_join(mg_growing *to, mg_growing *from, int64_t size, int64_t shift) {
+    int ok = 1;
+    if (from->length) {
+        int64_t capacity = to->capacity ? to->capacity : 256;
+        while (capacity < to->length + from->length) capacity *= 2;
+        char *data = capacity == to->capacity ? to->data : (char *)realloc(to->data, (size_t)(capacity * size));
+        if (data == NULL) {
+            ok = 0;
+        } else {
+            char *at = data + size * to->length;
+            __builtin_memcpy(at, from->data, (__SIZE_TYPE__)(from->length * size));
+            for (int64_t i = 0; shift && i < from->length; i++) ((int64_t *)at)[i] += shift;
+            to->data = data;
+            to->capacity = capacity;
+            to->length += from->length;
+        }
+    }
+    free(from->data);
+    from->data = NULL;
+    from->length = from->capacity = 0;
+    return ok;
+}
 #endif

@@ -35,12 +35,13 @@ def cached_plan(typed, facts, groups: dict, reassociate: bool, key: LoopKey) -> 
 
 
 def plan_loops(plan: ParallelPlan | None) -> list:
-    """The plan's loops as plain data, [nid, private, reductions, weight, private arrays]
-    each: loops are named by their nid, the position the same typed loop has in every process."""
+    """The plan's loops as plain data, [nid, private, reductions, weight, private arrays, lists
+    appended to] each: loops are named by their nid, the position the same typed loop has in
+    every process.  (A record of another length is not read: the plan is made again.)"""
     if plan is None:
         return []
     return sorted([nid, list(d.private), [[r.var, r.kind, r.conditional, r.fold] for r in d.reductions], d.weight,
-                   [list(copied) for copied in d.private_arrays]]
+                   [list(copied) for copied in d.private_arrays], list(d.appended)]
                   for nid, d in plan.loops.items())
 
 
@@ -56,8 +57,9 @@ def record(plan: ParallelPlan, template: LoopTemplate) -> dict:
 def from_record(data: dict) -> tuple[ParallelPlan, LoopTemplate]:
     """``record``'s inverse (KeyError, TypeError or ValueError on a file that is not one)."""
     plan = ParallelPlan({nid: ParallelLoop(nid, tuple(private), tuple(Reduction(*r) for r in reductions), weight,
-                                           tuple(map(tuple, copied)))
-                         for nid, private, reductions, weight, copied in data["loops"]}, tuple(data["reasons"]),
+                                           tuple(map(tuple, copied)), tuple(appended))
+                         for nid, private, reductions, weight, copied, appended in data["loops"]},
+                        tuple(data["reasons"]),
                         tuple(data["notes"]))
     template = data["template"]
     costs = tuple(LoopCost(loop, parent, tuple(counts), parallel, step, tuple(map(tuple, narrowing)))

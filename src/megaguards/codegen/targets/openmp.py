@@ -24,7 +24,7 @@ from ...analysis.parallel import INNER_LOOP_TRIPS, BodyWeight, ParallelLoop
 from ...ir import nodes as ir
 from ...ir.types import Scalar
 from ...ir.types import buffer_ctype
-from ..spelling import array_name, c_name, zero_of
+from ..spelling import array_name, c_name, growing_name, zero_of
 from .base import reduction_identity
 from .c import C
 
@@ -123,6 +123,9 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
     if folds:
         emit(inner, f"int64_t {label}_round = (int64_t)({FOLD_ROUND_WORK}.0 / ({weight}));")
         emit(inner, f"if ({label}_round < {label}_threads) {label}_round = {label}_threads;")
+    for name in plan.appended:   # each thread's values, joined in thread order after the region
+        emit(inner, f"mg_growing {label}_part_{growing_name(name)}[{MAX_THREADS}] = {{{{0}}}};")
+        emit(inner, f"mg_growing *const {label}_shared_{growing_name(name)} = {growing_name(name)};")
     if renderer.watches_float_status:   # each thread has its own IEEE flags: kept, then gathered
         emit(inner, "if (mg_fp_mask) mg_fp_seen |= fetestexcept(FE_ALL_EXCEPT);")
     # The team OpenMP gave (fewer than asked in a forked child, or nested): what the report says ran.
@@ -138,6 +141,9 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
     emit(region, f"const int {label}_tid = omp_get_thread_num();")
     emit(region, f"int64_t {c_name(node.var)} = 0;")
     _private_copies(renderer, label, plan.private_arrays, region)
+    for name in plan.appended:   # the body's appends fill the thread's own buffer (the name shadowed)
+        emit(region, f"mg_growing {label}_own_{growing_name(name)} = {{0}};")
+        emit(region, f"mg_growing *{growing_name(name)} = &{label}_own_{growing_name(name)};")
     for name in variables:
         scalar = typed.variables[name]
         if name not in folds:   # a folded scalar is the kernel's own, written by the folding thread
@@ -152,8 +158,9 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
         # Uneven iterations (mandelbrot rows) balance with guided chunks; a reassociated
         # float sum or product keeps the static split, so that it rounds the same on every
         # run.  Either way each thread runs increasing iterations: its last values are its latest.
+        # Appends too: the static split gives each thread one contiguous share, in thread order.
         floating = any(typed.variables[r.var].is_float and r.kind in ("+", "*") for r in plan.reductions)
-        emit(region, f"#pragma omp for schedule({'static' if floating else 'guided'})")
+        emit(region, f"#pragma omp for schedule({'static' if floating or plan.appended else 'guided'})")
         _iterations(renderer, node, iteration, "0", f"{label}_trips", region)
     if renderer.watches_float_status:
         emit(region, "if (mg_fp_mask) {")
@@ -162,6 +169,8 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
         emit(region + 1, "mg_fp_seen |= mg_fp_mine;")
         emit(region, "}")
     _copy_back(renderer, node, label, plan.private_arrays, region)
+    for name in plan.appended:
+        emit(region, f"{label}_part_{growing_name(name)}[{label}_tid] = {label}_own_{growing_name(name)};")
     for name in variables:
         if name not in folds:
             emit(region, f"{label}_value_{c_name(name)}[{label}_tid] = {c_name(name)};")
@@ -173,9 +182,12 @@ def render_parallel_loop(renderer, node: ir.For, plan: ParallelLoop, depth: int,
     emit(inner, f"if ({label}_team_ran > mg_ints[{team}]) mg_ints[{team}] = {label}_team_ran;")
     emit(inner, f"if ({label}_error) {{")
     _free_logs(renderer, label, folds, inner + 1)
+    for name in plan.appended:
+        emit(inner + 1, f"for (int t = 0; t < {MAX_THREADS}; t++) free({label}_part_{growing_name(name)}[t].data);")
     emit(inner + 1, f"mg_err = {label}_error; goto mg_exit;")
     emit(inner, "}")
     _free_logs(renderer, label, folds, inner)
+    _join_appends(renderer, label, plan.appended, inner)
     _merge(renderer, label, variables, reductions, folds, inner, {r.var for r in plan.reductions if r.conditional})
     emit(inner, f"if ({label}_trips > 0) {{")
     emit(inner + 1, f"{c_name(node.var)} = {label}_start + ({label}_trips - 1) * {label}_step;")
@@ -247,6 +259,30 @@ def _around(node: ir.For, writer: int) -> list:
         if isinstance(statement, ir.For) and any(inner.nid == writer for inner in ir.walk(statement)):
             return [] if statement.nid == writer else [statement, *_around(statement, writer)]
     return []
+
+
+def _join_appends(renderer, label: str, appended: tuple, depth: int) -> None:
+    """Each thread's appended values joined to the kernel's buffers, threads in order (the
+    static split's shares: the iteration order).  Where rows end (ir.AppendRow) counts each
+    thread's own row values: shifted past the values of the threads before it."""
+    if not appended:
+        return
+    emit, typed = renderer.emit, renderer.typed
+    rows = {table: row for table, row in typed.row_lists.items() if table in appended and row in appended}
+    emit(depth, "{ int mg_joined = 1;")
+    emit(depth + 1, f"for (int t = 0; t < {MAX_THREADS}; t++) {{")
+    for name in sorted(appended, key=lambda name: name in rows):   # a row's values before its table's ends
+        part, shared = f"&{label}_part_{growing_name(name)}[t]", f"{label}_shared_{growing_name(name)}"
+        size = f"(int64_t)sizeof({buffer_ctype(typed.appended[name])})"
+        if name in rows:
+            emit(depth + 2, f"mg_joined &= mg_grow_join({shared}, {part}, {size}, {label}_base_{growing_name(rows[name])});")
+            continue
+        if name in rows.values():
+            emit(depth + 2, f"const int64_t {label}_base_{growing_name(name)} = {shared}->length;")
+        emit(depth + 2, f"mg_joined &= mg_grow_join({shared}, {part}, {size}, 0);")
+    emit(depth + 1, "}")
+    emit(depth + 1, "if (MG_UNLIKELY(!mg_joined)) { mg_err = MG_ERR_MEMORY; goto mg_exit; }")
+    emit(depth, "}")
 
 
 def _pipelined_rounds(renderer, node: ir.For, iteration: ParallelRegion, depth: int) -> None:
