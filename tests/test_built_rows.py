@@ -242,3 +242,34 @@ def test_a_cached_plan_keeps_every_field_of_its_loops():
                if f.name != "loop")   # a field added later and left at its default here fails this
     plan = ParallelPlan({7: loop}, ("why not",), ("a note",))
     assert from_record(record(plan, LoopTemplate((), True, 0)))[0] == plan
+
+
+def comprehension_rows(A, n, table, j):
+    for i in range(n):
+        table.append([A[i][j] * 0.5 + i for j in range(len(A[i])) if j != i])
+    return table, j
+
+
+def elements_rows(A, table):
+    for i in range(len(A)):
+        table.append([v * 2 for v in A[i]])
+    return table
+
+
+def test_a_comprehension_appended_is_a_row_the_loop_builds():
+    """``table.append([e for j in ...])``: the loop around compiles; the comprehension's
+    variable is its own (the function's ``j`` is left as it was)."""
+    fast = assert_same_as_cpython(comprehension_rows, GRID, 4, ["x"], "outer j")
+    (site,) = [s for s in site_for(fast) if s["compiled_runs"]]
+    assert site["line"] == comprehension_rows.__code__.co_firstlineno + 1
+    assert_same_as_cpython(comprehension_rows, GRID, 0, [], 7)
+    assert_same_as_cpython(elements_rows, GRID, [])
+
+
+def test_two_comprehensions_into_one_table_stay_in_cpython():
+    def two(n, table):
+        for i in range(n):
+            table.append([j for j in range(i)])
+            table.append([j * 0.5 for j in range(i)])
+        return table
+    assert_same_as_cpython(two, 4, [], compiled="'table' is given rows built in two places")

@@ -110,7 +110,7 @@ def _stable(node: ast.expr, assigned: set[str]) -> bool:
     return True
 
 
-def _renamed(node: ast.AST, names: dict[str, str]) -> ast.AST:
+def renamed(node: ast.AST, names: dict[str, str]) -> ast.AST:
     """A copy with the names in ``names`` replaced (generator and lambda variables are
     local to their scope; nested scopes that rebind them get the same rename,
     which keeps them consistent)."""
@@ -522,9 +522,9 @@ def _generator_loop(generator: ast.GeneratorExp, fold: _Fold, prologue, fresh, w
                 bound.setdefault(child.id, fresh())
     clauses = []
     for k, clause in enumerate(generator.generators):
-        iterable = clause.iter if k == 0 else _renamed(clause.iter, bound)  # the first runs outside
-        clauses.append((_renamed(clause.target, bound), iterable, [_renamed(c, bound) for c in clause.ifs]))
-    element = _renamed(generator.elt, bound)
+        iterable = clause.iter if k == 0 else renamed(clause.iter, bound)  # the first runs outside
+        clauses.append((renamed(clause.target, bound), iterable, [renamed(c, bound) for c in clause.ifs]))
+    element = renamed(generator.elt, bound)
     if len(clauses) == 1 and not clauses[0][2]:
         target, iterable, _ = clauses[0]
         return _single_loop(target, iterable, element, [], fold, prologue, fresh, where)

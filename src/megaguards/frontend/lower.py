@@ -171,6 +171,8 @@ class _Lowerer(CallLowering, fields.FieldLowering):
                 and self.built_rows.get(values[0].id) == path):   # table.append(row): the row ends here
             self.joined_rows[values[0].id] = path
             return [ir.AppendRow(path, ir.Const(0, **_where(node)), row=values[0].id, **_where(node))]
+        if not self.callees and len(values) == 1 and isinstance(values[0], ast.ListComp):
+            return self.comprehension_row(path, values[0], node)   # table.append([e for j in ...])
         self.values_appended.add(path)
         source = self.objects.collected.get(path) if not self.callees else None
         if source is None:
@@ -570,8 +572,7 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
 
 def row_candidates(loop: ast.For, resolve: Resolver | None) -> set[str]:
     """The target of the site's own loop over a named array (``for row in table``, ``for i,
-    row in enumerate(table)``) when the
-    loop binds it nowhere else, has no ``break`` of its own and uses it as an array
+    row in enumerate(table)``) when the loop binds it nowhere else, has no ``break`` of its own and uses it as an array
     (subscripted, ``len()``, passed to an array parameter of a function it inlines): the
     lowering then reads that row in place, and after the run the site gives the name the
     last row, as CPython's loop leaves it (``LoopSite.last_rows``)."""
