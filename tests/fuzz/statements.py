@@ -264,7 +264,8 @@ class StatementGeneration:
 
     def table_rows(self, scope: Scope) -> str | None:
         """Sometimes a loop building a table row by row (``row = []``, ``row.append(e)`` or
-        ``row += [e]`` in an inner loop, ``table.append(row)``; frontend/built_rows.py), its
+        ``row += [e]`` in an inner loop, ``table.append(row)``; or ``table.append([e for j in
+        ...])``; frontend/built_rows.py), its
         values ints or floats (each keeps its class), the rows of uneven lengths, an inner
         ``break`` now and then; feature ``rows``, from its own stream.  The table's name, or None."""
         r = self.rows_rng
@@ -286,6 +287,9 @@ class StatementGeneration:
             self.rng = saved
         self.emit(1, "table = []")
         self.emit(1, f"for i in range(len({a.name})):")
+        if r.random() < 0.35:   # a comprehension appended whole (its j its own)
+            self.emit(2, f"table.append([{values[0]} for j in {columns}{f' if {test}' if r.random() < 0.5 else ''}])")
+            return "table"
         self.emit(2, "row = []")
         self.emit(2, f"for j in {columns}:")
         if r.random() < 0.5:
