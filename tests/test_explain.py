@@ -122,6 +122,7 @@ def test_each_hint_matches_a_real_reason(pattern):
 
 def test_hints_of_the_issues_reasons():
     assert hint_for("line 20: call to 'print' as a statement (side effects)").startswith("move the print out")
+    assert "row = [], row.append(v), table.append(row)" in hint_for("line 12: list display")
     assert "into a list before the loop" in hint_for("guard: dict customises attribute access")
     assert "local variable" in hint_for("guard: Config customises attribute access")
     assert hint_for(tiering.LITTLE.format(3)) == "nothing to change: too little work to gain from compiling"

@@ -66,7 +66,9 @@ HINTS = {
     r"character of a str|characters of a str": "compare characters with each other or with one-character "
                                                "constants (c == 'a', c in 'aeiou'), or use ord(c) as a number",
     r"list display|list comprehension|dict display|set display": "allocate lists before the loop "
-                                                                   "(out = [0.0] * n) and assign elements in it",
+                                                                   "(out = [0.0] * n) and assign elements in it; "
+                                                                   "a table built row by row compiles as row = [], "
+                                                                   "row.append(v), table.append(row)",
     r"would run its code|is assigned and '[\w.]+' used too|assignment to attribute": \
         "accumulate in a local variable, and assign the attribute after the loop",
     # -- runtime flags ------------------------------------------------------------------------
