@@ -24,7 +24,7 @@ from ..errors import Unsupported
 from . import early_exits
 from .literal_loops import element_at, literal_elements, progression
 from .syntax import dotted_path as _path
-from .syntax import int_literal
+from .syntax import int_literal, nested_loops, renamed
 from .syntax import located as _located
 
 HIDDEN_PREFIX = "mg_tmp"
@@ -108,17 +108,6 @@ def _stable(node: ast.expr, assigned: set[str]) -> bool:
                                   ast.UnaryOp, ast.unaryop, ast.BinOp, ast.operator, ast.Tuple)):
             return False
     return True
-
-
-def renamed(node: ast.AST, names: dict[str, str]) -> ast.AST:
-    """A copy with the names in ``names`` replaced (generator and lambda variables are
-    local to their scope; nested scopes that rebind them get the same rename,
-    which keeps them consistent)."""
-    node = copy.deepcopy(node)
-    for child in ast.walk(node):
-        if isinstance(child, ast.Name) and child.id in names:
-            child.id = names[child.id]
-    return node
 
 
 def _substituted(node: ast.expr, values: dict[str, ast.expr]) -> ast.expr:
@@ -511,20 +500,24 @@ def _applied(function: ast.expr, arity: int, what: str, where) -> Callable[..., 
     return lambda *values: ast.Call(func=copy.deepcopy(function), args=list(values), keywords=[])
 
 
-def _generator_loop(generator: ast.GeneratorExp, fold: _Fold, prologue, fresh, where) -> list[ast.stmt]:
-    """The generator's variables are its own: renamed to hidden names."""
+def own_clauses(generator: ast.GeneratorExp | ast.ListComp, fresh, where) -> tuple[list, ast.expr]:
+    """(target, iterable, conditions) per clause and the element, the generator's variables
+    renamed to hidden names: they are its own (the first iterable runs outside, as written)."""
     bound = {}
     for clause in generator.generators:
         if clause.is_async:
-            raise Unsupported("async generator expression", *where)
+            raise Unsupported(f"async {'comprehension' if isinstance(generator, ast.ListComp) else 'generator expression'}",
+                              *where)
         for child in ast.walk(clause.target):
             if isinstance(child, ast.Name):
                 bound.setdefault(child.id, fresh())
-    clauses = []
-    for k, clause in enumerate(generator.generators):
-        iterable = clause.iter if k == 0 else renamed(clause.iter, bound)  # the first runs outside
-        clauses.append((renamed(clause.target, bound), iterable, [renamed(c, bound) for c in clause.ifs]))
-    element = renamed(generator.elt, bound)
+    clauses = [(renamed(clause.target, bound), clause.iter if k == 0 else renamed(clause.iter, bound),
+                [renamed(c, bound) for c in clause.ifs]) for k, clause in enumerate(generator.generators)]
+    return clauses, renamed(generator.elt, bound)
+
+
+def _generator_loop(generator: ast.GeneratorExp, fold: _Fold, prologue, fresh, where) -> list[ast.stmt]:
+    clauses, element = own_clauses(generator, fresh, where)
     if len(clauses) == 1 and not clauses[0][2]:
         target, iterable, _ = clauses[0]
         return _single_loop(target, iterable, element, [], fold, prologue, fresh, where)
@@ -579,13 +572,9 @@ def _range_peeled(target, iterable: ast.Call, element, fold: _Fold, prologue, fr
 def _flagged_loop(clauses, element, fold: _Fold, prologue, fresh) -> list[ast.stmt]:
     """Any generator (several clauses, conditions): a flag tells the first element."""
     first, value = fresh(), fresh()
-    body: list[ast.stmt] = [_assign(value, element), ast.If(
+    body = nested_loops(clauses, [_assign(value, element), ast.If(
         test=_name(first), body=[*fold.first(_name(value)), _assign(first, ast.Constant(False))],
-        orelse=fold.step(_name(value)))]
-    for target, iterable, ifs in reversed(clauses):
-        for condition in reversed(ifs):
-            body = [ast.If(test=condition, body=body, orelse=[])]
-        body = [ast.For(target=target, iter=iterable, body=body, orelse=[])]
+        orelse=fold.step(_name(value)))])
     return [*prologue, _assign(first, ast.Constant(True)), *body,
             ast.If(test=_name(first), body=[fold.empty], orelse=[])]
 

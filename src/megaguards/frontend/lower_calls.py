@@ -10,7 +10,7 @@ from ..record import record
 from ..errors import Unsupported
 from ..ir import nodes as ir
 from . import desugar, inline
-from .syntax import _unsupported, _where, dotted_path, int_literal, located
+from .syntax import _unsupported, _where, dotted_path, int_literal, located, nested_loops
 
 
 @record
@@ -330,21 +330,10 @@ class CallLowering:
         they are the comprehension's), then joined whole (ir.AppendRow)."""
         if table in self.built_rows or table in self.joined_rows or table in self.joined_rows.values():
             raise _unsupported(node, f"'{table}' is given rows built in two places, or is a row itself")
-        bound: dict[str, str] = {}
-        for clause in comprehension.generators:
-            if clause.is_async:
-                raise _unsupported(node, "async comprehension")
-            for child in ast.walk(clause.target):
-                if isinstance(child, ast.Name):
-                    bound.setdefault(child.id, self.temporary())
+        clauses, element = desugar.own_clauses(comprehension, self.temporary, (node.lineno, node.col_offset))
         row = f"mg_row{next(self.temporaries)}"
         append = ast.Attribute(value=ast.Name(id=row, ctx=ast.Load()), attr="append", ctx=ast.Load())
-        body: list = [ast.Expr(ast.Call(func=append, args=[desugar.renamed(comprehension.elt, bound)], keywords=[]))]
-        for k, clause in reversed(list(enumerate(comprehension.generators))):
-            for condition in reversed(clause.ifs):
-                body = [ast.If(test=desugar.renamed(condition, bound), body=body, orelse=[])]
-            iterable = clause.iter if k == 0 else desugar.renamed(clause.iter, bound)   # the first: outside
-            body = [ast.For(target=desugar.renamed(clause.target, bound), iter=iterable, body=body, orelse=[])]
+        body = nested_loops(clauses, [ast.Expr(ast.Call(func=append, args=[element], keywords=[]))])
         self.joined_rows[row] = table
         statements = list(self.block(located(body, node)))
         return statements + [ir.AppendRow(table, ir.Const(0, **_where(node)), row=row, **_where(node))]

@@ -1,8 +1,10 @@
 """Small helpers over Python ``ast`` shared by the lowering's parts: locations,
-dotted paths and the one-line reasons for unsupported constructs."""
+dotted paths, the one-line reasons for unsupported constructs, and the renaming and
+nesting of a comprehension's clauses (desugar.py's reductions, lower_calls.py's rows)."""
 from __future__ import annotations
 
 import ast
+import copy
 
 from ..errors import Unsupported
 
@@ -58,3 +60,23 @@ def located(nodes, where: ast.AST):
             if isinstance(child, (ast.stmt, ast.expr)) and getattr(child, "lineno", None) is None:
                 ast.copy_location(child, where)
     return nodes
+
+
+def renamed(node: ast.AST, names: dict[str, str]) -> ast.AST:
+    """A copy with the names in ``names`` replaced (generator and lambda variables are
+    local to their scope; nested scopes that rebind them get the same rename,
+    which keeps them consistent)."""
+    node = copy.deepcopy(node)
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name) and child.id in names:
+            child.id = names[child.id]
+    return node
+
+
+def nested_loops(clauses, body: list[ast.stmt]) -> list[ast.stmt]:
+    """``body`` inside the clauses' ``for`` loops and ``if`` conditions, the first outermost."""
+    for target, iterable, ifs in reversed(clauses):
+        for condition in reversed(ifs):
+            body = [ast.If(test=condition, body=body, orelse=[])]
+        body = [ast.For(target=target, iter=iterable, body=body, orelse=[])]
+    return body
