@@ -460,6 +460,20 @@ def test_append_needs_a_list_of_its_own():
     assert_same_as_cpython(collect, shared, 2, shared, compiled=guard(Assumption.APPENDED_DISTINCT))
 
 
+def test_appends_by_key_need_a_list_or_dict_of_lists_keyed_from_zero():
+    def group(a, n, groups):
+        for i in range(n):
+            groups[a[i] % 2].append(a[i])
+        return groups
+
+    class Rows(list):
+        pass
+    assert_same_as_cpython(group, [1, 2], 2, Rows([[], []]), compiled=guard(Assumption.KEYED_CLASS, cls="Rows"))
+    assert_same_as_cpython(group, [1, 2], 2, {1: [], 2: []}, compiled=guard(Assumption.KEYED_TABLE))
+    assert_same_as_cpython(group, [1, 2], 2, {0: [], 1: Rows()}, compiled=guard(Assumption.KEYED_TABLE))
+    assert_same_as_cpython(group, [1, 2], 2, {0: [], 1: []})
+
+
 class Body:
     def __init__(self, x):
         self.x = x

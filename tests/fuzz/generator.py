@@ -29,7 +29,10 @@ What the programs contain (see the issue "differential fuzzing"):
   work list of the kernel's own (``work = [0.0] * (len(a) + 1)`` or rows of such lists),
   which megaguards does not box back (feature ``scratch``, own stream); inside loops,
   loops over tuple or list displays (``for dv in (-1, 0, 2)``, floats, rows for ``dv, dw``;
-  statements.display_loop, feature ``displays``, own stream);
+  statements.display_loop, feature ``displays``, own stream); a table built row by row
+  (statements.table_rows, feature ``rows``) and values grouped by key, ``groups[k].append(v)``
+  into a list or dict of lists, or the rows of a list walked (statements.keyed_groups,
+  feature ``keyed``), each from its own stream;
 * random expressions (``+ - * / // % & | ^ ** << >> min max abs``, unary ``-`` and
   ``~``, conditional expressions, comparisons (chained too, and as values),
   ``and``/``or``, a few ``math`` calls and ``int``/``float``/``round`` conversions),
@@ -176,6 +179,8 @@ class Generator(ExpressionGeneration, HelperGeneration, StatementGeneration, Inp
         self.display_rng = random.Random(f"displays {seed}")
         # A table built row by row (statements.table_rows): likewise.
         self.rows_rng = random.Random(f"rows {seed}")
+        # Values grouped by key (statements.keyed_groups): likewise.
+        self.keyed_rng = random.Random(f"keyed {seed}")
 
     # -- helpers -------------------------------------------------------------------
     def chance(self, p: float) -> bool:
@@ -360,6 +365,9 @@ class Generator(ExpressionGeneration, HelperGeneration, StatementGeneration, Inp
         table = self.table_rows(scope)
         if table is not None:
             returned.append(table)
+        groups = self.keyed_groups(scope)
+        if groups is not None:
+            returned.append(groups)
         self.square_sums(1)
         self.work_list(scope)   # the last loop: nothing but the return after it
         self.emit(1, f"return {', '.join(returned)}")
@@ -376,7 +384,7 @@ class Generator(ExpressionGeneration, HelperGeneration, StatementGeneration, Inp
 
 
 FEATURES = ("readonly", "longrange", "reduction", "containerswitch", "helpers", "cells", "exits", "appends",
-            "mixed", "folds", "tuples", "scratch", "displays", "rows")  # what ``avoid`` may name
+            "mixed", "folds", "tuples", "scratch", "displays", "rows", "keyed")  # what ``avoid`` may name
 
 
 def generate(seed: int, avoid=()) -> Program:

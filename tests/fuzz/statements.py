@@ -307,6 +307,44 @@ class StatementGeneration:
         self.emit(2, "table.append(row)")
         return "table"
 
+    def keyed_groups(self, scope: Scope) -> str | None:
+        """Sometimes a loop grouping values by key (``groups[k].append(v)``, ``.extend([v, i])``;
+        frontend/appends.py) into a list of lists or a dict of lists keyed 0 .. K-1, the keys
+        now and then negative (a list's wrap, a dict's KeyError) or past the table, the values
+        ints or floats (each keeps its class), or the rows of a list of lists the loop walks;
+        feature ``keyed``, from its own stream.  The table's name, or None."""
+        r = self.keyed_rng
+        arrays = [a for a in self.arrays if a.element_type not in (PY_BOOL, NUMPY_BOOL)]
+        if "keyed" in self.avoid or not arrays or r.random() < 0.8:
+            return None
+        a = r.choice(arrays)
+        groups = r.choice([1, 2, 3, 4])
+        table = r.choice(["list", "list", "dict"])
+        inner = scope.child()
+        inner.loops.append(("i", a.dims[0]))
+        saved, self.rng = self.rng, r   # expressions from this stream: the other programs stay as they were
+        try:
+            values = [self.coerce(*self.expr(kind, inner, 2), PY_FLOAT if kind == "float" else PY_INT)[0]
+                      for kind in (r.choice(["int", "float"]), r.choice(["int", "float"]))]
+            picked = self.coerce(*self.expr("int", inner, 2), PY_INT)[0]
+        finally:
+            self.rng = saved
+        key = r.choice([f"i % {groups}", f"({picked}) % {groups}", f"-1 - i % {groups}", f"i % {groups + 1}",
+                        f"abs({picked}) % {groups}"])
+        self.emit(1, "groups = " + (f"[[] for _ in range({groups})]" if table == "list"
+                                    else f"{{g: [] for g in range({groups})}}"))
+        rows = [b for b in self.arrays if b.container == "list" and b.rank == 2 and b.element != "bool"]
+        if rows and r.random() < 0.3:   # the rows themselves join the groups (their identity kept)
+            b = r.choice(rows)
+            self.emit(1, f"for row in {b.name}:")
+            self.emit(2, f"groups[int(row[0]) % {groups}].append(row)")
+            return "groups"
+        self.emit(1, f"for i in range(len({a.name})):")
+        self.emit(2, f"groups[{key}].append({values[0]})")
+        if r.random() < 0.35:
+            self.emit(2, f"groups[i % {groups}].extend([{values[1]}, i])")
+        return "groups"
+
     def loop_else(self, depth: int) -> None:
         """Sometimes a ``for ... else`` clause: it runs when no ``break`` left the loop."""
         if "exits" not in self.avoid and self.exit_rng.random() < 0.15:

@@ -215,6 +215,7 @@ class _Planner:
         if ir.rebound_names(loop):
             return "it swaps arrays (a, b = b, a): each iteration works on what the one before left"
         appended = tuple(sorted(ir.appends_in(loop)))   # each thread's share collected, joined in order
+        shown = ", ".join(repr(name) for name in appended if not name.startswith("mg_"))   # (not the hidden lists)
         private_arrays = _private_arrays(loop, self.typed, self.groups)
         privatized = {self.groups.get(name, name) for name, _ in private_arrays}
         accesses = list(_accesses(loop.body, (), self.groups))
@@ -250,7 +251,7 @@ class _Planner:
             fold = ""
             if scalar.is_float and kind in ("+", "*"):
                 if appended and not self.reassociate:   # an ordered fold's rounds deal iterations out anew
-                    return (f"it appends to {', '.join(map(repr, appended))} and sums {ir.describe_name(name)} "
+                    return (f"it appends to {shown} and sums {ir.describe_name(name)} "
                             "(float) in iteration order")
                 if self.reassociate:
                     self.notes.append(f"reduction on {ir.describe_name(name)} (float, reassociated)")
@@ -261,7 +262,7 @@ class _Planner:
                     self.notes.append(f"reduction on {ir.describe_name(name)} (float, folded in iteration order)")
             reductions.append(Reduction(name, kind, conditional, fold))
         if appended:
-            self.notes.append(f"appends to {', '.join(map(repr, appended))} joined in iteration order")
+            self.notes.append(f"appends to {shown} joined in iteration order")
         return ParallelLoop(loop.nid, tuple(private), tuple(reductions), BodyWeight.of(loop.body).static(),
                             private_arrays, appended)
 

@@ -34,7 +34,7 @@ class ArrayInfo:
     unit_stride: bool = False  # the last dimension is contiguous (lists always are)
     buffer: bool = False       # an array.array or memoryview: a list's Python numbers, held as double or int64
     read_only: bool = False    # a str, bytes or bytearray: its code points or bytes, never written
-    storage: str = ""          # a buffer's narrower items ("f4", "i2", "u8"...: guards/signature.py's
+    storage: str = ""          # a buffer's narrower items ("f4", "i2", "u8"...: guards/buffers.py's
                                # buffer_storage): each store rounds or is range-checked
 
 
@@ -51,6 +51,8 @@ class TypedLoop:
                                                               # collects (int-or-float: either class)
     row_lists: dict = records.field(default_factory=dict)  # list given rows the loop builds -> the row's
                                                                # name (ir.AppendRow; its buffer holds the ends)
+    keyed: dict = records.field(default_factory=dict)  # table of ``table[k].append(v)`` -> (the hidden list
+                                                           # of its values, the list they are rows of or "")
 
 
 def representative(types: TypeSet) -> Scalar:
@@ -81,6 +83,7 @@ class _Inference:
         self.assigned: dict[str, TypeSet] = {}
         self.appends: dict[str, TypeSet] = {}   # list -> the types of the values appended to it
         self.row_lists: dict[str, str] = {}     # list given built rows -> the row (ir.AppendRow)
+        self.keyed: dict[str, tuple] = {}       # table -> (values, source) (ir.AppendAt)
         self.sets = dict(self.entry)
 
     # pass over the loop, collecting assignment types ---------------------------
@@ -111,7 +114,8 @@ class _Inference:
         typed = self.rebuild(loop)
         variables = {name: representative(types) for name, types in self.sets.items()}
         return TypedLoop(typed, variables, dict(self.assigned), self.arrays, self.functions,
-                         frozenset(self.entry), appended=self.appended_types(), row_lists=dict(self.row_lists))
+                         frozenset(self.entry), appended=self.appended_types(), row_lists=dict(self.row_lists),
+                         keyed=dict(self.keyed))
 
     def appended_types(self) -> dict:
         """Per list appended to, the one type its collected values have (ints and floats: int-or-float);
@@ -120,7 +124,9 @@ class _Inference:
         for name, types in sorted(self.appends.items()):
             kept = one_representation(types)
             if len(kept) > 1 or not kept <= APPENDABLE:
-                raise Unsupported(f"values appended to '{name}' are {describe_types(types)}: a compiled loop "
+                table = next((table for table, (values, _) in self.keyed.items() if values == name), None)
+                shown = f"the rows of '{table}'" if table else f"'{name}'"   # (a table's values: a hidden list)
+                raise Unsupported(f"values appended to {shown} are {describe_types(types)}: a compiled loop "
                                   "collects bools, or ints and floats (each keeps its class)")
             found[name] = next(iter(kept))
         return found
@@ -136,6 +142,10 @@ class _Inference:
             self.assign(node.target, next(iter(result)), node)
         elif isinstance(node, ir.Store):
             self.store(node)
+        elif isinstance(node, ir.AppendAt):   # the key, kept as an int (a dict's 1.0 would find 1: refused)
+            self.integral(node.value, "the key of a row appended to")
+            self.appends[node.array] = TypeSet({Scalar.PY_INT})
+            self.keyed[node.array] = (node.values, node.source)
         elif isinstance(node, ir.Append):
             value = self.expression(node.value)
             if Scalar.PY_CHAR in value:

@@ -34,6 +34,14 @@ def render_append(renderer, node: ir.Append, depth: int) -> None:
     ctype = buffer_ctype(element)
     if isinstance(node, ir.AppendRow):   # where the row ends among its values (its list is made after the run)
         value = f"{growing_name(node.row)}->length" if node.row in renderer.typed.appended else "0"
+    elif isinstance(node, ir.AppendAt):   # the key of a row the table has (a list's negative keys wrap)
+        value, rows = renderer.fresh("key"), renderer.fresh("rows")
+        slot = renderer.layout.keyed[node.array]
+        renderer.emit(depth, f"int64_t {value} = {renderer.convert(node.value, element)};")
+        renderer.emit(depth, f"const int64_t {rows} = mg_ints[{slot}];")
+        renderer.emit(depth, f"if ({value} < (mg_ints[{slot + 1}] ? 0 : -{rows}) || {value} >= {rows}) "
+                             f"{ERR.lstrip('&')} = MG_ERR_KEY;")
+        renderer.emit(depth, f"if ({value} < 0) {value} += {rows};")
     else:
         value = renderer.truth(node.value) if element.is_bool else renderer.convert(node.value, element)
     item, slot = renderer.fresh("item"), renderer.fresh("slot")
@@ -43,7 +51,7 @@ def render_append(renderer, node: ir.Append, depth: int) -> None:
     renderer.emit(depth, f"if ({slot}) *{slot} = {item};")
 
 
-# The items an int store may leave in a buffer of narrower ints (guards/signature.py's storage).
+# The items an int store may leave in a buffer of narrower ints (guards/buffers.py's storage).
 STORAGE_RANGES = {f"{kind}{size}": (f"{-(1 << (8 * size - 1))}LL" if kind == "i" else "0LL",
                                     f"{(1 << (8 * size - (1 if kind == 'i' else 0))) - 1}LL")
                   for kind in "iu" for size in (1, 2, 4)}

@@ -35,7 +35,9 @@ class ArrayKind(enum.IntEnum):
     GROWING = 6      # a list the loop appends to: the kernel fills a growing buffer (prelude's mg_growing)
                      # of the element kind in the plan's itemsize field, appended after a clean run; rank 1:
                      # a list given rows the loop builds (ir.AppendRow): the buffer holds where each row ends
-                     # among the values of the buffer whose index the written field holds
+                     # among the values of the buffer whose index the written field holds; rank 2: a table
+                     # of ``table[k].append(v)``: the buffer holds the keys, that one the values, the dims
+                     # field the slots of Layout.keyed, the box field the source array's index (-1: none)
 
 
 class ScalarBank(enum.IntEnum):
@@ -67,6 +69,7 @@ PYTHON_ERROR = -2    # unboxing or boxing raised (memory)
 NDARRAY_GUARD = -3   # a NumPy array of another rank, or strides that are not whole elements
 SCALAR_GUARD = -4    # a scalar int beyond int64
 APPENDED_GUARD = -5  # a list the loop appends to is a row of a list it reads
+KEYED_GUARD = -6     # a table of ``table[k].append(v)`` has a row that is not a list, or keys other than 0 .. m-1
 MAX_ARRAYS = 64      # arrays one kernel takes (marshal.c's MAX_ARRAYS)
 WRITTEN_WHOLE = 2    # the plan's written field: every element written before any is read (not unboxed)
 NOT_BOXED_BACK = 4   # a bit of it: a scratch list (frontend/scratch.py), written but never boxed back
@@ -85,6 +88,7 @@ def abi_defines() -> tuple[str, ...]:
     codes |= {"MG_ARRAY_FIELDS": ARRAY_FIELDS, "MG_PLAN_HEADER": PLAN_HEADER, "MG_GUARD": GUARD_FAILED, "MG_PYERROR": PYTHON_ERROR,
               "MG_GUARD_NDARRAY": NDARRAY_GUARD, "MG_GUARD_SCALAR": SCALAR_GUARD,
               "MG_GUARD_MIXED": MIXED_GUARD, "MG_GUARD_APPENDED": APPENDED_GUARD,
+              "MG_GUARD_KEYED": KEYED_GUARD,
               "MG_MAX_ARRAYS": MAX_ARRAYS, "MG_WRITTEN_WHOLE": WRITTEN_WHOLE,
               "MG_NOT_BOXED_BACK": NOT_BOXED_BACK}
     return tuple(f"-D{name}={value}" for name, value in sorted(codes.items()))
@@ -112,6 +116,8 @@ class Layout:
                                                  # ``arrays``) of the array it names at the end
     growing: dict = records.field(default_factory=dict)  # list appended to -> its mg_arrays index (after the shadows)
     team_slot: int = -1   # ints slot: out, the most threads a parallel loop of the entry ran with (0: none forked)
+    keyed: dict = records.field(default_factory=dict)  # table of ``table[k].append(v)`` -> ints slots: in, its
+                                                       # rows' count, then 1 for a dict (keys 0 .. m-1), 0 for a list
 
 
 def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[str, ...],
@@ -156,9 +162,13 @@ def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[st
     for name in sorted(ir.rebound_names(typed.body)):
         rebound[name] = next_int
         next_int += 1
+    keyed = {}
+    for name in typed.keyed:
+        keyed[name] = next_int
+        next_int += 2
     growing = {name: len(arrays) + len(shadows) + k for k, name in enumerate(typed.appended)}
     return Layout(arrays, dims, scalars, flags, tags, precondition, shadows, in_place, mode, intervals,
-                  next_int, next_float, interrupt, boxes, float_status, rebound, growing, team_slot=team)
+                  next_int, next_float, interrupt, boxes, float_status, rebound, growing, team_slot=team, keyed=keyed)
 
 
 BOX_TAGS = {scalar: tag for tag, scalar in enumerate(Scalar)}
@@ -183,7 +193,11 @@ def marshalling_plan(layout: Layout, typed: TypedLoop, written: tuple, is_list: 
                  layout.dims[f"{name}#shadow"], -1]
     for name in layout.growing:
         row = typed.row_lists.get(name)
-        if row is None:
+        if name in typed.keyed:   # rank 2: the buffer holds keys, the values buffer their values (rows of
+            values, source = typed.keyed[name]   # the source array, by index, where it is named)
+            plan += [ArrayKind.GROWING, 2, list_kind(typed.appended[values]), layout.growing[values],
+                     layout.keyed[name], layout.arrays.index(source) if source else -1]
+        elif row is None:
             plan += [ArrayKind.GROWING, 0, list_kind(typed.appended[name]), 0, 0, -1]
         else:   # rank 1: the buffer holds where each row ends in the row's buffer (-1: rows stay empty)
             values = layout.growing.get(row, -1)

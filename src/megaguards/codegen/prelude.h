@@ -86,7 +86,7 @@ MG_INLINE int mg_isnan_f32(float x) { return (mg_bits_f32(x) & 0x7fffffffu) > 0x
 
 enum { MG_OK = 0, MG_ERR_INDEX = 1, MG_ERR_OVERFLOW = 2, MG_ERR_ZERO = 3, MG_ERR_VALUE = 4,
        MG_ERR_TYPE = 5, MG_ERR_INTERRUPT = 6, MG_ERR_MEMORY = 7, MG_ERR_FLOAT_STATUS = 8, MG_ERR_ITEM = 9,
-       MG_ERR_RAISE = 10, MG_ERR_NONE = 11 };
+       MG_ERR_RAISE = 10, MG_ERR_NONE = 11, MG_ERR_KEY = 12 };
 /* Iterations of a range loop between two looks at the interrupt flag (Ctrl-C): the inner
  * loop of each chunk stays free of exits, so the compiler still vectorizes it. */
 #define MG_POLL_CHUNK 65536

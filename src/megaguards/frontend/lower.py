@@ -12,6 +12,7 @@ import sys
 from ..errors import Unsupported
 from ..ir import nodes as ir
 from . import desugar, early_exits, fields, object_uses
+from .appends import AppendLowering
 from .built_rows import built_rows
 from .lower_calls import NO_RETURN_VALUE, CallLowering, Resolver, _Callee, _Objects, _Row, array_arguments, \
     float_text, item_call
@@ -24,7 +25,7 @@ UNARY = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "not"}
 COMPARE = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
 
-class _Lowerer(CallLowering, fields.FieldLowering):
+class _Lowerer(CallLowering, AppendLowering, fields.FieldLowering):
     def __init__(self, resolve: Resolver | None = None) -> None:
         self.resolve = resolve
         self.callees: list[_Callee] = []       # the inlined calls being lowered, innermost last
@@ -48,6 +49,7 @@ class _Lowerer(CallLowering, fields.FieldLowering):
         self.built_rows: dict[str, str] = {}   # row lists the site's code builds -> their table (built_rows.py)
         self.joined_rows: dict[str, str] = {}  # ... those joined by a ``table.append(row)`` lowered
         self.values_appended: set[str] = set()   # lists given values (not rows) by some Append
+        self.keyed: dict[str, tuple] = {}   # table of ``table[k].append(v)`` -> (hidden values list, source)
         # ``for row in table`` at the site's own level: the name of each row used as an array (a
         # ``_Row`` of ``table``, its elements read in place), inside its loop's body only.
         self.site_rows: dict[str, _Row] = {}
@@ -146,44 +148,6 @@ class _Lowerer(CallLowering, fields.FieldLowering):
                 raise _unsupported(node, f"call to '{name}' as a statement (side effects)")
             raise _unsupported(node, "expression statement")
         raise _unsupported(node)
-
-    def append(self, node: ast.Call) -> list[ir.Append] | None:
-        """``values.append(v)`` or ``values.extend([v, w])`` on a list named by a variable (or
-        attribute path) of the loop's own code: ``Append``s (the guard checks it is a list);
-        None for other calls."""
-        function = node.func
-        if not (isinstance(function, ast.Attribute) and len(node.args) == 1 and not node.keywords):
-            return None
-        if function.attr == "append":
-            return self.appends(function.value, node.args, node)
-        if function.attr == "extend" and isinstance(node.args[0], ast.List):
-            return self.appends(function.value, node.args[0].elts, node)
-        return None
-
-    def appends(self, target: ast.expr, values: list[ast.expr], node: ast.AST) -> list[ir.Append] | None:
-        """The values joining list ``target`` in order; None where this is not such a list
-        (a call or an augmented assignment as any other: inlined, or the reason it cannot be)."""
-        path = self.rename(dotted_path(target))   # in an inlined function: the caller's list
-        if path is None or path.startswith("mg_tmp") or any(isinstance(value, ast.Starred) for value in values):
-            return None   # (a list local to the inlined function is not bound before the loop)
-        self.appended.setdefault(path, None)
-        if (not self.callees and len(values) == 1 and isinstance(values[0], ast.Name)
-                and self.built_rows.get(values[0].id) == path):   # table.append(row): the row ends here
-            self.joined_rows[values[0].id] = path
-            return [ir.AppendRow(path, ir.Const(0, **_where(node)), row=values[0].id, **_where(node))]
-        if not self.callees and len(values) == 1 and isinstance(values[0], ast.ListComp):
-            return self.comprehension_row(path, values[0], node)   # table.append([e for j in ...])
-        self.values_appended.add(path)
-        source = self.objects.collected.get(path) if not self.callees else None
-        if source is None:
-            return [ir.Append(path, self.expression(value), **_where(node)) for value in values]
-        collected = []   # out.append(p): the index of p, given its object after the run (Site.collect)
-        for value in values:
-            objects = self.objects_named(value)
-            if objects is None or objects.array != source or len(objects.prefix) != 1:
-                raise _unsupported(node, f"'{path}' collects objects of '{source}' and other values")
-            collected.append(ir.Append(path, objects.prefix[0], **_where(node)))
-        return collected
 
     def range_loop(self, node: ast.For) -> ir.For:
         rows_before, objects_before = dict(self.site_rows), dict(self.object_rows)
@@ -558,6 +522,8 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
                 raise Unsupported(f"attribute '{path}' is assigned and '{other}' used too (one object may be both)")
     for path in set(lowerer.joined_rows.values()) & lowerer.values_appended:
         raise Unsupported(f"list '{path}' is given rows the loop builds and other values too")
+    for path in set(lowerer.keyed) & ({*lowerer.joined_rows.values(), *lowerer.values_appended}):
+        raise Unsupported(f"list '{path}' is appended to and its rows too ('{path}[key].append')")
     for path in lowerer.appended:
         head = path.split(".")[0]
         if path in array_names or path in scalars or head in lowerer.assigned:
@@ -567,7 +533,8 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
                    tuple(lowerer.row_aliases.items()),
                    tuple(lowerer.objects.aliases.items()) + tuple(lowerer.objects.variables.items()),
                    tuple(sorted(lowerer.objects.compared)), tuple(sorted(lowerer.objects.collected.items())),
-                   tuple(sorted(lowerer.joined_rows.items())))
+                   tuple(sorted(lowerer.joined_rows.items())),
+                   tuple(sorted((table, *held) for table, held in lowerer.keyed.items())))
 
 
 def row_candidates(loop: ast.For, resolve: Resolver | None) -> set[str]:

@@ -9,8 +9,8 @@ from typing import Callable
 from ..record import record
 from ..errors import Unsupported
 from ..ir import nodes as ir
-from . import desugar, inline
-from .syntax import _unsupported, _where, dotted_path, int_literal, located, nested_loops
+from . import inline
+from .syntax import _unsupported, _where, dotted_path, int_literal
 
 
 @record
@@ -323,20 +323,6 @@ class CallLowering:
 
     def temporary(self) -> str:
         return f"mg_tmp{next(self.temporaries)}"
-
-    def comprehension_row(self, table: str, comprehension: ast.ListComp, node: ast.AST) -> list:
-        """``table.append([e for j in range(m) if c])``: a row the loop builds (built_rows.py)
-        under a hidden name, filled by the comprehension's own loops (their variables renamed:
-        they are the comprehension's), then joined whole (ir.AppendRow)."""
-        if table in self.built_rows or table in self.joined_rows or table in self.joined_rows.values():
-            raise _unsupported(node, f"'{table}' is given rows built in two places, or is a row itself")
-        clauses, element = desugar.own_clauses(comprehension, self.temporary, (node.lineno, node.col_offset))
-        row = f"mg_row{next(self.temporaries)}"
-        append = ast.Attribute(value=ast.Name(id=row, ctx=ast.Load()), attr="append", ctx=ast.Load())
-        body = nested_loops(clauses, [ast.Expr(ast.Call(func=append, args=[element], keywords=[]))])
-        self.joined_rows[row] = table
-        statements = list(self.block(located(body, node)))
-        return statements + [ir.AppendRow(table, ir.Const(0, **_where(node)), row=row, **_where(node))]
 
     def conditional(self, node: ast.IfExp) -> ir.Expr:
         """``a if c else b``; a call in a branch becomes an ``if`` statement, so the call

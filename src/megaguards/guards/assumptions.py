@@ -25,8 +25,8 @@ from __future__ import annotations
 import enum
 
 from ..record import record
-from ..codegen.layout import (APPENDED_GUARD, GUARD_FAILED, MAX_ARRAYS, MIXED_GUARD, NDARRAY_GUARD, PYTHON_ERROR,
-                              SCALAR_GUARD, ArrayKind, list_kind)
+from ..codegen.layout import (APPENDED_GUARD, GUARD_FAILED, KEYED_GUARD, MAX_ARRAYS, MIXED_GUARD, NDARRAY_GUARD,
+                              PYTHON_ERROR, SCALAR_GUARD, ArrayKind, list_kind)
 from ..errors import GuardFailure
 from ..ir.types import ndarray_class, numpy_module
 
@@ -98,6 +98,11 @@ class Assumption(enum.Enum):
     APPENDED_LIST = ("'append' is called on a {cls}, not a list", "Binder.bind")
     APPENDED_DISTINCT = ("a list the loop appends to is also an array it reads (or a row of one), or appended "
                          "to under two names", "Binder.bind; rows: marshal.c (mg_enter)")
+    KEYED_CLASS = ("'table[key].append' on a {cls}: a compiled loop appends to the rows of a list of lists or a "
+                   "dict of lists",
+                   "Binder.bind")
+    KEYED_TABLE = ("'table[key].append' on a table with a row that is not a list, or a dict whose keys are not the "
+                   "ints 0 .. m-1, or of rows of something other than a list", "marshal.c (table_rows, mg_enter)")
     LIST_ONE_CLASS = ("a list holds ints and floats: the loop is typed again, the list int-or-float",
                       "marshal.c (unbox_level): the site's Binder.mixed")
     UNBOXING_SUCCEEDS = ("unboxing raised (out of memory, or a value that does not convert)",
@@ -120,7 +125,7 @@ class Assumption(enum.Enum):
 # marshal.c's answers besides the kernel's flags (codegen/layout.py defines the codes).
 MARSHAL_CODES = {GUARD_FAILED: Assumption.LISTS_UNBOX, NDARRAY_GUARD: Assumption.NDARRAY_LAYOUT,
                  SCALAR_GUARD: Assumption.SCALAR_INT64, PYTHON_ERROR: Assumption.UNBOXING_SUCCEEDS,
-                 APPENDED_GUARD: Assumption.APPENDED_DISTINCT,
+                 APPENDED_GUARD: Assumption.APPENDED_DISTINCT, KEYED_GUARD: Assumption.KEYED_TABLE,
                  MIXED_GUARD: Assumption.LIST_ONE_CLASS}   # and MIXED_GUARD - k: the list at position k
 
 

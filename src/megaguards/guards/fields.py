@@ -5,7 +5,8 @@ At each entry, the field array ``ps.__items__.x`` is read into a list shaped as 
 value (checked on the first object: the class decides), and where the loop sets the field,
 every object must be in the list once (two cells of the kernel's copy would be one value in
 CPython).  After a clean run, the values the kernel changed are set on their objects
-(``store_fields``): the boxing keeps the old value object where the value did not change.
+(``store_fields``): the boxing keeps the old value object where the value did not change,
+so each value is set back (setting one unchanged changes nothing).
 A name holding one of the objects (``best = p``) is given to the kernel as the object's index
 (``object_index``).
 
@@ -14,9 +15,6 @@ comprehension): CPython's specialized attribute access is about twice as fast as
 ``operator.attrgetter`` or ``setattr`` on plain objects.
 """
 from __future__ import annotations
-
-from itertools import compress
-from operator import is_not
 
 from ..ir import nodes as ir
 from .assumptions import Assumption
@@ -41,12 +39,35 @@ class FieldReader:
         self.binder = binder    # its ``distinct``: marshal.c's, once loaded
         namespace: dict = {}
         exec(f"def read(items):\n    return [item.{field} for item in items]\n\n"   # noqa: S102 - an identifier
-             f"def write(objects, changed, values):\n    for k in changed:\n        objects[k].{field} = values[k]\n",
+             f"def write(objects, values):\n    for k in range(len(values)):\n        objects[k].{field} = values[k]\n",
              namespace)
-        self.read, self.write_changed = namespace["read"], namespace["write"]
+        self.read, self.write_all = namespace["read"], namespace["write"]
 
     def __call__(self, values: tuple) -> list:
         objects = self.objects(values)
+        # The fields of one list share its checks (its rows, their one class, each object
+        # once): made once per entry (``values``), the first of its fields read.
+        seen = self.binder.objects_seen.get(id(objects))
+        if seen is None or seen[0] is not values:
+            seen = self.binder.objects_seen[id(objects)] = (values, *self.rows_and_class(objects), [None])
+        _, rows, first, distinct = seen
+        if first is None:
+            return _shaped(objects, self.rank, [[] for _ in rows])
+        self.check(first, self.field)   # no property, no __getattr__, no __setattr__: the class decides
+        cls = type(first)
+        if self.compared and (cls.__eq__ is not object.__eq__ or cls.__ne__ is not object.__ne__
+                              or not self.each_once(rows, distinct)):
+            raise Assumption.OBJECTS_COMPARED.failure(name=ir.describe_name(self.array))
+        if self.written and not self.compared and not self.each_once(rows, distinct):
+            raise Assumption.FIELD_DISTINCT.failure(name=ir.describe_name(self.array), field=self.field)
+        try:
+            return _shaped(objects, self.rank, [self.read(row) for row in rows])
+        except AttributeError:
+            raise Assumption.FIELD_PRESENT.failure(name=ir.describe_name(self.array), field=self.field) from None
+
+    def rows_and_class(self, objects) -> tuple:
+        """The innermost rows of ``objects`` and their first object (None: no object), all
+        objects checked to be of its class."""
         rows = [objects]
         for _ in range(self.rank - 1):
             if any(type(row) is not list for row in rows):
@@ -57,33 +78,29 @@ class FieldReader:
                 raise Assumption.ARRAY_CLASS.failure(cls=type(objects).__name__)
             raise Assumption.LIST_RANK.failure(rank=self.rank)
         first = next((row[0] for row in rows if row), None)
-        if first is None:
-            return _shaped(objects, self.rank, [[] for _ in rows])
         classes = set()
         for row in rows:
             classes.update(map(type, row))
         if len(classes) > 1:
             raise Assumption.FIELD_ONE_CLASS.failure(name=ir.describe_name(self.array),
                                                      classes=" and ".join(sorted(c.__name__ for c in classes)))
-        self.check(first, self.field)   # no property, no __getattr__, no __setattr__: the class decides
-        cls = type(first)
-        if self.compared and (cls.__eq__ is not object.__eq__ or cls.__ne__ is not object.__ne__
-                              or not self.binder.distinct(rows)):
-            raise Assumption.OBJECTS_COMPARED.failure(name=ir.describe_name(self.array))
-        if self.written and not self.compared and not self.binder.distinct(rows):
-            raise Assumption.FIELD_DISTINCT.failure(name=ir.describe_name(self.array), field=self.field)
-        try:
-            return _shaped(objects, self.rank, [self.read(row) for row in rows])
-        except AttributeError:
-            raise Assumption.FIELD_PRESENT.failure(name=ir.describe_name(self.array), field=self.field) from None
+        return rows, first
 
-    def write(self, objects: list, before: list, after: list, rank: int) -> None:
-        """Set the values that changed (``after[k] is not before[k]``) on their objects."""
+    def each_once(self, rows: list, known: list) -> bool:
+        """Does each object appear once in the rows?  (``known``: the answer, once asked.)"""
+        if known[0] is None:
+            known[0] = self.binder.distinct(rows)
+        return known[0]
+
+    def write(self, objects: list, values: list, rank: int) -> None:
+        """Set every value on its object: one the kernel left unchanged is the very object the
+        field holds (the boxing keeps it), so setting it again changes nothing, and costs
+        less than finding the changed ones."""
         if rank > 1:
-            for inner, old, new in zip(objects, before, after):
-                self.write(inner, old, new, rank - 1)
+            for inner, row in zip(objects, values):
+                self.write(inner, row, rank - 1)
             return
-        self.write_changed(objects, compress(range(len(after)), map(is_not, after, before)), after)
+        self.write_all(objects, values)
 
 
 def _shaped(objects: list, rank: int, values: list) -> list:
@@ -97,15 +114,10 @@ def _shaped(objects: list, rank: int, values: list) -> list:
     return nest(objects, 1)
 
 
-def copy_rows(values: list, rank: int) -> list:
-    """The value objects as they were unboxed (``store_fields`` compares the boxed ones with them)."""
-    return list(values) if rank == 1 else [copy_rows(row, rank - 1) for row in values]
-
-
 def store_fields(binding) -> None:
-    """After a clean run: set on each object the field values the kernel changed."""
-    for position, objects, write, rank, before in binding.fields:
-        write(objects, before, binding.arrays[position], rank)
+    """After a clean run: set on each object the field values the kernel left."""
+    for position, objects, write, rank in binding.fields:
+        write(objects, binding.arrays[position], rank)
 
 
 def object_at(objects: list, index: int):

@@ -21,10 +21,10 @@ from ..analysis.functions import canonical_name
 from ..codegen.layout import LIST_KIND
 from ..errors import GuardFailure, Unsupported
 from ..ir import nodes as ir
-from ..ir.types import (INT64_MAX, INT64_MIN, Scalar, ndarray_class, numpy_dtype_scalar, numpy_module,
-                        scalar_of_class)
+from ..ir.types import (INT64_MAX, INT64_MIN, Scalar, ndarray_class, numpy_dtype_scalar, scalar_of_class)
 from .assumptions import Assumption
-from .fields import FieldReader, all_distinct, copy_rows, object_at, object_index
+from .buffers import BUFFER_CLASSES, buffer_element, buffers_disjoint
+from .fields import FieldReader, all_distinct, object_at, object_index
 
 _MISSING = object()
 INT_OR_FLOAT_LIST = "list of ints and floats"   # a list's entry in the key where the site saw one mix them
@@ -232,78 +232,6 @@ def is_array(value: object) -> bool:
     return cls is list or cls is ndarray_class() or cls in BUFFER_CLASSES or cls in READ_ONLY or is_cupy_array(value)
 
 
-# The items of array.array and of 1-D contiguous memoryviews, read in place (copied in and out,
-# converted to double or int64 and back: marshal_lists.c's copy_buffer): Python's floats and
-# ints, as a list's.  Each format's kind ("f", "i": signed, "u": unsigned) and the item sizes it
-# may have ('l' and 'L' are 8 bytes here, 4 on Windows; a memoryview's '<l' is 4).
-BUFFER_FORMATS = {"b": "i", "B": "u", "h": "i", "H": "u", "i": "i", "I": "u", "l": "i", "L": "u", "q": "i",
-                  "Q": "u", "f": "f", "d": "f"}
-BUFFER_CLASSES = (ArrayArray, memoryview)
-
-
-def buffer_storage(value) -> str:
-    """The items' storage, as its kind and bytes ("f4", "i2", "u8"...), of an array.array or a
-    memoryview; "" where the format is not one the kernels take."""
-    if type(value) is ArrayArray:
-        code, size = value.typecode, value.itemsize
-    else:
-        try:
-            code, size, ndim, contiguous = value.format, value.itemsize, value.ndim, value.c_contiguous
-        except ValueError:   # released
-            return ""
-        code = code[1:] if code[:1] == "@" else code
-        if ndim != 1 or not contiguous:
-            return ""
-    kind = BUFFER_FORMATS.get(code)
-    if kind is None or size not in ((4, 8) if kind == "f" else (1, 2, 4, 8)):
-        return ""
-    return f"{kind}{size}"
-
-
-def buffer_format(value) -> str:
-    """An array.array's typecode, a memoryview's format ("released" once released), as said."""
-    if type(value) is ArrayArray:
-        return value.typecode
-    try:
-        return value.format if value.ndim == 1 else f"{value.format}, {value.ndim}-D"
-    except ValueError:
-        return "released"
-
-
-def buffer_element(name: str, value, rank: int, written: bool = False) -> tuple:
-    """(element type, storage) of an array.array or memoryview the loop indexes: the storage
-    "" where its items are doubles or int64s (the kernel stores them as they are), else
-    buffer_storage's (each store is rounded or range-checked); GuardFailure if unsupported."""
-    if rank != 1:
-        raise Assumption.LIST_RANK.failure(rank=rank)
-    storage = buffer_storage(value)
-    if not storage:
-        raise Assumption.BUFFER_TYPECODE.failure(name=ir.describe_name(name), code=buffer_format(value))
-    if written and type(value) is memoryview and value.readonly:
-        raise Assumption.BUFFER_WRITABLE.failure(name=ir.describe_name(name))
-    element = Scalar.PY_FLOAT if storage[0] == "f" else Scalar.PY_INT
-    return element, "" if storage in ("f8", "i8") else storage
-
-
-def buffers_disjoint(uses, arrays: list) -> None:
-    """A memoryview shares its exporter's memory, and each buffer is copied in and out of the
-    kernel: a loop that writes an item through one name must not read it through another
-    (one object under two names is an alias group, in the key).  GuardFailure where two
-    names could share memory."""
-    if not any(use.written for use in uses):
-        return
-    ndarray = ndarray_class()
-    exporters = [value.obj if type(value) is memoryview else value for value in arrays]
-    for k, first in enumerate(exporters):
-        for j in range(k):
-            if arrays[j] is arrays[k]:
-                continue
-            second = exporters[j]
-            if first is second or (type(first) is ndarray and type(second) is ndarray
-                                   and numpy_module().may_share_memory(first, second)):
-                raise Assumption.BUFFERS_DISJOINT.failure()
-
-
 def scalar_type(name: str, value: object) -> Scalar:
     scalar = scalar_of_class(type(value))
     if scalar is None:
@@ -362,7 +290,7 @@ class Binding:
     on_device: bool = False  # some array is a CuPy array (the CPU cannot run it)
     mixed: frozenset = frozenset()  # positions of the lists typed int-or-float (Binder.mixed)
     appended: tuple = ()    # the lists the loop appends to (loop.appended order)
-    fields: tuple = ()      # (position, objects, writer, rank, values before) per field set (fields.store_fields)
+    fields: tuple = ()      # (position, objects, writer, rank) per field set (fields.store_fields)
 
 
 def _array_getter(use: ir.ArrayUse, index: dict, binder: Binder):
@@ -403,6 +331,23 @@ def _nothing(values: tuple) -> None:
     return None
 
 
+NONE = frozenset()
+
+
+def _tuple_reader(getters: tuple, paths: tuple, index: dict):
+    """One call reading every getter's value from the live-ins, as a tuple: one
+    ``itemgetter`` where each getter reads a live-in as it is (``paths``: what they read)."""
+    positions = [index[path] if type(get) is operator.itemgetter else None for get, path in zip(getters, paths)]
+    if None in positions:
+        return lambda values: tuple([get(values) for get in getters])
+    if len(positions) > 1:
+        return operator.itemgetter(*positions)
+    if positions:
+        position = positions[0]
+        return lambda values: (values[position],)
+    return lambda values: ()
+
+
 def _getter(path: str, index: dict):
     head, steps = _steps(path)
     position = index[head]
@@ -425,7 +370,8 @@ class Binder:
 
     def __init__(self, loop: ir.Loop, live_ins: tuple[str, ...]) -> None:
         index = {name: k for k, name in enumerate(live_ins)}
-        built = dict(loop.built_rows)   # row -> table: a row's buffer has no list until the run ends
+        # A row the loop builds, or a table's values (``table[k].append(v)``), has no list of its own.
+        built = {*dict(loop.built_rows), *(values for _, values, _ in loop.keyed)}
         for path in (*loop.functions, *(a.name for a in loop.arrays), *(p for p in loop.appended if p not in built)):
             if path.split(".")[0] not in index:
                 raise Unsupported(f"{ir.describe_name(path)} is bound inside the loop")
@@ -440,7 +386,12 @@ class Binder:
         self.scalar_getters = tuple(object_index(_getter(objects_of[p], index), _getter(p, index), p, objects_of[p])
                                     if p in objects_of else _getter(p, index) for p in self.scalar_paths)
         self.distinct = all_distinct   # marshal.c's mg_distinct once the back end has loaded it
+        self.objects_seen: dict = {}   # id(list of objects) -> its checks at this entry (FieldReader)
         self.array_getters = tuple((_array_getter(a, index, self), a.rank, not a.written) for a in loop.arrays)
+        self.read_functions = _tuple_reader(self.function_getters, self.function_paths, index)
+        self.read_scalars = _tuple_reader(self.scalar_getters, self.scalar_paths, index)
+        self.read_arrays = _tuple_reader(tuple(get for get, _, _ in self.array_getters),
+                                         tuple(a.name for a in loop.arrays), index)
         # Fields the loop sets on a list's objects (frontend/fields.py): (position, the list's getter).
         self.field_setters = tuple((k, _objects_getter(ir.field_of(a.name)[0], index, self))
                                    for k, a in enumerate(loop.arrays) if a.written and ir.field_of(a.name))
@@ -461,6 +412,7 @@ class Binder:
         self.appended_getters = tuple(_nothing if path in built else _getter(path, index) for path in loop.appended)
         self.row_tables = tuple((row, loop.appended.index(table)) for row, table in loop.built_rows)
         self.row_slots = frozenset(k for k, path in enumerate(loop.appended) if path in built)
+        self.keyed_slots = frozenset(loop.appended.index(table) for table, _, _ in loop.keyed)
         # ``out.append(p)`` over a list of objects: (position among the appended, the objects' getter).
         self.collected = tuple((loop.appended.index(out), _getter(source, index)) for out, source in loop.collected)
         # Attributes the loop assigns (self.total += x): their objects, and the names.
@@ -474,28 +426,36 @@ class Binder:
         self.mixed: set[int] = set()
 
     def bind(self, values: tuple) -> Binding:
+        # At every compiled entry: a few microseconds of a small loop's entry (tuples read by
+        # itemgetter, no generator where a part is empty).
+        if self.objects_seen:
+            self.objects_seen.clear()   # (FieldReader's checks of this entry's lists)
         for get, attribute in self.attribute_setters:
             settable(get(values), attribute)
-        functions = tuple(get(values) for get in self.function_getters)
-        key = list(functions)
+        functions = self.read_functions(values)
+        key = [*functions]
         for position in self.inlined_positions:  # the body inlined is the code, which can be swapped
             key.append(getattr(functions[position], "__code__", None))
-        scalars = []
-        for get in self.scalar_getters:
-            value = get(values)
-            cls = type(value)
-            if cls is int and not INT64_MIN <= value <= INT64_MAX:
-                raise Assumption.SCALAR_INT64.failure()
-            key.append(cls)
-            scalars.append(value)
-        arrays = [get(values) for get, _, _ in self.array_getters]
+        scalars = self.read_scalars(values)
+        classes = [*map(type, scalars)]
+        if int in classes:
+            for value in scalars:
+                if type(value) is int and not INT64_MIN <= value <= INT64_MAX:
+                    raise Assumption.SCALAR_INT64.failure()
+        key += classes
+        arrays = self.read_arrays(values)
         mixed_lists = {id(arrays[k]) for k in self.mixed if type(arrays[k]) is list} if self.mixed else ()
         on_device = views = False
         identities: dict[int, int] = {}
         for use, value, (_, rank, tuples) in zip(self.array_uses, arrays, self.array_getters):
             cls = type(value)
             if cls is list:
-                leaf = list_leaf_class(value, rank, tuples)
+                if rank == 1 and value:   # (list_leaf_class's case, written out)
+                    leaf = type(value[0])
+                    if leaf not in LIST_KIND:
+                        raise Assumption.LIST_LEAF_CLASS.failure(cls=leaf.__name__)
+                else:
+                    leaf = list_leaf_class(value, rank, tuples)
                 key.append(INT_OR_FLOAT_LIST if id(value) in mixed_lists and leaf is not bool else leaf)
             elif cls is ArrayArray or cls is memoryview:
                 key.append(buffer_element(use.name, value, rank, use.written))
@@ -519,12 +479,15 @@ class Binder:
             buffers_disjoint(self.array_uses, arrays)
         for position, rank, width in self.widths:
             row_width(self.array_uses[position].name, arrays[position], rank, width)
-        mixed = frozenset(k for k, value in enumerate(arrays) if id(value) in mixed_lists)
-        appended = tuple(get(values) for get in self.appended_getters)
+        mixed = frozenset(k for k, value in enumerate(arrays) if id(value) in mixed_lists) if mixed_lists else NONE
+        appended = tuple([get(values) for get in self.appended_getters]) if self.appended_getters else ()
         for position, value in enumerate(appended):
             if position in self.row_slots:   # a built row's place
                 continue
-            if type(value) is not list:
+            if position in self.keyed_slots:   # its rows and keys: marshal.c (table_rows)
+                if type(value) is not list and type(value) is not dict:
+                    raise Assumption.KEYED_CLASS.failure(cls=type(value).__name__)
+            elif type(value) is not list:
                 raise Assumption.APPENDED_LIST.failure(cls=type(value).__name__)
             if id(value) in identities:   # an array the loop reads, or another list appended to
                 raise Assumption.APPENDED_DISTINCT.failure()
@@ -535,9 +498,9 @@ class Binder:
         for field, paths, getters in self.disjoint_fields:
             if not self.distinct([get(values) for get in getters]):
                 raise Assumption.FIELDS_DISJOINT.failure(names=" and ".join(map(ir.describe_name, paths)), field=field)
-        fields = tuple((k, get(values), self.array_getters[k][0].write, self.array_uses[k].rank,
-                        copy_rows(arrays[k], self.array_uses[k].rank)) for k, get in self.field_setters)
-        return Binding(tuple(key), functions, tuple(scalars), tuple(arrays), on_device, mixed, appended, fields)
+        fields = tuple([(k, get(values), self.array_getters[k][0].write, self.array_uses[k].rank)
+                        for k, get in self.field_setters]) if self.field_setters else ()
+        return Binding(tuple(key), functions, scalars, arrays, on_device, mixed, appended, fields)
 
     def set_attributes(self, values: tuple, paths: tuple, outputs: tuple, unset) -> tuple:
         """Set on their objects the attributes at ``paths`` (the last of ``outputs``: those

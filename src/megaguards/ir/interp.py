@@ -82,6 +82,10 @@ class _Machine:
         elif isinstance(node, ir.Store):
             container, index = self.element(node.array, node.indices)
             container[index] = self.expression(node.value)
+        elif isinstance(node, ir.AppendAt):   # the value just collected aside joins the row at the key
+            table, key = self.arrays[node.array], self.expression(node.value)
+            value = self.rows[node.values].pop()
+            table[key].append(self.arrays[node.source][value] if node.source else value)
         elif isinstance(node, ir.AppendRow):   # the row built since its ``row = []`` joins its table
             self.arrays[node.array].append(self.rows.pop(node.row, []))
         elif isinstance(node, ir.Append):   # the list itself, by name among the arrays (a built row: aside)

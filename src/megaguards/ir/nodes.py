@@ -144,6 +144,20 @@ class AppendRow(Append):
 
 
 @record
+class AppendAt(Append):
+    """``table[key].append(v)``: v joins a row of ``table`` (a list of lists, or a dict of lists
+    whose keys are the ints 0 .. m-1), chosen by ``value``, the key.  The kernel checks the
+    key as CPython's lookup would find a row (a list's negative keys wrap), keeps it in
+    ``table``'s buffer and v, appended just before to the hidden list ``values``, in that
+    one's; after a clean run marshal.c appends each v to its row, in order (the loop reads
+    neither the table nor its rows: frontend/keyed_appends.py).  ``source``: the list whose
+    rows the values index (``for p in data: groups[k].append(p)`` appends p's index), else ""."""
+
+    values: str
+    source: str = ""
+
+
+@record
 class Rebind(Stmt):
     """``a, b = b, a``: array names exchange the arrays they name (a double buffer).  Each
     of ``targets`` names, after it, the array its ``sources`` entry named before it; the two
@@ -243,6 +257,8 @@ class Loop:
     compared_lists: tuple = ()  # lists whose objects the loop compares (``b1 is not b2``): by their indices
     collected: tuple = ()  # (list appended to, list of objects): ``out.append(p)`` appends p's index (fields.py)
     built_rows: tuple = ()  # (row, table): row lists the loop builds, joined whole to a list (``AppendRow``)
+    keyed: tuple = ()  # (table, values, source): ``table[k].append(v)`` (``AppendAt``); source: the list
+                       # whose rows the values are (``for p in data: groups[k].append(p)``), else ""
 
 
 def is_call_result(name: str) -> bool:

@@ -95,6 +95,9 @@ def _statement(node: ir.Stmt, depth: int) -> list[str]:
         return [_line(depth, f"{node.array}[{_list(node.indices)}] = {format_expression(node.value)}", node, node.value)]
     if isinstance(node, ir.Rebind):
         return [_line(depth, f"{', '.join(node.targets)} = {', '.join(node.sources)}  # arrays swapped", node)]
+    if isinstance(node, ir.AppendAt):
+        return [_line(depth, f"{node.array}[{format_expression(node.value)}].append({node.values}[-1])", node,
+                      node.value)]
     if isinstance(node, ir.AppendRow):
         return [_line(depth, f"{node.array}.append({node.row})  # a row the loop built", node)]
     if isinstance(node, ir.Append):

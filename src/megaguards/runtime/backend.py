@@ -96,7 +96,7 @@ def specialize(site, binding) -> Specialization:
         written=written_codes(site, loop, analysed.signature),
         is_list=tuple(analysed.signature.arrays[use.name].is_list for use in loop.arrays),
         scalar_paths=site.binder.scalar_paths, live_outs=site.live_outs, object_name=object_name,
-        enter=codec.mg_enter, enter_prologue=codec.mg_prologue, snapshots_of=codec, groups=analysed.signature.groups,
+        enter=codec.enter, enter_prologue=codec.mg_prologue, snapshots_of=codec, groups=analysed.signature.groups,
         float_status=rendered.float_status, parallel_notes=plan.notes if plan is not None else (),
         explanation=Explanation(signature=analysed.signature.describe(),
                                 parallel=describe_plan(analysed.key, plan, rendered.parallel or analysed.lazy_parallel),

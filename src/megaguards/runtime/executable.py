@@ -62,7 +62,9 @@ FLAG_REASONS = {1: "index out of range", 2: "integer overflow beyond int64 (or t
                 9: "a value the items of an array.array or memoryview cannot hold (CPython raises OverflowError "
                 "or ValueError, or keeps a float32 infinity)",
                 10: "the loop reached a 'raise' (CPython ran it and raised the exception)",
-                11: "a called function returned None where its value is used (CPython ran the loop)"}
+                11: "a called function returned None where its value is used (CPython ran the loop)",
+                12: "'table[key].append' with a key the table has no row for (CPython raised KeyError or "
+                "IndexError)"}
 INTERRUPTED = 6   # prelude.h's MG_ERR_INTERRUPT: a SIGINT stopped the kernel
 FLOAT_STATUS = 8  # prelude.h's MG_ERR_FLOAT_STATUS: NumPy would warn or raise (analysis/floatstatus.py)
 

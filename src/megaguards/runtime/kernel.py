@@ -45,7 +45,7 @@ class Specialization:
     is_list: tuple              # for each array: a list (True) or a NumPy array
     scalar_paths: tuple         # Binder.scalar_paths: order of Binding.scalars
     live_outs: tuple[str, ...]
-    enter: ctypes._CFuncPtr     # marshal.c's mg_enter
+    enter: object               # marshal.c's mg_enter (mg_enter_function: a built-in)
     explanation: Explanation
     seconds: object = records.field(default_factory=lambda: (ctypes.c_double * 7)())   # marshal.c's mg_enter's
     object_name: str = ""            # the compiled object's (a hash of source, compiler, flags): names its decisions

@@ -24,7 +24,7 @@
 #if !defined(MG_KIND_NDARRAY) || !defined(MG_BANK_COMPLEX) || !defined(MG_ARRAY_FIELDS) || !defined(MG_GUARD) \
     || !defined(MG_PLAN_HEADER) \
     || !defined(MG_GUARD_NDARRAY) || !defined(MG_GUARD_SCALAR) || !defined(MG_GUARD_MIXED) \
-    || !defined(MG_GUARD_APPENDED) || !defined(MG_WRITTEN_WHOLE)
+    || !defined(MG_GUARD_APPENDED) || !defined(MG_GUARD_KEYED) || !defined(MG_WRITTEN_WHOLE)
 #error "compile marshal.c with codegen/layout.py's abi_defines()"
 #endif
 enum { KIND_NDARRAY = MG_KIND_NDARRAY, KIND_BOOL = MG_KIND_LIST_BOOL, KIND_INT = MG_KIND_LIST_INT,
@@ -288,7 +288,7 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
     int shared[MAX_ARRAYS] = {0};    /* a list some later name also binds */
     int boxed_back[MAX_ARRAYS] = {0};  /* a list some name of it writes: its rows must be lists */
     mg_growing grown[MAX_ARRAYS];    /* the values the kernel appends, per list appended to */
-    PyObject *appended[MAX_ARRAYS];  /* those lists */
+    mg_targets targets = {NULL, 0, 0, 0};   /* the lists they join (tables: their rows) */
     int growing = 0;
     int result = 0;
     memset(grown, 0, sizeof grown);
@@ -301,7 +301,20 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
         if (kind == KIND_SHADOW && obj == Py_None) continue;
         if (kind == KIND_GROWING) {
             pointers[k] = (char *)&grown[k];
-            if (obj != Py_None) appended[growing++] = obj;   /* None: a built row's values */
+            if (rank == 2) {   /* a table of table[key].append(v): its rows' count, a dict's keys 0 .. m-1 */
+                int bad = table_rows(obj, &targets, k);
+                if (bad) { result = bad < 0 ? MG_PYERROR : MG_GUARD_KEYED; if (bad < 0) PyErr_NoMemory(); goto done; }
+                ints[entry[4]] = PyDict_CheckExact(obj) ? PyDict_GET_SIZE(obj) : PyList_GET_SIZE(obj);
+                ints[entry[4] + 1] = PyDict_CheckExact(obj);
+                if (entry[5] >= 0 && !PyList_CheckExact(PyTuple_GET_ITEM(arrays, entry[5]))) {
+                    result = MG_GUARD_KEYED;   /* rows appended must be a list's own objects */
+                    goto done;
+                }
+                growing++;
+            } else if (obj != Py_None) {   /* None: a built row's values */
+                if (add_target(&targets, obj, k)) { PyErr_NoMemory(); result = MG_PYERROR; goto done; }
+                growing++;
+            }
             continue;
         }
         if (kind == KIND_NDARRAY || kind == KIND_SHADOW) {
@@ -320,10 +333,17 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
     }
     /* A list appended to may not be a row of a list the kernel reads (guards/signature.py has
      * checked the lists themselves): CPython would see its len() grow. */
+    if (growing && seal_targets(&targets)) { result = MG_GUARD_APPENDED; goto done; }
     const int64_t *fields = plan + MG_PLAN_HEADER;
     for (int64_t k = 0; growing && k < n_arrays; k++, fields += MG_ARRAY_FIELDS) {
-        if (fields[1] < 2 || fields[0] == KIND_NDARRAY || fields[0] == KIND_SHADOW || fields[0] == KIND_GROWING) continue;
-        if (holds_any(PyTuple_GET_ITEM(arrays, k), (int)fields[1] - 1, appended, growing)) {
+        PyObject *obj = PyTuple_GET_ITEM(arrays, k);
+        if (fields[0] == KIND_GROWING) {   /* a table itself is no row of its own or of another's */
+            if (fields[1] == 2 && is_target(&targets, obj)) { result = MG_GUARD_APPENDED; goto done; }
+            continue;
+        }
+        if (fields[0] == KIND_NDARRAY || fields[0] == KIND_SHADOW) continue;
+        if (is_target(&targets, obj)
+                || (fields[1] >= 2 && PyList_CheckExact(obj) && holds_any(obj, (int)fields[1] - 1, &targets))) {
             result = MG_GUARD_APPENDED;
             goto done;
         }
@@ -421,8 +441,11 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
     for (int64_t k = 0; growing && k < n_arrays; k++, entry += MG_ARRAY_FIELDS) {
         PyObject *list = PyTuple_GET_ITEM(arrays, k);
         if (entry[0] != KIND_GROWING || list == Py_None) continue;
-        if (entry[1] ? append_rows(list, &grown[k], entry[3] >= 0 ? &grown[entry[3]] : NULL, (int)entry[2])
-                     : append_collected(list, &grown[k], (int)entry[2])) {
+        int failed = entry[1] == 2 ? append_keyed(list, &grown[k], &grown[entry[3]], (int)entry[2],
+                                                   entry[5] >= 0 ? PyTuple_GET_ITEM(arrays, entry[5]) : NULL)
+                   : entry[1] ? append_rows(list, &grown[k], entry[3] >= 0 ? &grown[entry[3]] : NULL, (int)entry[2])
+                   : append_collected(list, &grown[k], (int)entry[2]);
+        if (failed) {
             result = MG_PYERROR;
             goto done;
         }
@@ -433,8 +456,49 @@ done:
         give_buffer(owned[k], owned_bytes[k]);
         free(grown[k].data);
     }
+    free(targets.items);
     if (result == MG_PYERROR) PyErr_Clear();
     return result;
+}
+
+/* mg_enter as a built-in function of Python (METH_FASTCALL), what kernel.py calls at each
+ * entry: a ctypes call of its eight arguments costs about 1 us, more than a small loop's
+ * kernel.  The addresses come as ints, None (NULL) or objects with a buffer (ctypes arrays,
+ * which keep their memory while the call holds them). */
+static int address_of(PyObject *obj, void **address) {
+    if (obj == Py_None) { *address = NULL; return 0; }
+    if (PyLong_CheckExact(obj)) {
+        *address = PyLong_AsVoidPtr(obj);
+        return *address == NULL && PyErr_Occurred() ? -1 : 0;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(obj, &view, PyBUF_SIMPLE) < 0) return -1;
+    *address = view.buf;
+    PyBuffer_Release(&view);
+    return 0;
+}
+
+static PyObject *enter_call(PyObject *unused, PyObject *const *args, Py_ssize_t nargs) {
+    void *at[6];
+    (void)unused;
+    if (nargs != 8 || !PyTuple_CheckExact(args[0]) || !PyTuple_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "mg_enter(arrays, scalars, plan, kernel, ints, floats, seconds, snapshots)");
+        return NULL;
+    }
+    for (int k = 0; k < 6; k++)
+        if (address_of(args[2 + k], &at[k])) return NULL;
+    int answer = mg_enter(args[0], args[1], (const int64_t *)at[0], at[1], (int64_t *)at[2], (double *)at[3],
+                          (double *)at[4], (mg_snapshot *)at[5]);
+    return PyErr_Occurred() ? NULL : PyLong_FromLong(answer);   /* raised, as ctypes.PyDLL would */
+}
+
+static PyMethodDef enter_definition = {"mg_enter", (PyCFunction)(void (*)(void))enter_call, METH_FASTCALL,
+                                       "marshal.c's mg_enter, called as a built-in"};
+
+/* A new reference to that function (ctypes, restype py_object, takes its own: one object
+ * kept for the process's life). */
+PyObject *mg_enter_function(void) {
+    return PyCFunction_New(&enter_definition, NULL);
 }
 
 /* The whole of a list of this shape (the GPU path's and the benchmarks' unboxing; ``tuples``:

@@ -39,6 +39,9 @@ def helper(cache_dir: Path, compiler: tuple[str, str]) -> ctypes.PyDLL:
     library.mg_set_unbox_team(config.current().threads or usable_cores())
     library.mg_enter.argtypes = [ctypes.py_object, ctypes.py_object] + [ctypes.c_void_p] * 6
     library.mg_enter.restype = ctypes.c_int
+    library.mg_enter_function.argtypes = []
+    library.mg_enter_function.restype = ctypes.py_object
+    library.enter = library.mg_enter_function()   # mg_enter as a built-in: what kernels call
     library.mg_prologue.argtypes = [ctypes.py_object, ctypes.py_object] + [ctypes.c_void_p] * 4
     library.mg_prologue.restype = ctypes.c_int
     library.mg_watch_interrupts.argtypes = []

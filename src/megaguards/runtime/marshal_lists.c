@@ -352,14 +352,78 @@ static int box_level(PyObject *obj, int depth, const mg_box *box, const char *bu
  * list after a clean run, each boxed with its kind's class (int-or-float: its own class). */
 typedef struct { char *data; int64_t length, capacity; } mg_growing;
 
+/* The lists a run appends to: each list appended to, and each row of a table that
+ * ``table[k].append(v)`` appends to, with the buffer that fills it (its owner: a table's rows
+ * may repeat within it, in order, but no list may be filled by two buffers). */
+typedef struct { PyObject *list; int64_t owner; } mg_target;
+typedef struct { mg_target *items; int64_t count, capacity; int sorted; } mg_targets;
+
+static int add_target(mg_targets *targets, PyObject *list, int64_t owner) {
+    if (targets->count == targets->capacity) {
+        int64_t capacity = targets->capacity ? 2 * targets->capacity : 16;
+        mg_target *items = (mg_target *)realloc(targets->items, (size_t)capacity * sizeof(mg_target));
+        if (items == NULL) return -1;
+        targets->items = items;
+        targets->capacity = capacity;
+    }
+    targets->items[targets->count].list = list;
+    targets->items[targets->count++].owner = owner;
+    return 0;
+}
+
+static int target_order(const void *a, const void *b) {
+    uintptr_t x = (uintptr_t)((const mg_target *)a)->list, y = (uintptr_t)((const mg_target *)b)->list;
+    return x < y ? -1 : x > y;
+}
+
+/* Sort the targets (a binary search then finds one); 1 if two buffers fill one list. */
+static int seal_targets(mg_targets *targets) {
+    qsort(targets->items, (size_t)targets->count, sizeof(mg_target), target_order);
+    targets->sorted = 1;
+    for (int64_t i = 1; i < targets->count; i++)
+        if (targets->items[i].list == targets->items[i - 1].list && targets->items[i].owner != targets->items[i - 1].owner)
+            return 1;
+    return 0;
+}
+
+static int is_target(const mg_targets *targets, PyObject *obj) {
+    mg_target key = {obj, 0};
+    return targets->count && bsearch(&key, targets->items, (size_t)targets->count, sizeof(mg_target),
+                                     target_order) != NULL;
+}
+
 /* Is one of ``targets`` a row of ``list`` (``levels`` deep)?  CPython would see that row grow
  * while the loop reads its len() or its elements. */
-static int holds_any(PyObject *list, int levels, PyObject *const *targets, int n) {
+static int holds_any(PyObject *list, int levels, const mg_targets *targets) {
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
         PyObject *row = PyList_GET_ITEM(list, i);
-        for (int t = 0; t < n; t++)
-            if (row == targets[t]) return 1;
-        if (levels > 1 && PyList_CheckExact(row) && holds_any(row, levels - 1, targets, n)) return 1;
+        if (is_target(targets, row)) return 1;
+        if (levels > 1 && PyList_CheckExact(row) && holds_any(row, levels - 1, targets)) return 1;
+    }
+    return 0;
+}
+
+/* A table of ``table[k].append(v)``: a list of lists, or a dict of lists whose keys are the ints
+ * 0 .. m-1 (CPython's lookups then find exactly the keys the kernel lets through).  Its rows
+ * join the targets under ``owner``; 1 where the table is not such. */
+static int table_rows(PyObject *table, mg_targets *targets, int64_t owner) {
+    if (PyList_CheckExact(table)) {
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(table); i++) {
+            PyObject *row = PyList_GET_ITEM(table, i);
+            if (!PyList_CheckExact(row) || row == table) return 1;
+            if (add_target(targets, row, owner)) return -1;
+        }
+        return 0;
+    }
+    if (!PyDict_CheckExact(table)) return 1;
+    Py_ssize_t position = 0, count = PyDict_GET_SIZE(table);
+    PyObject *key, *row;
+    while (PyDict_Next(table, &position, &key, &row)) {
+        if (!PyLong_CheckExact(key) || !PyList_CheckExact(row)) return 1;
+        int overflow = 0;
+        long long k = PyLong_AsLongLongAndOverflow(key, &overflow);
+        if (overflow || k < 0 || k >= count) return 1;   /* count distinct ints in 0 .. m-1: all of them */
+        if (add_target(targets, row, owner)) return -1;
     }
     return 0;
 }
@@ -405,6 +469,45 @@ static int append_rows(PyObject *list, const mg_growing *ends, const mg_growing 
         Py_DECREF(row);
         if (failed) return -1;
         start = end;
+    }
+    return 0;
+}
+
+/* Values ``table[k].append(v)`` collected (ir.AppendAt): ``keys`` holds each one's key (checked
+ * by the kernel, a list's wrapped), ``values`` the values, or indices of the rows of ``source``
+ * that are the values (NULL: numbers); each joins its row, in order. */
+static int append_keyed(PyObject *table, const mg_growing *keys, const mg_growing *values, int kind,
+                        PyObject *source) {
+    for (int64_t i = 0; i < keys->length; i++) {
+        int64_t key = ((const int64_t *)keys->data)[i];
+        PyObject *row, *item;
+        if (PyDict_CheckExact(table)) {
+            PyObject *boxed = PyLong_FromLongLong(key);
+            if (boxed == NULL) return -1;
+            row = PyDict_GetItemWithError(table, boxed);
+            Py_DECREF(boxed);
+        } else {
+            row = key >= 0 && key < PyList_GET_SIZE(table) ? PyList_GET_ITEM(table, key) : NULL;
+        }
+        if (row == NULL || !PyList_CheckExact(row)) {   /* checked before the kernel ran */
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_SystemError, "megaguards: a keyed row is gone");
+            return -1;
+        }
+        if (source != NULL) {
+            int64_t at = ((const int64_t *)values->data)[i];
+            if (at < 0 || at >= PyList_GET_SIZE(source)) {
+                PyErr_SetString(PyExc_SystemError, "megaguards: a keyed value's row is gone");
+                return -1;
+            }
+            item = PyList_GET_ITEM(source, at);
+            Py_INCREF(item);
+        } else {
+            item = collected_item(values, i, kind);
+            if (item == NULL) return -1;
+        }
+        int failed = PyList_Append(row, item);
+        Py_DECREF(item);
+        if (failed) return -1;
     }
     return 0;
 }

@@ -420,15 +420,17 @@ class DeviceChoice:
             return
         if not self.last:
             return
+        last = self.last
         if self.store is not None and method in ("tree", "model"):
-            self.store.record(self.last["bucket"], device, seconds, start_up=starting_openmp)
+            self.store.record(last["bucket"], device, seconds, start_up=starting_openmp)
             if starting_openmp:
                 self.after_openmp_start(device)
-            elif self.last.get("size_key") is not None:
+            elif last.get("size_key") not in self.checked:   # (None: not a first entry's)
                 self.check_first_entry(device, seconds)
         if process.observer is not None:
             process.observer(self, device, seconds)
-        log_observation(self, device, seconds, process)
+        if config.current().features_log:
+            log_observation(self, device, seconds, process)
 
     def after_openmp_start(self, device: str) -> None:
         """An entry that started OpenMP's thread team (0.75-11.7 ms on the H100 machine) does
@@ -446,7 +448,7 @@ class DeviceChoice:
         measurements; else schedule the cost model's device for the next entry where
         SURPRISE's test says so."""
         size_key = self.last["size_key"]
-        if size_key in self.checked or device != self.last["device"]:
+        if size_key is None or size_key in self.checked or device != self.last["device"]:
             return
         self.checked.add(size_key)
         if device not in ("seq", "cpu"):
@@ -487,7 +489,7 @@ def size_of(binding, sizing: tuple) -> tuple:
     ``sizing`` (those that set its trip counts: Specialization.sizing)."""
     scalars = binding.scalars
     return (tuple([len(a) if type(a) is list else getattr(a, "shape", ()) for a in binding.arrays]),
-            tuple([scalars[k] for k in sizing if type(scalars[k]) is int]))
+            tuple([scalars[k] for k in sizing if type(scalars[k]) is int]) if sizing else ())
 
 
 def rent_gpu(lost: float) -> None:
@@ -521,8 +523,6 @@ def _short(value) -> str:
 def log_observation(choice: DeviceChoice, device: str, seconds: float, process: Process) -> None:
     """One JSON line per entry into MEGAGUARDS_FEATURES_LOG (training data for the tree)."""
     path = config.current().features_log
-    if not path:
-        return
     logged = process.features_logged
     counted = logged.get((choice.key, choice.last["bucket"]), 0)
     if counted >= LOGGED_ENTRIES:
