@@ -542,3 +542,27 @@ def mixed_collect(make):
 def test_objects_and_numbers_appended_to_one_list_stay_in_cpython():
     assert_same_as_cpython(mixed_collect, lambda: [Star(k) for k in range(10)],
                            compiled="collects objects of 'stars' and other values")
+
+
+def test_an_entry_keeps_no_hold_on_the_objects_it_read():
+    """The checks one entry makes of a list of objects (shared by its fields) are dropped
+    with the entry: the objects go when the program drops them (a kept list would hold the
+    last call's objects, and every full collection would walk them)."""
+    import weakref
+
+    import megaguards
+
+    def push(bodies, dt):
+        for b in bodies:
+            b.x += b.v * dt
+            b.v -= b.a * dt
+        return bodies[0].x
+
+    fast = megaguards.jit(push)
+    bodies = [Body(k) for k in range(50)]
+    assert fast(bodies, 0.5) == push([Body(k) for k in range(50)], 0.5)
+    assert any(site["compiled_runs"] for site in sites_of(fast))
+    watched = weakref.ref(bodies[7])
+    del bodies
+    gc.collect()
+    assert watched() is None

@@ -428,8 +428,6 @@ class Binder:
     def bind(self, values: tuple) -> Binding:
         # At every compiled entry: a few microseconds of a small loop's entry (tuples read by
         # itemgetter, no generator where a part is empty).
-        if self.objects_seen:
-            self.objects_seen.clear()   # (FieldReader's checks of this entry's lists)
         for get, attribute in self.attribute_setters:
             settable(get(values), attribute)
         functions = self.read_functions(values)
@@ -443,7 +441,11 @@ class Binder:
                 if type(value) is int and not INT64_MIN <= value <= INT64_MAX:
                     raise Assumption.SCALAR_INT64.failure()
         key += classes
-        arrays = self.read_arrays(values)
+        try:
+            arrays = self.read_arrays(values)
+        finally:   # FieldReader's checks of this entry's lists: kept no longer (they hold the lists)
+            if self.objects_seen:
+                self.objects_seen.clear()
         mixed_lists = {id(arrays[k]) for k in self.mixed if type(arrays[k]) is list} if self.mixed else ()
         on_device = views = False
         identities: dict[int, int] = {}
