@@ -173,3 +173,46 @@ def test_two_lists_get_their_own_values_whatever_order_they_are_met_in():
             out.append(tenfold_logged(a[i]))
         return out, list(LOG)
     assert_same_as_cpython(run, [1, 2, 3], 3, [])
+
+
+def kept(a, grid, threshold, out, cells):
+    for i in range(len(a)):
+        if a[i] > threshold:
+            out.append(a[i])             # the element itself: CPython appends that object
+        for j in range(len(grid[0])):
+            if grid[i % len(grid)][j] == threshold:
+                cells.append(grid[i % len(grid)][j])
+    return out, cells
+
+
+def test_elements_appended_are_the_lists_own_objects():
+    """TypedLoop.references: the kernel collects the element's indices and marshal.c appends
+    the object at them (identity kept, nothing allocated), floats and ints beyond the cache."""
+    a = [k * 0.75 for k in range(50)] + [10 ** 12 + k for k in range(4)]
+    grid = [[(i * 7 + j) % 5 for j in range(4)] for i in range(3)]
+    fast = assert_same_as_cpython(kept, a, grid, 3, [], [])
+    out, cells = fast(a, grid, 3, [], [])
+    assert out and all(any(o is x for x in a) for o in out)
+    assert cells and all(any(c is x for row in grid for x in row) for c in cells)
+    with_threads = assert_same_as_cpython(kept, a * 40, grid, 3, [0.5], [])
+    assert with_threads is not None
+
+
+def test_values_of_an_array_the_loop_writes_are_boxed_as_values():
+    """An element the loop may change later in the run: CPython appended the object of the
+    moment, so the kernel appends the value (a new object of that value and class)."""
+    def doubled(a, out):
+        for i in range(len(a)):
+            a[i] = a[i] * 2
+            out.append(a[i])
+        return a, out
+    assert_same_as_cpython(doubled, [1.5, 2, 3.25], [])
+
+
+def test_elements_and_computed_values_in_one_list_are_all_boxed():
+    def both(a, out):
+        for i in range(len(a)):
+            out.append(a[i] if i % 2 else a[i] + 1)
+            out.append(a[i])
+        return out
+    assert_same_as_cpython(both, [1.5, 2.0, 3.25], [])

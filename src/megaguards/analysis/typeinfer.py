@@ -53,6 +53,34 @@ class TypedLoop:
                                                                # name (ir.AppendRow; its buffer holds the ends)
     keyed: dict = records.field(default_factory=dict)  # table of ``table[k].append(v)`` -> (the hidden list
                                                            # of its values, the list they are rows of or "")
+    references: dict = records.field(default_factory=dict)  # list appended to -> (list array, indices): its
+    # values are that array's elements (rows, with fewer indices than its rank), appended as the objects
+    # themselves: the kernel collects their indices (``reference_appends``)
+
+
+def reference_appends(body: ir.For, arrays: dict, keyed: dict, rows: set) -> dict:
+    """The lists appended to whose every value is an element of one list the loop never
+    writes (``out.append(a[i])``, ``out.append(grid[i][j])``) or, for a table's values, a
+    row of the list the loop walks (``groups[k].append(point)``): CPython appends those very
+    objects, and so does marshal.c, from the indices the kernel collects (no value boxed
+    anew: identity kept, nothing allocated); not a row the loop builds (``rows``: each becomes
+    a new list of values).  -> {list: (array, indices per value)}."""
+    written = {node.array for node in ir.walk(body) if isinstance(node, ir.Store)} | ir.rebound_names(body)
+    found: dict = {values: (source, 1) for values, source in keyed.values() if source}
+    sources: dict = {}
+    for node in ir.walk(body):
+        if type(node) is not ir.Append or node.array in found or node.array in rows:
+            continue
+        value, info = node.value, None
+        if isinstance(value, ir.Load):
+            info = arrays.get(value.array)
+        if info is None or not info.is_list or info.buffer or info.read_only or value.array in written \
+                or len(value.indices) != info.rank:
+            sources[node.array] = None   # some value is computed: every value of the list is boxed
+        elif sources.setdefault(node.array, value.array) != value.array:
+            sources[node.array] = None
+    found.update((name, (source, arrays[source].rank)) for name, source in sources.items() if source is not None)
+    return found
 
 
 def representative(types: TypeSet) -> Scalar:
@@ -115,7 +143,8 @@ class _Inference:
         variables = {name: representative(types) for name, types in self.sets.items()}
         return TypedLoop(typed, variables, dict(self.assigned), self.arrays, self.functions,
                          frozenset(self.entry), appended=self.appended_types(), row_lists=dict(self.row_lists),
-                         keyed=dict(self.keyed))
+                         keyed=dict(self.keyed),
+                         references=reference_appends(typed, self.arrays, self.keyed, set(self.row_lists.values())))
 
     def appended_types(self) -> dict:
         """Per list appended to, the one type its collected values have (ints and floats: int-or-float);

@@ -6,7 +6,7 @@ imports this module)."""
 from __future__ import annotations
 
 from ..ir import nodes as ir
-from ..ir.types import buffer_ctype
+from ..ir.types import Scalar, buffer_ctype
 from .spelling import ERR, array_name, growing_name
 
 
@@ -27,11 +27,32 @@ def render_rebind(renderer, node: ir.Rebind, depth: int) -> None:
         renderer.emit(depth + 1, f"mg_ints[{renderer.layout.rebound[target]}] = mg_swap{k}_which;")
     renderer.emit(depth, "}")
 
+def appended_item(typed, name: str) -> tuple[str, int]:
+    """(C type, count) of one item of a list's growing buffer: a value, or the indices of
+    the element that is the value (TypedLoop.references)."""
+    if name in typed.references:
+        return "int64_t", typed.references[name][1]
+    return buffer_ctype(typed.appended[name]), 1
+
+
 def render_append(renderer, node: ir.Append, depth: int) -> None:
     """The value joins the list's buffer (marshal.c appends the buffer to the list after a
     clean run); NULL: memory ran out, the flag is set."""
     element = renderer.typed.appended[node.array]
     ctype = buffer_ctype(element)
+    if node.array in renderer.typed.references:   # the element's indices: the object itself joins the list
+        source, count = renderer.typed.references[node.array]
+        positions = renderer.positions(node.value) if isinstance(node.value, ir.Load) else \
+            [renderer.convert(node.value, Scalar.PY_INT)]   # (a table's row: its index)
+        slot = renderer.fresh("slot")
+        renderer.checks += 1
+        names = [renderer.fresh("index") for _ in positions]
+        for index, position in zip(names, positions):
+            renderer.emit(depth, f"const int64_t {index} = {position};")
+        renderer.emit(depth, f"int64_t *{slot} = (int64_t *)mg_grow({growing_name(node.array)}, {count} * sizeof(int64_t), "
+                             f"{ERR});")
+        renderer.emit(depth, f"if ({slot}) {{ {' '.join(f'{slot}[{d}] = {index};' for d, index in enumerate(names))} }}")
+        return
     if isinstance(node, ir.AppendRow):   # where the row ends among its values (its list is made after the run)
         value = f"{growing_name(node.row)}->length" if node.row in renderer.typed.appended else "0"
     elif isinstance(node, ir.AppendAt):   # the key of a row the table has (a list's negative keys wrap)

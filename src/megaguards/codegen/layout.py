@@ -37,7 +37,9 @@ class ArrayKind(enum.IntEnum):
                      # a list given rows the loop builds (ir.AppendRow): the buffer holds where each row ends
                      # among the values of the buffer whose index the written field holds; rank 2: a table
                      # of ``table[k].append(v)``: the buffer holds the keys, that one the values, the dims
-                     # field the slots of Layout.keyed, the box field the source array's index (-1: none)
+                     # field the slots of Layout.keyed.  Rank 0 with a box field (>= 0): the values are
+                     # elements of that array (TypedLoop.references), as the written field's count of
+                     # indices each (an element, or a row)
 
 
 class ScalarBank(enum.IntEnum):
@@ -193,10 +195,13 @@ def marshalling_plan(layout: Layout, typed: TypedLoop, written: tuple, is_list: 
                  layout.dims[f"{name}#shadow"], -1]
     for name in layout.growing:
         row = typed.row_lists.get(name)
-        if name in typed.keyed:   # rank 2: the buffer holds keys, the values buffer their values (rows of
-            values, source = typed.keyed[name]   # the source array, by index, where it is named)
+        if name in typed.keyed:   # rank 2: the buffer holds keys, the values buffer (its entry) their values
+            values, _ = typed.keyed[name]
             plan += [ArrayKind.GROWING, 2, list_kind(typed.appended[values]), layout.growing[values],
-                     layout.keyed[name], layout.arrays.index(source) if source else -1]
+                     layout.keyed[name], -1]
+        elif name in typed.references:   # the values are elements of an array: their indices, so many each
+            source, indices = typed.references[name]
+            plan += [ArrayKind.GROWING, 0, ArrayKind.LIST_INT, indices, 0, layout.arrays.index(source)]
         elif row is None:
             plan += [ArrayKind.GROWING, 0, list_kind(typed.appended[name]), 0, 0, -1]
         else:   # rank 1: the buffer holds where each row ends in the row's buffer (-1: rows stay empty)

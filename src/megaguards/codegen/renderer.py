@@ -281,19 +281,25 @@ class Renderer:
     # -- arrays ------------------------------------------------------------------------
     def element_address(self, access: ir.Load | ir.Store) -> str:
         name = array_name(access.array)
-        terms = []
+        terms = [f"{position} * {name}_s{d}" for d, position in enumerate(self.positions(access))]
+        return f"{name}[{' + '.join(terms)}]"
+
+    def positions(self, access: ir.Load | ir.Store) -> list[str]:
+        """Each subscript of the access as the element's position in its dimension: checked
+        and wrapped as Python's indexing does, unless the prologue proved it needs neither."""
+        name = array_name(access.array)
+        found = []
         for d, index in enumerate(access.indices):
             value = self.convert(index, Scalar.PY_INT)
             hoisted = self.facts.index(access, d) if self.fast else None
             if hoisted is None:
                 self.checks += 1
-                position = f"mg_index({value}, {name}_n{d}, {ERR})"
+                found.append(f"mg_index({value}, {name}_n{d}, {ERR})")
             elif hoisted.wrap and self.fast == "wrap":
-                position = f"mg_wrap({value}, {name}_n{d})"
+                found.append(f"mg_wrap({value}, {name}_n{d})")
             else:
-                position = value
-            terms.append(f"{position} * {name}_s{d}")
-        return f"{name}[{' + '.join(terms)}]"
+                found.append(value)
+        return found
 
     def dimension(self, access: int, dim: int) -> str:
         """The size of dimension ``dim`` of the array a hoisted access reads or writes."""

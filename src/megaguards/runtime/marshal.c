@@ -306,12 +306,14 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
                 if (bad) { result = bad < 0 ? MG_PYERROR : MG_GUARD_KEYED; if (bad < 0) PyErr_NoMemory(); goto done; }
                 ints[entry[4]] = PyDict_CheckExact(obj) ? PyDict_GET_SIZE(obj) : PyList_GET_SIZE(obj);
                 ints[entry[4] + 1] = PyDict_CheckExact(obj);
-                if (entry[5] >= 0 && !PyList_CheckExact(PyTuple_GET_ITEM(arrays, entry[5]))) {
-                    result = MG_GUARD_KEYED;   /* rows appended must be a list's own objects */
-                    goto done;
-                }
                 growing++;
-            } else if (obj != Py_None) {   /* None: a built row's values */
+                continue;
+            }
+            if (entry[5] >= 0 && !PyList_CheckExact(PyTuple_GET_ITEM(arrays, entry[5]))) {
+                result = MG_GUARD_KEYED;   /* elements appended as they are: a list's own objects */
+                goto done;
+            }
+            if (obj != Py_None) {   /* None: a built row's values, or a table's */
                 if (add_target(&targets, obj, k)) { PyErr_NoMemory(); result = MG_PYERROR; goto done; }
                 growing++;
             }
@@ -441,10 +443,10 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
     for (int64_t k = 0; growing && k < n_arrays; k++, entry += MG_ARRAY_FIELDS) {
         PyObject *list = PyTuple_GET_ITEM(arrays, k);
         if (entry[0] != KIND_GROWING || list == Py_None) continue;
-        int failed = entry[1] == 2 ? append_keyed(list, &grown[k], &grown[entry[3]], (int)entry[2],
-                                                   entry[5] >= 0 ? PyTuple_GET_ITEM(arrays, entry[5]) : NULL)
+        int failed = entry[1] == 2 ? append_keyed(list, &grown[k], arrays, plan + MG_PLAN_HEADER
+                                                   + entry[3] * MG_ARRAY_FIELDS, &grown[entry[3]])
                    : entry[1] ? append_rows(list, &grown[k], entry[3] >= 0 ? &grown[entry[3]] : NULL, (int)entry[2])
-                   : append_collected(list, &grown[k], (int)entry[2]);
+                   : append_collected(list, arrays, entry, &grown[k]);
         if (failed) {
             result = MG_PYERROR;
             goto done;

@@ -441,9 +441,34 @@ static PyObject *collected_item(const mg_growing *grown, int64_t i, int kind) {
     return item;
 }
 
-static int append_collected(PyObject *list, const mg_growing *grown, int kind) {
+/* The i-th value of a buffer whose values are elements of ``source`` (TypedLoop.references):
+ * the object at its ``count`` indices, checked by the kernel (a row: fewer than the rank), as
+ * CPython appended it; a new reference, NULL where it is gone. */
+static PyObject *referenced_item(PyObject *source, const mg_growing *grown, int64_t i, int count) {
+    const int64_t *at = (const int64_t *)grown->data + i * count;
+    PyObject *item = source;
+    for (int d = 0; d < count; d++) {
+        int list = PyList_CheckExact(item);
+        Py_ssize_t size = list ? PyList_GET_SIZE(item) : PyTuple_CheckExact(item) ? PyTuple_GET_SIZE(item) : -1;
+        if (at[d] < 0 || at[d] >= size) {
+            PyErr_SetString(PyExc_SystemError, "megaguards: an appended element is gone");
+            return NULL;
+        }
+        item = list ? PyList_GET_ITEM(item, at[d]) : PyTuple_GET_ITEM(item, at[d]);
+    }
+    Py_INCREF(item);
+    return item;
+}
+
+/* The i-th value of the growing buffer of plan entry ``entry`` (a new reference; NULL: memory). */
+static PyObject *appended_value(PyObject *arrays, const int64_t *entry, const mg_growing *grown, int64_t i) {
+    return entry[5] >= 0 ? referenced_item(PyTuple_GET_ITEM(arrays, entry[5]), grown, i, (int)entry[3])
+                         : collected_item(grown, i, (int)entry[2]);
+}
+
+static int append_collected(PyObject *list, PyObject *arrays, const int64_t *entry, const mg_growing *grown) {
     for (int64_t i = 0; i < grown->length; i++) {
-        PyObject *item = collected_item(grown, i, kind);
+        PyObject *item = appended_value(arrays, entry, grown, i);
         if (item == NULL) return -1;
         int failed = PyList_Append(list, item);
         Py_DECREF(item);
@@ -474,10 +499,10 @@ static int append_rows(PyObject *list, const mg_growing *ends, const mg_growing 
 }
 
 /* Values ``table[k].append(v)`` collected (ir.AppendAt): ``keys`` holds each one's key (checked
- * by the kernel, a list's wrapped), ``values`` the values, or indices of the rows of ``source``
- * that are the values (NULL: numbers); each joins its row, in order. */
-static int append_keyed(PyObject *table, const mg_growing *keys, const mg_growing *values, int kind,
-                        PyObject *source) {
+ * by the kernel, a list's wrapped), ``values`` the values (plan entry ``entry``: numbers, or
+ * elements or rows of an array); each joins its row, in order. */
+static int append_keyed(PyObject *table, const mg_growing *keys, PyObject *arrays, const int64_t *entry,
+                        const mg_growing *values) {
     for (int64_t i = 0; i < keys->length; i++) {
         int64_t key = ((const int64_t *)keys->data)[i];
         PyObject *row, *item;
@@ -493,18 +518,8 @@ static int append_keyed(PyObject *table, const mg_growing *keys, const mg_growin
             if (!PyErr_Occurred()) PyErr_SetString(PyExc_SystemError, "megaguards: a keyed row is gone");
             return -1;
         }
-        if (source != NULL) {
-            int64_t at = ((const int64_t *)values->data)[i];
-            if (at < 0 || at >= PyList_GET_SIZE(source)) {
-                PyErr_SetString(PyExc_SystemError, "megaguards: a keyed value's row is gone");
-                return -1;
-            }
-            item = PyList_GET_ITEM(source, at);
-            Py_INCREF(item);
-        } else {
-            item = collected_item(values, i, kind);
-            if (item == NULL) return -1;
-        }
+        item = appended_value(arrays, entry, values, i);
+        if (item == NULL) return -1;
         int failed = PyList_Append(row, item);
         Py_DECREF(item);
         if (failed) return -1;

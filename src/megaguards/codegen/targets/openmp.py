@@ -24,6 +24,7 @@ from ...analysis.parallel import INNER_LOOP_TRIPS, BodyWeight, ParallelLoop
 from ...ir import nodes as ir
 from ...ir.types import Scalar
 from ...ir.types import buffer_ctype
+from ..array_statements import appended_item
 from ..spelling import array_name, c_name, growing_name, zero_of
 from .base import reduction_identity
 from .c import C
@@ -273,7 +274,8 @@ def _join_appends(renderer, label: str, appended: tuple, depth: int) -> None:
     emit(depth + 1, f"for (int t = 0; t < {MAX_THREADS}; t++) {{")
     for name in sorted(appended, key=lambda name: name in rows):   # a row's values before its table's ends
         part, shared = f"&{label}_part_{growing_name(name)}[t]", f"{label}_shared_{growing_name(name)}"
-        size = f"(int64_t)sizeof({buffer_ctype(typed.appended[name])})"
+        ctype, count = appended_item(typed, name)
+        size = f"(int64_t)({count} * sizeof({ctype}))"
         if name in rows:
             emit(depth + 2, f"mg_joined &= mg_grow_join({shared}, {part}, {size}, {label}_base_{growing_name(rows[name])});")
             continue
