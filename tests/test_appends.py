@@ -216,3 +216,16 @@ def test_elements_and_computed_values_in_one_list_are_all_boxed():
             out.append(a[i])
         return out
     assert_same_as_cpython(both, [1.5, 2.0, 3.25], [])
+
+
+def test_elements_of_a_list_written_under_another_name_are_boxed_as_values():
+    """``a`` and ``b`` name one list: CPython appended each element as it was, before the
+    loop changed it through ``b`` (a lookup after the run would find the new value)."""
+    def through_another_name(a, b, out):
+        for j in range(len(b)):
+            out.append(a[j])
+            b[j] = b[j] * 2.5
+        return out
+    shared = [1.5, 2.5, 3.5]
+    assert_same_as_cpython(through_another_name, shared, shared, [])
+    assert_same_as_cpython(through_another_name, [1.5, 2.5], [0.5, 1.0], [])

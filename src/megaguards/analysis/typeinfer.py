@@ -58,14 +58,16 @@ class TypedLoop:
     # themselves: the kernel collects their indices (``reference_appends``)
 
 
-def reference_appends(body: ir.For, arrays: dict, keyed: dict, rows: set) -> dict:
+def reference_appends(body: ir.For, arrays: dict, keyed: dict, rows: set, groups: dict) -> dict:
     """The lists appended to whose every value is an element of one list the loop never
     writes (``out.append(a[i])``, ``out.append(grid[i][j])``) or, for a table's values, a
     row of the list the loop walks (``groups[k].append(point)``): CPython appends those very
     objects, and so does marshal.c, from the indices the kernel collects (no value boxed
     anew: identity kept, nothing allocated); not a row the loop builds (``rows``: each becomes
-    a new list of values).  -> {list: (array, indices per value)}."""
+    a new list of values); a list the loop writes under another name (``groups``: the names
+    of one object) is written.  -> {list: (array, indices per value)}."""
     written = {node.array for node in ir.walk(body) if isinstance(node, ir.Store)} | ir.rebound_names(body)
+    written = {groups.get(name, name) for name in written}
     found: dict = {values: (source, 1) for values, source in keyed.values() if source}
     sources: dict = {}
     for node in ir.walk(body):
@@ -74,7 +76,8 @@ def reference_appends(body: ir.For, arrays: dict, keyed: dict, rows: set) -> dic
         value, info = node.value, None
         if isinstance(value, ir.Load):
             info = arrays.get(value.array)
-        if info is None or not info.is_list or info.buffer or info.read_only or value.array in written \
+        if info is None or not info.is_list or info.buffer or info.read_only \
+                or groups.get(value.array, value.array) in written \
                 or len(value.indices) != info.rank:
             sources[node.array] = None   # some value is computed: every value of the list is boxed
         elif sources.setdefault(node.array, value.array) != value.array:
@@ -103,11 +106,12 @@ KEEPS_CLASS = frozenset({"abs", "min", "max"})
 
 
 class _Inference:
-    def __init__(self, live_in_types: dict, arrays: dict, functions: dict) -> None:
+    def __init__(self, live_in_types: dict, arrays: dict, functions: dict, groups: dict | None = None) -> None:
         self.entry_types = live_in_types
         self.entry = {name: TypeSet({t}) for name, t in live_in_types.items()}
         self.arrays = arrays
         self.functions = functions
+        self.groups = groups or {}   # array name -> the first name bound to the same list (infer_types)
         self.assigned: dict[str, TypeSet] = {}
         self.appends: dict[str, TypeSet] = {}   # list -> the types of the values appended to it
         self.row_lists: dict[str, str] = {}     # list given built rows -> the row (ir.AppendRow)
@@ -135,7 +139,8 @@ class _Inference:
                 loop, accumulators = compensated
                 # A compensation starts at 0.0 in the kernel (an expression site's sum reads it first).
                 implicit = {compensation_of(name): Scalar.PY_FLOAT for name in accumulators}
-                typed = _Inference({**self.entry_types, **implicit}, self.arrays, self.functions).run(loop)
+                typed = _Inference({**self.entry_types, **implicit}, self.arrays, self.functions,
+                                   self.groups).run(loop)
                 return records.replace(typed, live_ins=typed.live_ins - set(implicit),
                                            compensations=accumulators)
         self.positions = itertools.count()
@@ -144,7 +149,8 @@ class _Inference:
         return TypedLoop(typed, variables, dict(self.assigned), self.arrays, self.functions,
                          frozenset(self.entry), appended=self.appended_types(), row_lists=dict(self.row_lists),
                          keyed=dict(self.keyed),
-                         references=reference_appends(typed, self.arrays, self.keyed, set(self.row_lists.values())))
+                         references=reference_appends(typed, self.arrays, self.keyed, set(self.row_lists.values()),
+                                                      self.groups))
 
     def appended_types(self) -> dict:
         """Per list appended to, the one type its collected values have (ints and floats: int-or-float);
@@ -470,7 +476,7 @@ def infer_types(loop: ir.For, live_in_types: dict, arrays: dict, functions: dict
     groups = groups or {}
     while True:
         try:
-            return _Inference(live_in_types, arrays, functions).run(loop)
+            return _Inference(live_in_types, arrays, functions, groups).run(loop)
         except ListTakesBothClasses as change:
             group = groups.get(change.array, change.array)
             arrays = {name: records.replace(info, element=Scalar.PY_INT_OR_FLOAT)

@@ -27,7 +27,8 @@ class LoopKey:
     def of(cls, typed) -> LoopKey:
         text = (code_stamp(), typed.body, sorted(typed.variables.items()),
                 sorted((name, sorted(map(repr, types))) for name, types in typed.assigned_types.items()),
-                sorted(typed.arrays.items()), sorted(typed.functions.items()), sorted(typed.live_ins))
+                sorted(typed.arrays.items()), sorted(typed.functions.items()), sorted(typed.live_ins),
+                sorted(typed.references.items()))   # (from the signature's alias groups: not in the body)
         return cls(digest(*text), typed.body)
 
     @functools.cached_property

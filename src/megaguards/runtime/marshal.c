@@ -432,6 +432,13 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
     seconds[1] += started - middle;
     if (result) goto done;
     entry = plan + MG_PLAN_HEADER;
+    for (int64_t k = 0; growing && k < n_arrays; k++, entry += MG_ARRAY_FIELDS)
+        if (entry[0] == KIND_GROWING && entry[1] == 0 && entry[5] >= 0
+                && !references_hold(PyTuple_GET_ITEM(arrays, entry[5]), &grown[k], (int)entry[3])) {
+            result = MG_GUARD;   /* (a kernel and its plan disagree: nothing changed yet) */
+            goto done;
+        }
+    entry = plan + MG_PLAN_HEADER;
     for (int64_t k = 0; k < n_arrays; k++, entry += MG_ARRAY_FIELDS) {
         if (owned[k] == NULL || !kept[k]) continue;  /* not an unboxed list, read only, or scratch */
         int64_t position = 0;

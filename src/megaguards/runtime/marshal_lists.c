@@ -460,6 +460,23 @@ static PyObject *referenced_item(PyObject *source, const mg_growing *grown, int6
     return item;
 }
 
+/* Do all the indices a buffer of elements holds (TypedLoop.references) name elements of
+ * ``source``?  (Checked before anything is boxed back: a run whose buffers could not all be
+ * appended changes nothing.) */
+static int references_hold(PyObject *source, const mg_growing *grown, int count) {
+    for (int64_t i = 0; i < grown->length; i++) {
+        const int64_t *at = (const int64_t *)grown->data + i * count;
+        PyObject *item = source;
+        for (int d = 0; d < count; d++) {
+            int list = PyList_CheckExact(item);
+            Py_ssize_t size = list ? PyList_GET_SIZE(item) : PyTuple_CheckExact(item) ? PyTuple_GET_SIZE(item) : -1;
+            if (at[d] < 0 || at[d] >= size) return 0;
+            item = list ? PyList_GET_ITEM(item, at[d]) : PyTuple_GET_ITEM(item, at[d]);
+        }
+    }
+    return 1;
+}
+
 /* The i-th value of the growing buffer of plan entry ``entry`` (a new reference; NULL: memory). */
 static PyObject *appended_value(PyObject *arrays, const int64_t *entry, const mg_growing *grown, int64_t i) {
     return entry[5] >= 0 ? referenced_item(PyTuple_GET_ITEM(arrays, entry[5]), grown, i, (int)entry[3])
