@@ -452,12 +452,7 @@ class Binder:
         for use, value, (_, rank, tuples) in zip(self.array_uses, arrays, self.array_getters):
             cls = type(value)
             if cls is list:
-                if rank == 1 and value:   # (list_leaf_class's case, written out)
-                    leaf = type(value[0])
-                    if leaf not in LIST_KIND:
-                        raise Assumption.LIST_LEAF_CLASS.failure(cls=leaf.__name__)
-                else:
-                    leaf = list_leaf_class(value, rank, tuples)
+                leaf = list_leaf_class(value, rank, tuples)
                 key.append(INT_OR_FLOAT_LIST if id(value) in mixed_lists and leaf is not bool else leaf)
             elif cls is ArrayArray or cls is memoryview:
                 key.append(buffer_element(use.name, value, rank, use.written))

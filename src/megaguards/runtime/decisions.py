@@ -73,15 +73,8 @@ class DecisionStore:
         would send back to a device without the start (see ``select.after_openmp_start``)."""
         if start_up:
             self.start_ups.append((size, device, seconds))
-        else:   # (``_keep``, written out: one call at every compiled entry)
-            times = self.times.get(size)
-            kept = times.get(device) if times is not None else None
-            if kept is None:
-                self._keep(size, device, seconds)
-            else:
-                kept.append(seconds)
-                if len(kept) > KEEP:
-                    del kept[0]
+        else:
+            self._keep(size, device, seconds)
         current_process().unsaved_stores.add(self)
 
     def _keep(self, size: str, device: str, seconds: float) -> None:

@@ -441,22 +441,16 @@ static PyObject *collected_item(const mg_growing *grown, int64_t i, int kind) {
     return item;
 }
 
-/* The i-th value of a buffer whose values are elements of ``source`` (TypedLoop.references):
- * the object at its ``count`` indices, checked by the kernel (a row: fewer than the rank), as
- * CPython appended it; a new reference, NULL where it is gone. */
-static PyObject *referenced_item(PyObject *source, const mg_growing *grown, int64_t i, int count) {
-    const int64_t *at = (const int64_t *)grown->data + i * count;
+/* The element of ``source`` at ``count`` indices (a row: fewer than its rank), through lists
+ * and tuples: a borrowed reference, NULL where an index is out of range. */
+static PyObject *element_at(PyObject *source, const int64_t *at, int count) {
     PyObject *item = source;
     for (int d = 0; d < count; d++) {
         int list = PyList_CheckExact(item);
         Py_ssize_t size = list ? PyList_GET_SIZE(item) : PyTuple_CheckExact(item) ? PyTuple_GET_SIZE(item) : -1;
-        if (at[d] < 0 || at[d] >= size) {
-            PyErr_SetString(PyExc_SystemError, "megaguards: an appended element is gone");
-            return NULL;
-        }
+        if (at[d] < 0 || at[d] >= size) return NULL;
         item = list ? PyList_GET_ITEM(item, at[d]) : PyTuple_GET_ITEM(item, at[d]);
     }
-    Py_INCREF(item);
     return item;
 }
 
@@ -464,17 +458,21 @@ static PyObject *referenced_item(PyObject *source, const mg_growing *grown, int6
  * ``source``?  (Checked before anything is boxed back: a run whose buffers could not all be
  * appended changes nothing.) */
 static int references_hold(PyObject *source, const mg_growing *grown, int count) {
-    for (int64_t i = 0; i < grown->length; i++) {
-        const int64_t *at = (const int64_t *)grown->data + i * count;
-        PyObject *item = source;
-        for (int d = 0; d < count; d++) {
-            int list = PyList_CheckExact(item);
-            Py_ssize_t size = list ? PyList_GET_SIZE(item) : PyTuple_CheckExact(item) ? PyTuple_GET_SIZE(item) : -1;
-            if (at[d] < 0 || at[d] >= size) return 0;
-            item = list ? PyList_GET_ITEM(item, at[d]) : PyTuple_GET_ITEM(item, at[d]);
-        }
-    }
+    for (int64_t i = 0; i < grown->length; i++)
+        if (element_at(source, (const int64_t *)grown->data + i * count, count) == NULL) return 0;
     return 1;
+}
+
+/* The i-th value of a buffer whose values are elements of ``source``: the object itself, as
+ * CPython appended it (a new reference; references_hold has checked the indices). */
+static PyObject *referenced_item(PyObject *source, const mg_growing *grown, int64_t i, int count) {
+    PyObject *item = element_at(source, (const int64_t *)grown->data + i * count, count);
+    if (item == NULL) {
+        PyErr_SetString(PyExc_SystemError, "megaguards: an appended element is gone");
+        return NULL;
+    }
+    Py_INCREF(item);
+    return item;
 }
 
 /* The i-th value of the growing buffer of plan entry ``entry`` (a new reference; NULL: memory). */
