@@ -60,7 +60,10 @@ class FieldReader:
             raise Assumption.OBJECTS_COMPARED.failure(name=ir.describe_name(self.array))
         if self.written and not self.compared and not self.each_once(rows, distinct):
             raise Assumption.FIELD_DISTINCT.failure(name=ir.describe_name(self.array), field=self.field)
+        offset = self.slot_offset(cls)
         try:
+            if offset >= 0:   # a __slots__ member: marshal.c reads it at its offset
+                return _shaped(objects, self.rank, [self.binder.slots.mg_slot_values(row, offset) for row in rows])
             return _shaped(objects, self.rank, [self.read(row) for row in rows])
         except AttributeError:
             raise Assumption.FIELD_PRESENT.failure(name=ir.describe_name(self.array), field=self.field) from None
@@ -92,15 +95,37 @@ class FieldReader:
             known[0] = self.binder.distinct(rows)
         return known[0]
 
-    def write(self, objects: list, values: list, rank: int) -> None:
+    def slot_offset(self, cls: type) -> int:
+        """Where objects of ``cls`` keep the field, when it is a ``__slots__`` member that
+        marshal.c may read and set in place (its ``mg_slot_offset``); -1 otherwise, or before
+        the back end has loaded the helper."""
+        slots = self.binder.slots
+        if slots is None:
+            return -1
+        field = self.field
+        descriptor = next((klass.__dict__[field] for klass in cls.__mro__ if field in klass.__dict__), None)
+        return -1 if descriptor is None else slots.mg_slot_offset(descriptor, cls)
+
+    def write(self, objects: list, values: list, rank: int, offset: int | None = None) -> None:
         """Set every value on its object: one the kernel left unchanged is the very object the
         field holds (the boxing keeps it), so setting it again changes nothing, and costs
         less than finding the changed ones."""
+        if offset is None:   # the objects are of one class (checked at this entry): the first's
+            first = _first_object(objects, rank)
+            offset = -1 if first is None else self.slot_offset(type(first))
         if rank > 1:
             for inner, row in zip(objects, values):
-                self.write(inner, row, rank - 1)
+                self.write(inner, row, rank - 1, offset)
             return
-        self.write_all(objects, values)
+        if offset < 0 or self.binder.slots.mg_set_slots(objects, offset, values) != 0:
+            self.write_all(objects, values)
+
+
+def _first_object(objects: list, rank: int):
+    """The first object of a nest of lists ``rank`` deep (None: none)."""
+    if rank == 1:
+        return next(iter(objects), None)
+    return next((found for row in objects if (found := _first_object(row, rank - 1)) is not None), None)
 
 
 def _shaped(objects: list, rank: int, values: list) -> list:

@@ -386,6 +386,7 @@ class Binder:
         self.scalar_getters = tuple(object_index(_getter(objects_of[p], index), _getter(p, index), p, objects_of[p])
                                     if p in objects_of else _getter(p, index) for p in self.scalar_paths)
         self.distinct = all_distinct   # marshal.c's mg_distinct once the back end has loaded it
+        self.slots = None              # marshal.c's helper then: __slots__ fields read and set in place
         self.objects_seen: dict = {}   # id(list of objects) -> its checks at this entry (FieldReader)
         self.array_getters = tuple((_array_getter(a, index, self), a.rank, not a.written) for a in loop.arrays)
         self.read_functions = _tuple_reader(self.function_getters, self.function_paths, index)
@@ -401,10 +402,10 @@ class Binder:
         for get, _, _ in self.array_getters:   # objects compared by index: each once, compared by identity
             if isinstance(get, FieldReader) and get.array in loop.compared_lists:
                 get.compared = True
-        # Some list must hold each object once (a field set, or objects compared): the runtime
-        # gives ``distinct`` marshal.c's mg_distinct before the first bind.
-        self.checks_distinct = any(isinstance(get, FieldReader) and (get.written or get.compared)
-                                   for get, _, _ in self.array_getters)
+        # Fields of a list's objects: the runtime gives ``distinct`` marshal.c's mg_distinct
+        # (some list must hold each object once: a field set, or objects compared) and
+        # ``slots`` the helper before the first bind.
+        self.reads_fields = any(isinstance(get, FieldReader) for get, _, _ in self.array_getters)
         # Arrays whose rows the loop unpacks (``for x, y in pairs``): (position, rank, width).
         self.widths = tuple((k, a.rank, a.width) for k, a in enumerate(loop.arrays) if a.width)
         # A row the loop builds (``row = []`` ... ``table.append(row)``) has no list before the run

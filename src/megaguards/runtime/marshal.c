@@ -226,6 +226,7 @@ int mg_prologue(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *
 }
 
 #include "marshal_snapshots.c"
+#include "marshal_fields.c"
 
 /* The box of a list the kernel's prologue wrote (``box_slot``; -1: the whole list), as
  * low and count per dim and the last dim's gap; the number of elements it visits. */

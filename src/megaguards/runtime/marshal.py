@@ -59,6 +59,12 @@ def helper(cache_dir: Path, compiler: tuple[str, str]) -> ctypes.PyDLL:
     library.mg_fold.restype = ctypes.c_double
     library.mg_distinct.argtypes = [ctypes.py_object]
     library.mg_distinct.restype = ctypes.c_int
+    library.mg_slot_offset.argtypes = [ctypes.py_object, ctypes.py_object]
+    library.mg_slot_offset.restype = ctypes.c_ssize_t
+    library.mg_slot_values.argtypes = [ctypes.py_object, ctypes.c_ssize_t]
+    library.mg_slot_values.restype = ctypes.py_object
+    library.mg_set_slots.argtypes = [ctypes.py_object, ctypes.c_ssize_t, ctypes.py_object]
+    library.mg_set_slots.restype = ctypes.c_int
     library.mg_list_shape.argtypes = [ctypes.py_object, ctypes.c_int, ctypes.POINTER(ctypes.c_int64)]
     library.mg_list_shape.restype = ctypes.c_int
     library.mg_still_holds.argtypes = [ctypes.py_object, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_int64),

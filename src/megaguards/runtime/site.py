@@ -200,11 +200,11 @@ class Site(Reporting):
                     self.set_after = tuple(path for path in self.loop.assigned
                                            if "." in path and path not in self.info.live_outs)
                     self.live_outs = self.info.live_outs + self.set_after
-                    if self.binder.checks_distinct and config.current().enabled:
+                    if self.binder.reads_fields and config.current().enabled:
                         back_end()
-                        from .backend import check_distinct_in_c
+                        from .backend import fields_in_c
 
-                        check_distinct_in_c(self.binder)
+                        fields_in_c(self.binder)
             except Unsupported as unsupported:
                 self.disabled, self.disabled_at = unsupported.describe(), (unsupported.line, unsupported.col)
                 return self.cannot_compile(self.disabled, self.disabled_at)
