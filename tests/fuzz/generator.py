@@ -17,7 +17,8 @@ What the programs contain (see the issue "differential fuzzing"):
   loop variables that rebind a name in use; bounded ``while`` loops;
   ``if``/``elif``/``else``; ``break``/``continue``; ``return`` or ``raise`` from inside the loops and
   ``for ... else`` (feature ``exits``); in a quarter of the programs a list ``out`` the
-  loops append floats to (``out.append(e)``, ``out += [e]``; feature ``appends``), both
+  loops append floats to (``out.append(e)``, ``out += [e]``; feature ``appends``; in half of
+  those ``out`` starts with a value and is read back as it grows, feature ``grown``), both
   drawn from a stream of their own, so that ``avoid`` gives the earlier programs; in a
   fifth of the programs, lists of floats whose whole-number elements are often ints
   (feature ``mixed``, a stream of its own too); between the top-level loops, folds of
@@ -162,6 +163,10 @@ class Generator(ExpressionGeneration, HelperGeneration, StatementGeneration, Inp
         # to (issue 29's items 2 and 3): streams of their own too.
         self.exit_rng = random.Random(f"exits {seed}")
         self.appends = "appends" not in self.avoid and self.exit_rng.random() < 0.25
+        # Half of those start ``out`` with a value and read it back as it grows (``out[-1]``,
+        # ``out[k % len(out)]``: a list grown in place), from a stream of its own.
+        self.grow_rng = random.Random(f"grown {seed}")
+        self.grown = self.appends and "grown" not in self.avoid and self.grow_rng.random() < 0.5
         # Lists of floats holding ints too (issue 29's item 1: typed in by hand, [3, 2.5, 4]).
         self.mixed_rng = random.Random(f"mixed {seed}")
         self.mixed_lists = "mixed" not in self.avoid and self.mixed_rng.random() < 0.2
@@ -345,7 +350,7 @@ class Generator(ExpressionGeneration, HelperGeneration, StatementGeneration, Inp
             self.emit(1, "g = s * 0.5")
         scope.scalars.update(self.accumulators)
         if self.appends:
-            self.emit(1, "out = []")
+            self.emit(1, "out = [0.5]" if self.grown else "out = []")
         prelude_at = len(self.lines)
         self.prelude += self.kernel_lines  # closures and lambdas
         for _ in range(r.choice([1, 1, 2, 2, 3])):
@@ -383,7 +388,7 @@ class Generator(ExpressionGeneration, HelperGeneration, StatementGeneration, Inp
         return Program(self.seed, source, self.parameters, make_calls)
 
 
-FEATURES = ("readonly", "longrange", "reduction", "containerswitch", "helpers", "cells", "exits", "appends",
+FEATURES = ("readonly", "longrange", "reduction", "containerswitch", "helpers", "cells", "exits", "appends", "grown",
             "mixed", "folds", "tuples", "scratch", "displays", "rows", "keyed")  # what ``avoid`` may name
 
 

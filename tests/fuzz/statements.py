@@ -205,6 +205,11 @@ class StatementGeneration:
             self.rng = main
         if t is not PY_FLOAT:
             value = f"float({value})"
+        if self.grown and self.grow_rng.random() < 0.7:   # read back as it grows: its last, or any element
+            g = self.grow_rng
+            names = sorted(name for name, _ in scope.loops)
+            index = "-1" if g.random() < 0.5 or not names else f"{g.choice(names)} % len(out)"
+            value = f"{value} * 0.5 + out[{index}]"
         self.emit(depth, f"out.append({value})" if r.random() < 0.8 else f"out += [{value}]")
 
     def fold(self, depth: int) -> None:

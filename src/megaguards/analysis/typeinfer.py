@@ -58,6 +58,11 @@ class TypedLoop:
     # themselves: the kernel collects their indices (``reference_appends``)
 
 
+def grown_lists(typed: TypedLoop) -> frozenset:
+    """The lists the typed loop appends to and indexes (ir.grown_lists): grown in place."""
+    return frozenset(typed.appended) & frozenset(typed.arrays)
+
+
 def reference_appends(body: ir.For, arrays: dict, keyed: dict, rows: set, groups: dict) -> dict:
     """The lists appended to whose every value is an element of one list the loop never
     writes (``out.append(a[i])``, ``out.append(grid[i][j])``) or, for a table's values, a
@@ -71,8 +76,8 @@ def reference_appends(body: ir.For, arrays: dict, keyed: dict, rows: set, groups
     found: dict = {values: (source, 1) for values, source in keyed.values() if source}
     sources: dict = {}
     for node in ir.walk(body):
-        if type(node) is not ir.Append or node.array in found or node.array in rows:
-            continue
+        if type(node) is not ir.Append or node.array in found or node.array in rows or node.array in arrays:
+            continue   # (a list indexed too grows in place: its buffer holds values)
         value, info = node.value, None
         if isinstance(value, ir.Load):
             info = arrays.get(value.array)
@@ -100,6 +105,9 @@ def one_representation(types: TypeSet) -> TypeSet:
 
 # What a list appended to in a kernel collects (each value boxed with its class at the end).
 APPENDABLE = frozenset({Scalar.PY_BOOL, Scalar.PY_INT, Scalar.PY_FLOAT, Scalar.PY_INT_OR_FLOAT})
+
+# What a list both appended to and indexed may hold (ir.grown_lists): one class of number.
+GROWN_ELEMENTS = frozenset({Scalar.PY_INT, Scalar.PY_FLOAT})
 
 # Calls whose result is int-or-float (the class of an argument): the others give one class.
 KEEPS_CLASS = frozenset({"abs", "min", "max"})
@@ -164,6 +172,13 @@ class _Inference:
                 raise Unsupported(f"values appended to {shown} are {describe_types(types)}: a compiled loop "
                                   "collects bools, or ints and floats (each keeps its class)")
             found[name] = next(iter(kept))
+            info = self.arrays.get(name)
+            element = info.element if info is not None else None
+            if info is not None and (found[name] != element or element not in GROWN_ELEMENTS
+                                     or not info.is_list or info.buffer or info.read_only):
+                raise GrownTakesClass(name, found[name], f"values appended to '{name}' are {describe_types(types)} "
+                                      f"where its elements are {describe_types(TypeSet({element}))}: a list indexed "
+                                      "and appended to in a compiled loop holds ints, or floats")
         return found
 
     def statement(self, node: ir.Stmt) -> None:
@@ -464,6 +479,16 @@ class ListTakesBothClasses(Unsupported):
         self.array = array
 
 
+class GrownTakesClass(Unsupported):
+    """Values of one class appended to a list grown in place that holds another: where the
+    list was empty at entry (its element type unknown: ``None``), it is typed again as a list
+    of that class."""
+
+    def __init__(self, array: str, element: Scalar, message: str) -> None:
+        super().__init__(message)
+        self.array, self.element = array, element
+
+
 def infer_types(loop: ir.For, live_in_types: dict, arrays: dict, functions: dict, groups: dict | None = None
                 ) -> TypedLoop:
     """Type the loop for one signature; raises ``Unsupported`` if it is not type-stable.
@@ -474,9 +499,17 @@ def infer_types(loop: ir.For, live_in_types: dict, arrays: dict, functions: dict
     typed alike: they share one buffer).
     """
     groups = groups or {}
+    empty = {name for name, info in arrays.items() if info.element is None}   # grown lists empty at entry
+    arrays = {name: records.replace(info, element=Scalar.PY_INT) if name in empty else info
+              for name, info in arrays.items()}
     while True:
         try:
             return _Inference(live_in_types, arrays, functions, groups).run(loop)
+        except GrownTakesClass as change:
+            if change.array not in empty or change.element not in GROWN_ELEMENTS:
+                raise Unsupported(str(change)) from None
+            empty.discard(change.array)   # typed once more, at most, per list
+            arrays = {**arrays, change.array: records.replace(arrays[change.array], element=change.element)}
         except ListTakesBothClasses as change:
             group = groups.get(change.array, change.array)
             arrays = {name: records.replace(info, element=Scalar.PY_INT_OR_FLOAT)

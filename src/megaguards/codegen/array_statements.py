@@ -5,6 +5,7 @@ narrower items leaves.  Each function receives the renderer (duck-typed: the ren
 imports this module)."""
 from __future__ import annotations
 
+from ..analysis.typeinfer import grown_lists
 from ..ir import nodes as ir
 from ..ir.types import Scalar, buffer_ctype
 from .spelling import ERR, array_name, growing_name
@@ -26,6 +27,27 @@ def render_rebind(renderer, node: ir.Rebind, depth: int) -> None:
             renderer.emit(depth + 1, f"{array_name(target)}{suffix} = mg_swap{k}{suffix};")
         renderer.emit(depth + 1, f"mg_ints[{renderer.layout.rebound[target]}] = mg_swap{k}_which;")
     renderer.emit(depth, "}")
+
+def seed_grown(renderer) -> None:
+    """A list grown in place (typeinfer.grown_lists): its growing buffer starts with its
+    elements and the kernel indexes that buffer, its length the buffer's."""
+    for name in sorted(grown_lists(renderer.typed)):
+        ctype, array = buffer_ctype(renderer.typed.arrays[name].element), array_name(name)
+        renderer.emit(1, f"{ctype} *const mg_own_{array} = {array}; const int64_t mg_owned_{array} = {array}_n0;")
+        renderer.emit(1, f"if (!mg_grow_seed({growing_name(name)}, (const char *){array}, {array}_n0, "
+                         f"sizeof({ctype}))) return MG_ERR_MEMORY;")
+        renderer.emit(1, f"{array} = ({ctype} *){growing_name(name)}->data;")
+
+
+def unseed_grown(renderer) -> None:
+    """At a clean end: each grown list's elements back to its own buffer (boxed back where the
+    loop writes them), its growing buffer keeping the values appended."""
+    stored = {node.array for node in ir.walk(renderer.typed.body) if isinstance(node, ir.Store)}
+    for name in sorted(grown_lists(renderer.typed)):
+        ctype, array = buffer_ctype(renderer.typed.arrays[name].element), array_name(name)
+        renderer.emit(1, f"mg_grow_unseed({growing_name(name)}, (char *)mg_own_{array}, mg_owned_{array}, "
+                         f"sizeof({ctype}), {int(name in stored)});")
+
 
 def appended_item(typed, name: str) -> tuple[str, int]:
     """(C type, count) of one item of a list's growing buffer: a value, or the indices of
@@ -70,6 +92,10 @@ def render_append(renderer, node: ir.Append, depth: int) -> None:
     renderer.emit(depth, f"{ctype} {item} = {value};")
     renderer.emit(depth, f"{ctype} *{slot} = ({ctype} *)mg_grow({growing_name(node.array)}, sizeof({ctype}), {ERR});")
     renderer.emit(depth, f"if ({slot}) *{slot} = {item};")
+    if node.array in renderer.typed.arrays:   # grown in place: its buffer may have moved, its length grew
+        array = array_name(node.array)
+        renderer.emit(depth, f"{array} = ({ctype} *){growing_name(node.array)}->data; "
+                             f"{array}_n0 = {growing_name(node.array)}->length;")
 
 
 # The items an int store may leave in a buffer of narrower ints (guards/buffers.py's storage).

@@ -202,8 +202,9 @@ def marshalling_plan(layout: Layout, typed: TypedLoop, written: tuple, is_list: 
         elif name in typed.references:   # the values are elements of an array: their indices, so many each
             source, indices = typed.references[name]
             plan += [ArrayKind.GROWING, 0, ArrayKind.LIST_INT, indices, 0, layout.arrays.index(source)]
-        elif row is None:
-            plan += [ArrayKind.GROWING, 0, list_kind(typed.appended[name]), 0, 0, -1]
+        elif row is None:   # field 4: the array a list grown in place is too (its elements come first), or -1
+            seed = layout.arrays.index(name) if name in typed.arrays else -1
+            plan += [ArrayKind.GROWING, 0, list_kind(typed.appended[name]), 0, seed, -1]
         else:   # rank 1: the buffer holds where each row ends in the row's buffer (-1: rows stay empty)
             values = layout.growing.get(row, -1)
             kind = list_kind(typed.appended[row]) if row in typed.appended else ArrayKind.LIST_INT

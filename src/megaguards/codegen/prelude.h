@@ -543,6 +543,24 @@ static void *mg_grow(mg_growing *g, int64_t size, int *err) {
     }
     return g->data + size * g->length++;
 }
+/* A list grown in place (a loop that appends to it and indexes it): the buffer starts with
+ * the list's own elements, so that an index past them finds the values appended; at a clean
+ * end ``mg_grow_unseed`` gives the elements back to the list's buffer and keeps the values
+ * appended, as for any list appended to.  0: memory ran out. */
+static int mg_grow_seed(mg_growing *g, const char *items, int64_t count, int64_t size) {
+    int64_t capacity = 256;
+    while (capacity <= count) capacity *= 2;
+    char *data = (char *)realloc(g->data, (size_t)(capacity * size));
+    if (data == NULL) return 0;
+    if (count) __builtin_memcpy(data, items, (__SIZE_TYPE__)(count * size));
+    g->data = data; g->length = count; g->capacity = capacity;
+    return 1;
+}
+static void mg_grow_unseed(mg_growing *g, char *items, int64_t count, int64_t size, int written) {
+    if (written && count) __builtin_memcpy(items, g->data, (__SIZE_TYPE__)(count * size));
+    __builtin_memmove(g->data, g->data + count * size, (__SIZE_TYPE__)((g->length - count) * size));
+    g->length -= count;
+}
 /* A parallel loop's thread's values (``from``, freed) joined to the kernel's buffer, threads in
  * order: the iteration order.  ``shift`` is added to each int64 item (where a built row ends,
  * past the values joined before).  0: memory ran out. */

@@ -20,7 +20,7 @@ from ..analysis.parallel import ParallelPlan
 from ..analysis.typeinfer import TypedLoop
 from ..ir import nodes as ir
 from ..ir.types import Scalar, buffer_ctype
-from .array_statements import render_append, render_rebind, stored_in_buffer
+from .array_statements import render_append, render_rebind, seed_grown, stored_in_buffer
 from .calls import render_call
 from .layout import BOX_TAGS, Layout
 from .spelling import ERR, array_name, c_name, growing_name
@@ -75,7 +75,7 @@ class Renderer:
                          f"({buffer_ctype(info.element)} *)mg_arrays[{index}];")
             # Shadows may replace an array's strides, a swap its dims and strides.
             qualifier = "" if name in self.layout.shadows or name in rebound else "const "
-            dims = "" if name in rebound else "const "
+            dims = "" if name in rebound or name in self.typed.appended else "const "   # (grown in place)
             for d in range(info.rank):
                 self.emit(1, f"{dims}int64_t {array_name(name)}_n{d} = mg_ints[{base + d}];")
                 if d == info.rank - 1 and info.unit_stride:  # known at compile time: vectorizable
@@ -84,6 +84,7 @@ class Renderer:
                     self.emit(1, f"{qualifier}int64_t {array_name(name)}_s{d} = mg_ints[{base + info.rank + d}];")
         for name, index in self.layout.growing.items():
             self.emit(1, f"mg_growing *{growing_name(name)} = (mg_growing *)mg_arrays[{index}];")
+        seed_grown(self)
 
     # -- statements ----------------------------------------------------------------
     def block(self, statements, depth: int) -> None:

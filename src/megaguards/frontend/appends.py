@@ -8,7 +8,13 @@ keys are the ints 0 .. m-1 (the guard checks it: guards/signature.py), read nowh
 the loop.  The values wait in a hidden list of their own and each key in the table's buffer;
 marshal.c appends each value to its row after a clean run, in order.  A value is a number,
 or a row of a list the loop walks (``for p in data: groups[k].append(p)``: its index is kept,
-the row itself appended)."""
+the row itself appended).
+
+A list given values and also indexed in the loop (``fib.append(fib[i - 1] + fib[i - 2])``) grows
+in place (``grows_in_place``): the kernel's copy of it is its growing buffer, its length the
+buffer's, and marshal.c appends what the buffer gained.  A ``for`` over such a list that
+appends to it stays in CPython: Python's loop also visits the elements appended.
+"""
 from __future__ import annotations
 
 import ast
@@ -48,6 +54,8 @@ class AppendLowering:
         if not self.callees and len(values) == 1 and isinstance(values[0], ast.ListComp):
             return self.comprehension_row(path, values[0], node)   # table.append([e for j in ...])
         self.values_appended.add(path)
+        if self.callees:
+            self.appended_in_calls.add(path)
         source = self.objects.collected.get(path) if not self.callees else None
         if source is None:
             return [ir.Append(path, self.expression(value), **_where(node)) for value in values]
@@ -104,3 +112,31 @@ class AppendLowering:
         self.appended.setdefault(table, None)
         return statements
 
+
+
+def grows_in_place(loop: ast.For, path: str, lowerer, arrays) -> bool:
+    """May list ``path``, which the loop appends to and indexes, grow in place: values appended
+    in the loop's own code (no row, key or object of a list), a list of numbers (rank 1) the
+    loop never binds again?  Raises where a ``for`` over it appends to it."""
+    rank = next(use.rank for use in arrays if use.name == path)
+    if (rank != 1 or path not in lowerer.values_appended or path in lowerer.appended_in_calls
+            or path in lowerer.keyed or path in lowerer.joined_rows.values() or path in lowerer.objects.collected
+            or path.split(".")[0] in lowerer.assigned or any(path in group for group in lowerer.rebound_groups)):
+        return False
+    for node in ast.walk(loop):
+        if not isinstance(node, ast.For) or is_range_call(node.iter):
+            continue
+        if any(dotted_path(part) == path for part in ast.walk(node.iter)) and appends_to(node, path):
+            raise _unsupported(node, f"the loop over '{path}' appends to it (Python's loop visits the elements "
+                                     "appended too)")
+    return True
+
+
+def is_range_call(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"
+
+
+def appends_to(loop: ast.For, path: str) -> bool:
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+               and node.func.attr in ("append", "extend") and dotted_path(node.func.value) == path
+               for statement in loop.body for node in ast.walk(statement))

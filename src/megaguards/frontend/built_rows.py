@@ -10,7 +10,7 @@ written row by row, as tutorials and most hand-written code build one::
 
 The kernel collects the rows' values in one growing buffer and, per ``table.append(row)``,
 where the row ends (ir.AppendRow); after a clean run each row becomes a new list of its
-values, appended to ``table`` in order (runtime/marshal_lists.c).  So ``row = []`` itself
+values, appended to ``table`` in order (runtime/marshal_appends.c).  So ``row = []`` itself
 needs no code, provided every row S1 starts reaches S2 and nothing else sees the list:
 
 * the loop binds ``row`` only at S1, ``row = []``, and names it nowhere but in

@@ -12,7 +12,7 @@ import sys
 from ..errors import Unsupported
 from ..ir import nodes as ir
 from . import desugar, early_exits, fields, object_uses
-from .appends import AppendLowering
+from .appends import AppendLowering, grows_in_place
 from .built_rows import built_rows
 from .lower_calls import NO_RETURN_VALUE, CallLowering, Resolver, _Callee, _Objects, _Row, array_arguments, \
     float_text, item_call
@@ -49,6 +49,7 @@ class _Lowerer(CallLowering, AppendLowering, fields.FieldLowering):
         self.built_rows: dict[str, str] = {}   # row lists the site's code builds -> their table (built_rows.py)
         self.joined_rows: dict[str, str] = {}  # ... those joined by a ``table.append(row)`` lowered
         self.values_appended: set[str] = set()   # lists given values (not rows) by some Append
+        self.appended_in_calls: set[str] = set()   # lists an inlined function appends to
         self.keyed: dict[str, tuple] = {}   # table of ``table[k].append(v)`` -> (hidden values list, source)
         # ``for row in table`` at the site's own level: the name of each row used as an array (a
         # ``_Row`` of ``table``, its elements read in place), inside its loop's body only.
@@ -526,6 +527,8 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
         raise Unsupported(f"list '{path}' is appended to and its rows too ('{path}[key].append')")
     for path in lowerer.appended:
         head = path.split(".")[0]
+        if path in array_names and grows_in_place(loop, path, lowerer, arrays):
+            continue
         if path in array_names or path in scalars or head in lowerer.assigned:
             raise Unsupported(f"list '{path}' is appended to and also used otherwise in the loop")
     return ir.Loop(body, scalars, arrays, assigned, tuple(lowerer.functions), tuple(lowerer.inlined.items()),

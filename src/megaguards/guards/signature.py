@@ -30,6 +30,9 @@ _MISSING = object()
 INT_OR_FLOAT_LIST = "list of ints and floats"   # a list's entry in the key where the site saw one mix them
 
 
+EMPTY = "an empty list"   # the signature's class of a list grown in place, empty at entry
+
+
 def list_leaf_class(value: list, rank: int, tuples: bool = False) -> type:
     """Class of the first scalar of a ``rank``-deep list (the guard checks the rest
     while unboxing); raises GuardFailure if it is not a list of that rank or is empty.
@@ -414,6 +417,9 @@ class Binder:
         self.row_tables = tuple((row, loop.appended.index(table)) for row, table in loop.built_rows)
         self.row_slots = frozenset(k for k, path in enumerate(loop.appended) if path in built)
         self.keyed_slots = frozenset(loop.appended.index(table) for table, _, _ in loop.keyed)
+        # A list grown in place (ir.grown_lists): its place among the appended -> among the arrays.
+        self.grown_names = ir.grown_lists(loop)   # empty at entry: typed by the values appended
+        self.grown = {loop.appended.index(use.name): k for k, use in enumerate(loop.arrays) if use.name in self.grown_names}
         # ``out.append(p)`` over a list of objects: (position among the appended, the objects' getter).
         self.collected = tuple((loop.appended.index(out), _getter(source, index)) for out, source in loop.collected)
         # Attributes the loop assigns (self.total += x): their objects, and the names.
@@ -453,7 +459,7 @@ class Binder:
         for use, value, (_, rank, tuples) in zip(self.array_uses, arrays, self.array_getters):
             cls = type(value)
             if cls is list:
-                leaf = list_leaf_class(value, rank, tuples)
+                leaf = list_leaf_class(value, rank, tuples) if value or use.name not in self.grown_names else EMPTY
                 key.append(INT_OR_FLOAT_LIST if id(value) in mixed_lists and leaf is not bool else leaf)
             elif cls is ArrayArray or cls is memoryview:
                 key.append(buffer_element(use.name, value, rank, use.written))
@@ -488,7 +494,10 @@ class Binder:
             elif type(value) is not list:
                 raise Assumption.APPENDED_LIST.failure(cls=type(value).__name__)
             if id(value) in identities:   # an array the loop reads, or another list appended to
-                raise Assumption.APPENDED_DISTINCT.failure()
+                seed = self.grown.get(position)
+                if seed is None or arrays[seed] is not value or sum(a is value for a in arrays) > 1:
+                    raise Assumption.APPENDED_DISTINCT.failure()
+                continue   # grown in place: its own array, under no other name
             identities[id(value)] = len(identities)
         for position, objects in self.collected:   # out.append(p) of p in out itself: CPython's order
             if appended[position] is objects(values):
@@ -548,7 +557,8 @@ class Binder:
                 raise Unsupported(f"{ir.describe_name(path)} is not the built-in {self.assumed[path]}")
             functions[path] = canonical
         scalars = {path: scalar_type(path, value) for path, value in zip(self.scalar_paths, binding.scalars)}
-        arrays = {use.name: array_element(use.name, value, use.rank, k in binding.mixed, not use.written)
+        arrays = {use.name: (None, True, True) if use.name in self.grown_names and value == []   # (typeinfer)
+                  else array_element(use.name, value, use.rank, k in binding.mixed, not use.written)
                   for k, (use, value) in enumerate(zip(self.array_uses, binding.arrays))}
         return functions, scalars, arrays
 

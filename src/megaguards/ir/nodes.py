@@ -370,6 +370,13 @@ def appends_in(node) -> frozenset:
     return frozenset(found.array for found in walk(node) if isinstance(found, Append))
 
 
+def grown_lists(loop: "Loop") -> frozenset:
+    """The lists a loop appends values to and also reads or writes by index (``fib.append(fib[-1]
+    + fib[-2])``): the kernel's buffer of the list is its growing buffer (codegen: a grown
+    list)."""
+    return frozenset(loop.appended) & {use.name for use in loop.arrays}
+
+
 def rebound_names(node) -> frozenset:
     """The array names some ``Rebind`` below ``node`` exchanges."""
     return frozenset(name for found in walk(node) if isinstance(found, Rebind) for name in found.targets)

@@ -12,12 +12,12 @@ from .cachefile import sha256   # not hashlib: OpenSSL's import costs a warm run
 
 FOLDER = os.path.dirname(os.path.abspath(__file__))
 INSTALLED_NAME = "_marshal"   # runtime/_marshal<the interpreter's extension suffix>
-PARTS = ("marshal_lists.c", "marshal_snapshots.c", "marshal_fields.c")   # the files marshal.c includes
+PARTS = ("marshal_lists.c", "marshal_appends.c", "marshal_snapshots.c", "marshal_fields.c")   # the files marshal.c includes
 
 
 def helper_source() -> str:
-    """marshal.c with the parts it includes (marshal_lists.c, marshal_snapshots.c, marshal_fields.c) in their
-    places: one translation unit, its text whole here, so that the keys cover every file."""
+    """marshal.c with the parts it includes (``PARTS``) in their places: one translation unit,
+    its text whole here, so that the keys cover every file."""
     with open(os.path.join(FOLDER, "marshal.c")) as handle:
         source = handle.read()
     for part in PARTS:

@@ -108,6 +108,7 @@ int mg_watch_interrupts(void) {
 /* Lists element by element: unbox_level, box_level, list_shape.  helper_source.py puts the
  * file in here before compiling, so that the cache key covers it (setup.py's build includes it). */
 #include "marshal_lists.c"
+#include "marshal_appends.c"
 
 /* The key of the source a build at install was compiled from (setup.py defines it):
  * marshal.py uses that build only where it is this source's (helper_source.helper_key). */
@@ -345,7 +346,9 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
             continue;
         }
         if (fields[0] == KIND_NDARRAY || fields[0] == KIND_SHADOW) continue;
-        if (is_target(&targets, obj)
+        int64_t owner = target_owner(&targets, obj);   /* a list grown in place is its own array, no other */
+        const int64_t *grower = owner >= 0 ? plan + MG_PLAN_HEADER + owner * MG_ARRAY_FIELDS : NULL;
+        if ((grower != NULL && !(grower[1] == 0 && grower[4] == k))
                 || (fields[1] >= 2 && PyList_CheckExact(obj) && holds_any(obj, (int)fields[1] - 1, &targets))) {
             result = MG_GUARD_APPENDED;
             goto done;

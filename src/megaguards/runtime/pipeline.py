@@ -16,7 +16,7 @@ from .. import record as records
 from ..record import record
 from ..analysis.bounds import HoistFacts, hoist_checks, touched_box
 from ..analysis.features import LoopTemplate, loop_template
-from ..analysis.typeinfer import ArrayInfo, TypedLoop, infer_types
+from ..analysis.typeinfer import ArrayInfo, TypedLoop, grown_lists, infer_types
 from ..codegen.layout import Layout, plan_layout
 from ..errors import Unsupported
 from ..ir import nodes as ir
@@ -125,7 +125,10 @@ def analyse(loop: ir.Loop, live_outs: tuple, signature: Signature, options) -> A
         return Rejected.of(unsupported, "types")
     lap("type inference")
     typed_live_outs = tuple(name for name in live_outs if name in typed.variables)
-    facts = hoist_checks(typed) if options.hoist else None
+    # A list that grows in place changes its length as the loop runs: its checks stay in the
+    # loop (none hoisted on its length at entry), and the loop on one core (its appends in order).
+    grown = grown_lists(typed)
+    facts = hoist_checks(typed) if options.hoist and not grown else None
     boxed = touched_box(typed, facts) if facts is not None and not facts.empty else frozenset()
     layout = plan_layout(typed, tuple(signature.scalars), typed_live_outs, len(facts.loops) if facts else 0, boxed)
     lap("bounds and layout")
@@ -141,7 +144,8 @@ def analyse(loop: ir.Loop, live_outs: tuple, signature: Signature, options) -> A
         reasons = tuple(Reason("parallel", text) for text in plan.reasons)
     else:
         rendered = cached_render(typed, layout, facts, None, options.threads, options.parallel_work, key)
-        reasons = ()
+        reasons = tuple(Reason("parallel", f"it appends to '{name}' and indexes it: one core, in order")
+                        for name in sorted(grown) if options.parallel)
     lap("parallel plan and render")
     return Analysed(signature, typed, typed_live_outs, facts, layout, key, plan, template, rendered,
                     wants_lazy and plan is not None and bool(plan.loops), reasons, tuple(lap.laps))

@@ -9,6 +9,7 @@ from ...record import record
 from ...analysis.bounds import strided_loop
 from ...analysis.compensation import compensation_of
 from ...ir.types import buffer_ctype
+from ..array_statements import unseed_grown
 from ..prologue import PrologueWriter, box_name
 from ..spelling import array_name, c_name, zero_of
 from .base import FLOAT_ARITHMETIC, FLOAT_HELPERS, INTEGER_HELPERS, PRELUDE, Target
@@ -78,6 +79,7 @@ def write_cpu_kernel(renderer) -> RenderedKernel:
         emit(1, "if (mg_fp_mask && !mg_err && (mg_numpy_categories(fetestexcept(FE_ALL_EXCEPT) | mg_fp_seen) "
                 "& mg_fp_mask)) mg_err = MG_ERR_FLOAT_STATUS;")
     emit(1, "if (mg_err) return mg_err;")
+    unseed_grown(renderer)
     for name, (bank, slot) in layout.scalars.items():
         if name in layout.assigned_flags:
             if typed.variables[name].is_complex:
