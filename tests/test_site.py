@@ -291,7 +291,7 @@ def test_a_loop_site_slower_compiled_goes_back_to_cpython(loop_clock):
     assert compiled_entries(fast, [([1, 2, 3],)] * 70) == [1, 2, 3, 4, 16, 33, 66]
     [backing_off] = sites_of(fast)[0]["backoff"]
     assert backing_off["cause"] == "slower" and backing_off["failures"] == 4
-    assert backing_off["reason"].startswith("compiled slower than CPython for size ((3,), (")
+    assert backing_off["reason"].startswith("compiled slower than CPython for arrays of 2..3 elements")
     assert sites_of(fast)[0]["fallback_runs"] == 70 - 7
 
 
@@ -309,6 +309,27 @@ def test_a_loop_site_faster_compiled_or_too_long_to_compare_stays_compiled(loop_
     loop_clock[1] = 1e-3     # 1 ms an entry: never compared with CPython (a probe could cost far more)
     assert compiled_entries(slow, [([4, 5],)] * 20) == list(range(1, 21))
     assert "backoff" not in sites_of(slow)[0]
+
+
+def test_a_list_growing_at_every_entry_backs_off_by_size_class(loop_clock, monkeypatch):
+    """A list one longer at each entry (the primes found so far, tried by each candidate):
+    sizes are compared by class (bit length), so the site backs off instead of meeting a new
+    size at every entry; and while every class met is slower, the entries backing off are
+    the rewritten code's skips, not calls of the site."""
+    calls = []
+    entered = site_module.Site.__call__
+
+    def counted(self, values):
+        calls.append(1)
+        return entered(self, values)
+    monkeypatch.setattr(site_module.Site, "__call__", counted)
+    fast = megaguards.jit(add_up)
+    compiled = compiled_entries(fast, [(list(range(k)),) for k in range(1, 301)])
+    assert len(compiled) <= 40, compiled   # before: every entry (a new size each time)
+    assert len(calls) <= 120, len(calls)
+    reasons = [record["reason"] for record in sites_of(fast)[0]["backoff"]]
+    assert any(reason.startswith("compiled slower than CPython for arrays of 128..255 elements")
+               for reason in reasons), reasons
 
 
 def test_a_long_compiled_entry_slower_than_estimated_is_compared_at_once(loop_clock, monkeypatch):

@@ -78,9 +78,14 @@ class LoopSpeeds:
         self.cleared = 0                 # longer entries suspected, then measured faster compiled
 
     def size(self, values: tuple) -> tuple:
-        return (tuple([len(values[p]) if type(values[p]) is list else getattr(values[p], "shape", None)
+        """The entry's size class: the bit length of each array's length (each dimension of an
+        array with a shape) and of each int that sets a trip count.  A class, not the exact
+        sizes: a list that grows by one at each entry (primes tried against the primes found
+        so far) would otherwise meet a new size at almost every entry, never compared."""
+        return (tuple([len(values[p]).bit_length() if type(values[p]) is list
+                       else tuple(d.bit_length() for d in getattr(values[p], "shape", ()))
                        for p in self.arrays]),
-                tuple([values[p] for p in self.trips if type(values[p]) is int]))
+                tuple([values[p].bit_length() for p in self.trips if type(values[p]) is int]))
 
     def wants_cpython(self, size: tuple, site) -> bool:
         """Should this entry of ``site`` run in CPython (timed when it probes)?  The probe
@@ -123,15 +128,16 @@ class LoopSpeeds:
         speed.compiled(seconds)
         return speed
 
-    def timed(self) -> None:
-        """The original loop of a probe ended: book its time."""
+    def timed(self) -> Speed | None:
+        """The original loop of a probe ended: book its time; the size's Speed (None: no probe)."""
         ended, started, speed = clock(), self.probe_started, self.probe_speed
         if started is None:
-            return
+            return None
         self.end_probe()
         speed.cpython(ended - started)
         if speed.probe_runs == 1 and speed.cpython_runs == 1 and not speed.slower:
             self.cleared += 1   # a suspect found faster compiled
+        return speed
 
     def end_probe(self) -> None:
         process = current_process()
@@ -141,4 +147,18 @@ class LoopSpeeds:
         set_probing(process)
 
     def slower_speeds(self) -> list[tuple[str, Speed]]:
-        return [(f"size {size}", speed) for size, speed in self.by_size.items() if speed.slower]
+        return [(describe_size(size), speed) for size, speed in self.by_size.items() if speed.slower]
+
+
+def describe_size(size: tuple) -> str:
+    """A size class (``LoopSpeeds.size``) as the report says it: "arrays of 4..7 and
+    64..127 elements, trips 8..15"."""
+    def span(bits) -> str:
+        if isinstance(bits, tuple):
+            return " x ".join(span(b) for b in bits) or "0-D"
+        low = 0 if bits == 0 else 1 << (bits - 1)
+        return f"{low}..{max(2 * low - 1, 0)}"
+    arrays, trips = size
+    parts = [f"arrays of {' and '.join(span(b) for b in arrays)} elements"] if arrays else []
+    parts += [f"trips {', '.join(span(b) for b in trips)}"] if trips else []
+    return ", ".join(parts) or "every size"

@@ -149,7 +149,18 @@ class Site(Reporting):
                                               tuple(p for p, name in enumerate(live_ins) if name in trips))
         speed = speeds.compiled(speeds.size(values) if size is None else size, seconds,
                                 lambda: self.estimated_cpython(values))
-        if speed is not None and speed.countdown and not speeds.mixed:
+        self.skip_slower(speed)
+
+    def skip_slower(self, speed) -> None:
+        """A size class found slower compiled backs off by the rewritten code's skip (one test
+        an entry, no size read, no timed run) where no class compared is faster compiled:
+        entries of another size wait for the skip's end (a list that grows at every entry
+        meets a new class at every doubling: each of its entries would otherwise pay the
+        site's call)."""
+        speeds = self.speeds
+        if speed is not None and speed.countdown and (
+                not speeds.mixed or all(known.slower for known in speeds.by_size.values()
+                                        if known.cpython_runs >= known.probe_runs)):   # (compared)
             self.skip_class = None
             self.skipping = self.booked = speed.countdown
             speed.countdown = 0
@@ -455,7 +466,7 @@ def timed(site_key, _sites=REGISTRY.table) -> None:
     runtime/tiering.py)."""
     site = _sites[site_key]
     if site.speeds is not None:
-        site.speeds.timed()
+        site.skip_slower(site.speeds.timed())
     if site.tiering is not DECIDED or current_process().open_timings:
         timed_run_ended(site)
 
