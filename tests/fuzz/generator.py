@@ -18,7 +18,9 @@ What the programs contain (see the issue "differential fuzzing"):
   ``if``/``elif``/``else``; ``break``/``continue``; ``return`` or ``raise`` from inside the loops and
   ``for ... else`` (feature ``exits``); in a quarter of the programs a list ``out`` the
   loops append floats to (``out.append(e)``, ``out += [e]``; feature ``appends``; in half of
-  those ``out`` starts with a value and is read back as it grows, feature ``grown``), both
+  those ``out`` starts with a value and is read back as it grows, feature ``grown``); at a
+  loop body's end, now and then, two rows of a list of lists exchanged (``A[i], A[p] =
+  A[p], A[i]``, feature ``rowswaps``), each
   drawn from a stream of their own, so that ``avoid`` gives the earlier programs; in a
   fifth of the programs, lists of floats whose whole-number elements are often ints
   (feature ``mixed``, a stream of its own too); between the top-level loops, folds of
@@ -159,6 +161,7 @@ class Generator(ExpressionGeneration, HelperGeneration, StatementGeneration, Inp
         # Double buffers (``a, b = b, a`` at a loop body's end) draw from a stream of their
         # own: every other choice, and so every earlier seed's program, stays as it was.
         self.swap_rng = random.Random(f"swaps {seed}")
+        self.rowswap_rng = random.Random(f"row swaps {seed}")   # rows of a table exchanged (RowSwap)
         # Early exits (``return`` inside loops, ``for ... else``) and a list the loops append
         # to (issue 29's items 2 and 3): streams of their own too.
         self.exit_rng = random.Random(f"exits {seed}")
@@ -389,6 +392,7 @@ class Generator(ExpressionGeneration, HelperGeneration, StatementGeneration, Inp
 
 
 FEATURES = ("readonly", "longrange", "reduction", "containerswitch", "helpers", "cells", "exits", "appends", "grown",
+            "rowswaps",
             "mixed", "folds", "tuples", "scratch", "displays", "rows", "keyed")  # what ``avoid`` may name
 
 

@@ -368,6 +368,19 @@ class StatementGeneration:
             first, second = r.sample(r.choice(pairs), 2)
             self.emit(depth, f"{first}, {second} = {second}, {first}")
 
+    def row_swap(self, var: str, depth: int) -> None:
+        """Sometimes, at a loop body's end, exchange two rows of a list of lists (``A[i], A[p]
+        = A[p], A[i]``: compiled as a RowSwap where the loop indexes it as a table, else
+        CPython's path; an index out of range raises IndexError), from a stream of its own."""
+        g = self.rowswap_rng
+        tables = [a.name for a in self.arrays if a.container == "list" and a.rank == 2]
+        if "rowswaps" in self.avoid or not tables or g.random() >= 0.25:
+            return
+        name = g.choice(tables)
+        first = f"{var} % len({name})"
+        second = g.choice(["0", "-1", f"({var} + 1) % len({name})", "k", f"-1 - {var} % len({name})"])
+        self.emit(depth, f"{name}[{first}], {name}[{second}] = {name}[{second}], {name}[{first}]")
+
     def while_loop(self, scope: Scope, depth: int, loop_depth: int) -> None:
         r = self.rng
         counter = self.temp()
@@ -416,6 +429,7 @@ class StatementGeneration:
         self.display_loop(inner, depth + 1, loop_depth + 1)
         self.appended(inner, depth + 1)
         self.swap(depth + 1)
+        self.row_swap(var, depth + 1)
         self.loop_else(depth)
         if loop_depth > 0 and r.random() < 0.2:  # the variable after its (maybe zero-trip) loop
             self.emit(depth, f"acc = acc + {var}")

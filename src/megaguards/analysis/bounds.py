@@ -424,7 +424,9 @@ def touched_box(typed: TypedLoop, facts: HoistFacts) -> frozenset:
     ``len(a[k])`` reads (another row than the first) is unboxed whole: only the rows
     unboxed are checked to have the first row's length."""
     # Swapped lists are touched under each other's names: unboxed whole.
-    candidates = {name for name, info in typed.arrays.items() if info.is_list} - ir.rebound_names(typed.body)
+    # A table whose rows are swapped is touched in the order of its row map: unboxed whole.
+    candidates = {name for name, info in typed.arrays.items() if info.is_list} - ir.rebound_names(typed.body) \
+        - ir.swapped_tables(typed.body)
     for node in ir.walk(typed.body):
         if isinstance(node, (ir.Load, ir.Store)) and node.array in candidates:
             if len(node.indices) != typed.arrays[node.array].rank or any(facts.index(node, dim) is None for dim in range(len(node.indices))):

@@ -248,6 +248,8 @@ def _cpu_only(typed) -> str:
     CPU ("": it has none)."""
     if typed.appended:
         return f"appending to {', '.join(repr(name) for name in sorted(typed.appended))} runs on the CPU only"
+    if ir.swapped_tables(typed.body):
+        return f"rows of {', '.join(repr(n) for n in sorted(ir.swapped_tables(typed.body)))} swapped: on the CPU only"
     texts = sorted(name for name, info in typed.arrays.items() if info.read_only)
     if texts:
         return f"str or bytes {', '.join(ir.describe_name(n) for n in texts)} runs on the CPU only"

@@ -214,6 +214,8 @@ class _Planner:
             return "'break' (or 'return') leaves it early"
         if ir.rebound_names(loop):
             return "it swaps arrays (a, b = b, a): each iteration works on what the one before left"
+        if ir.swapped_tables(loop):
+            return f"it swaps rows of {', '.join(repr(t) for t in sorted(ir.swapped_tables(loop)))}: in order"
         appended = tuple(sorted(ir.appends_in(loop)))   # each thread's share collected, joined in order
         shown = ", ".join(repr(name) for name in appended if not name.startswith("mg_"))   # (not the hidden lists)
         private_arrays = _private_arrays(loop, self.typed, self.groups)

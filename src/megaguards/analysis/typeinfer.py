@@ -204,6 +204,17 @@ class _Inference:
             self.appends[node.array] = self.appends.get(node.array, TypeSet()) | value
             if isinstance(node, ir.AppendRow):
                 self.row_lists[node.array] = node.row
+        elif isinstance(node, ir.RowSwap):
+            if self.arrays[node.array].rank != 2 or not self.arrays[node.array].is_list \
+                    or self.arrays[node.array].buffer or self.arrays[node.array].read_only:
+                raise Unsupported(f"rows of {ir.describe_name(node.array)} swapped: a compiled loop swaps the rows "
+                                  "of a list of lists", node.line, node.col)
+            if any(other != node.array and self.groups.get(other, other) == self.groups.get(node.array, node.array)
+                   for other in self.arrays):
+                raise Unsupported(f"rows of {ir.describe_name(node.array)} swapped while the loop names it twice",
+                                  node.line, node.col)
+            self.integral(node.first, "the index of a row swapped")
+            self.integral(node.second, "the index of a row swapped")
         elif isinstance(node, ir.Rebind):
             kinds = {self.arrays[name] for name in node.targets}
             if len(kinds) > 1:   # one name would hold arrays of two element types, ranks or layouts

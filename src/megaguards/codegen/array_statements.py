@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..analysis.typeinfer import grown_lists
 from ..ir import nodes as ir
 from ..ir.types import Scalar, buffer_ctype
+from .layout import row_map_name
 from .spelling import ERR, array_name, growing_name
 
 
@@ -28,6 +29,20 @@ def render_rebind(renderer, node: ir.Rebind, depth: int) -> None:
         renderer.emit(depth + 1, f"mg_ints[{renderer.layout.rebound[target]}] = mg_swap{k}_which;")
     renderer.emit(depth, "}")
 
+def declare_growing(renderer) -> None:
+    """The kernel's growing buffers (lists appended to, tables' row maps)."""
+    for name, index in renderer.layout.growing.items():
+        renderer.emit(1, f"mg_growing *{growing_name(name)} = (mg_growing *)mg_arrays[{index}];")
+
+
+def seed_growing(renderer) -> None:
+    """Right before the loop (after the prologue: its mode-1 call, the GPU host's and the
+    selector's, has no growing buffers): the grown lists seeded with their elements, the row
+    maps with their tables' rows in order."""
+    seed_grown(renderer)
+    seed_row_maps(renderer)
+
+
 def seed_grown(renderer) -> None:
     """A list grown in place (typeinfer.grown_lists): its growing buffer starts with its
     elements and the kernel indexes that buffer, its length the buffer's."""
@@ -37,6 +52,28 @@ def seed_grown(renderer) -> None:
         renderer.emit(1, f"if (!mg_grow_seed({growing_name(name)}, (const char *){array}, {array}_n0, "
                          f"sizeof({ctype}))) return MG_ERR_MEMORY;")
         renderer.emit(1, f"{array} = ({ctype} *){growing_name(name)}->data;")
+
+
+def seed_row_maps(renderer) -> None:
+    """Each table whose rows the loop swaps (ir.RowSwap) is indexed through its row map."""
+    for name in sorted(ir.swapped_tables(renderer.typed.body)):
+        array, rows = array_name(name), growing_name(row_map_name(name))
+        renderer.emit(1, f"if (!mg_grow_rows({rows}, {array}_n0)) return MG_ERR_MEMORY;")
+        renderer.emit(1, f"int64_t *const mg_rows_{array} = (int64_t *){rows}->data;")
+
+
+def render_row_swap(renderer, node: ir.RowSwap, depth: int) -> None:
+    """``a[i], a[j] = a[j], a[i]``: the row map's two entries exchange (each subscript checked
+    and wrapped as Python's indexing does; an IndexError leaves the map as it was)."""
+    array = array_name(node.array)
+    first, second = renderer.fresh("row"), renderer.fresh("row")
+    renderer.checks += 1
+    renderer.emit(depth, f"const int64_t {second} = mg_index({renderer.convert(node.second, Scalar.PY_INT)}, "
+                         f"{array}_n0, {ERR});")
+    renderer.emit(depth, f"const int64_t {first} = mg_index({renderer.convert(node.first, Scalar.PY_INT)}, "
+                         f"{array}_n0, {ERR});")
+    renderer.emit(depth, f"if (!mg_err) {{ const int64_t mg_held = mg_rows_{array}[{first}]; "
+                         f"mg_rows_{array}[{first}] = mg_rows_{array}[{second}]; mg_rows_{array}[{second}] = mg_held; }}")
 
 
 def unseed_grown(renderer) -> None:

@@ -169,8 +169,15 @@ def plan_layout(typed: TypedLoop, live_ins: tuple[str, ...], live_outs: tuple[st
         keyed[name] = next_int
         next_int += 2
     growing = {name: len(arrays) + len(shadows) + k for k, name in enumerate(typed.appended)}
+    for name in sorted(ir.swapped_tables(typed.body)):   # a table's row map (ir.RowSwap), after the lists
+        growing[row_map_name(name)] = len(arrays) + len(shadows) + len(growing)
     return Layout(arrays, dims, scalars, flags, tags, precondition, shadows, in_place, mode, intervals,
                   next_int, next_float, interrupt, boxes, float_status, rebound, growing, team_slot=team, keyed=keyed)
+
+
+def row_map_name(table: str) -> str:
+    """The growing buffer (``Layout.growing``) holding the order of a table's rows (ir.RowSwap)."""
+    return f"{table}#rows"
 
 
 BOX_TAGS = {scalar: tag for tag, scalar in enumerate(Scalar)}
@@ -195,7 +202,9 @@ def marshalling_plan(layout: Layout, typed: TypedLoop, written: tuple, is_list: 
                  layout.dims[f"{name}#shadow"], -1]
     for name in layout.growing:
         row = typed.row_lists.get(name)
-        if name in typed.keyed:   # rank 2: the buffer holds keys, the values buffer (its entry) their values
+        if name.endswith("#rows"):   # rank 3: the order of the rows of the table at field 3 (ir.RowSwap)
+            plan += [ArrayKind.GROWING, 3, ArrayKind.LIST_INT, layout.arrays.index(name[:-len("#rows")]), 0, -1]
+        elif name in typed.keyed:   # rank 2: the buffer holds keys, the values buffer (its entry) their values
             values, _ = typed.keyed[name]
             plan += [ArrayKind.GROWING, 2, list_kind(typed.appended[values]), layout.growing[values],
                      layout.keyed[name], -1]

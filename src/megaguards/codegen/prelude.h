@@ -561,6 +561,16 @@ static void mg_grow_unseed(mg_growing *g, char *items, int64_t count, int64_t si
     __builtin_memmove(g->data, g->data + count * size, (__SIZE_TYPE__)((g->length - count) * size));
     g->length -= count;
 }
+/* The order of a table's rows (ir.RowSwap): row r of the table is row map[r] of its buffer,
+ * the identity at entry; marshal.c puts the list's rows in this order after a clean run.
+ * 0: memory ran out. */
+static int mg_grow_rows(mg_growing *g, int64_t rows) {
+    char *data = (char *)realloc(g->data, (size_t)((rows ? rows : 1) * (int64_t)sizeof(int64_t)));
+    if (data == NULL) return 0;
+    for (int64_t r = 0; r < rows; r++) ((int64_t *)data)[r] = r;
+    g->data = data; g->length = g->capacity = rows;
+    return 1;
+}
 /* A parallel loop's thread's values (``from``, freed) joined to the kernel's buffer, threads in
  * order: the iteration order.  ``shift`` is added to each int64 item (where a built row ends,
  * past the values joined before).  0: memory ran out. */

@@ -20,10 +20,10 @@ from ..analysis.parallel import ParallelPlan
 from ..analysis.typeinfer import TypedLoop
 from ..ir import nodes as ir
 from ..ir.types import Scalar, buffer_ctype
-from .array_statements import render_append, render_rebind, seed_grown, stored_in_buffer
+from .array_statements import declare_growing, render_append, render_rebind, render_row_swap, stored_in_buffer
 from .calls import render_call
 from .layout import BOX_TAGS, Layout
-from .spelling import ERR, array_name, c_name, growing_name
+from .spelling import ERR, array_name, c_name
 from .targets.base import Target
 from .targets.cuda import CUDA, CudaKernel
 
@@ -53,6 +53,7 @@ class Renderer:
         self.layout = layout
         self.target = target
         self.entry = entry
+        self.swapped = ir.swapped_tables(typed.body)   # tables indexed through their row maps
         self.lines: list[str] = []
         self.checks = 0
         self.labels = 0
@@ -82,9 +83,7 @@ class Renderer:
                     self.emit(1, f"const int64_t {array_name(name)}_s{d} = 1;")
                 else:
                     self.emit(1, f"{qualifier}int64_t {array_name(name)}_s{d} = mg_ints[{base + info.rank + d}];")
-        for name, index in self.layout.growing.items():
-            self.emit(1, f"mg_growing *{growing_name(name)} = (mg_growing *)mg_arrays[{index}];")
-        seed_grown(self)
+        declare_growing(self)
 
     # -- statements ----------------------------------------------------------------
     def block(self, statements, depth: int) -> None:
@@ -145,6 +144,9 @@ class Renderer:
             self.guarded(depth, before)
         elif isinstance(node, ir.Rebind):
             render_rebind(self, node, depth)
+        elif isinstance(node, ir.RowSwap):
+            render_row_swap(self, node, depth)
+            self.guarded(depth, before)
         elif isinstance(node, ir.If):
             test = self.truth(node.test)
             if self.checks != before:
@@ -282,7 +284,10 @@ class Renderer:
     # -- arrays ------------------------------------------------------------------------
     def element_address(self, access: ir.Load | ir.Store) -> str:
         name = array_name(access.array)
-        terms = [f"{position} * {name}_s{d}" for d, position in enumerate(self.positions(access))]
+        positions = self.positions(access)
+        if access.array in self.swapped:   # a table whose rows the loop swaps: row r is the map's
+            positions[0] = f"mg_rows_{name}[{positions[0]}]"
+        terms = [f"{position} * {name}_s{d}" for d, position in enumerate(positions)]
         return f"{name}[{' + '.join(terms)}]"
 
     def positions(self, access: ir.Load | ir.Store) -> list[str]:

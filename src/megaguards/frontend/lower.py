@@ -13,6 +13,7 @@ from ..errors import Unsupported
 from ..ir import nodes as ir
 from . import desugar, early_exits, fields, object_uses
 from .appends import AppendLowering, grows_in_place
+from .row_swaps import RowSwapLowering, check_swapped
 from .built_rows import built_rows
 from .lower_calls import NO_RETURN_VALUE, CallLowering, Resolver, _Callee, _Objects, _Row, array_arguments, \
     float_text, item_call
@@ -25,7 +26,7 @@ UNARY = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "not"}
 COMPARE = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
 
-class _Lowerer(CallLowering, AppendLowering, fields.FieldLowering):
+class _Lowerer(CallLowering, AppendLowering, RowSwapLowering, fields.FieldLowering):
     def __init__(self, resolve: Resolver | None = None) -> None:
         self.resolve = resolve
         self.callees: list[_Callee] = []       # the inlined calls being lowered, innermost last
@@ -50,6 +51,7 @@ class _Lowerer(CallLowering, AppendLowering, fields.FieldLowering):
         self.joined_rows: dict[str, str] = {}  # ... those joined by a ``table.append(row)`` lowered
         self.values_appended: set[str] = set()   # lists given values (not rows) by some Append
         self.appended_in_calls: set[str] = set()   # lists an inlined function appends to
+        self.swapped_rows: set[str] = set()        # tables whose rows a RowSwap exchanges
         self.keyed: dict[str, tuple] = {}   # table of ``table[k].append(v)`` -> (hidden values list, source)
         # ``for row in table`` at the site's own level: the name of each row used as an array (a
         # ``_Row`` of ``table``, its elements read in place), inside its loop's body only.
@@ -196,6 +198,9 @@ class _Lowerer(CallLowering, AppendLowering, fields.FieldLowering):
             alias = self.object_variable(targets, value_node, node)
         if alias is not None:
             return alias
+        swap = self.row_swap(targets, value_node, node)
+        if swap is not None:
+            return [swap]
         rebind = self.rebind(targets, value_node, node)
         if rebind is not None:
             return [rebind]
@@ -498,6 +503,7 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
     """Lower one site's loop; raises ``Unsupported`` (with the location) if it cannot.
     ``resolve`` finds the user-defined functions the loop calls (they are inlined)."""
     lowerer = _Lowerer(resolve)
+    lowerer.site_loop = loop
     lowerer.row_names = row_candidates(loop, resolve)
     lowerer.built_rows = built_rows(loop)
     lowerer.objects = object_uses.with_method_fields(object_uses.object_uses(loop), resolve)
@@ -506,6 +512,7 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
     body = lowerer.range_loop(loop)
     arrays = lowerer.array_uses()
     fields.check_shared_fields(arrays, lowerer.scalar_reads, lowerer.assigned)
+    check_swapped(lowerer, arrays)
     array_names = {a.name for a in arrays}
     scalars = tuple(n for n in lowerer.scalar_reads if n not in array_names and n not in lowerer.functions)
     assigned = tuple(n for n in lowerer.assigned if not n.startswith("mg_tmp"))

@@ -413,7 +413,10 @@ class Binder:
         self.widths = tuple((k, a.rank, a.width) for k, a in enumerate(loop.arrays) if a.width)
         # A row the loop builds (``row = []`` ... ``table.append(row)``) has no list before the run
         # ends: None takes its place; (the row, its table's position among the appended).
-        self.appended_getters = tuple(_nothing if path in built else _getter(path, index) for path in loop.appended)
+        # ... then each table whose rows the loop swaps (ir.RowSwap): marshal.c orders its rows.
+        self.appended_getters = tuple(_nothing if path in built else _getter(path, index) for path in loop.appended) \
+            + tuple(_getter(path, index) for path in sorted(ir.swapped_tables(loop.body)))
+        self.appended_count = len(loop.appended)
         self.row_tables = tuple((row, loop.appended.index(table)) for row, table in loop.built_rows)
         self.row_slots = frozenset(k for k, path in enumerate(loop.appended) if path in built)
         self.keyed_slots = frozenset(loop.appended.index(table) for table, _, _ in loop.keyed)
@@ -486,7 +489,7 @@ class Binder:
         mixed = frozenset(k for k, value in enumerate(arrays) if id(value) in mixed_lists) if mixed_lists else NONE
         appended = tuple([get(values) for get in self.appended_getters]) if self.appended_getters else ()
         for position, value in enumerate(appended):
-            if position in self.row_slots:   # a built row's place
+            if position in self.row_slots or position >= self.appended_count:   # a built row's place, a table
                 continue
             if position in self.keyed_slots:   # its rows and keys: marshal.c (table_rows)
                 if type(value) is not list and type(value) is not dict:

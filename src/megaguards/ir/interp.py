@@ -91,6 +91,9 @@ class _Machine:
         elif isinstance(node, ir.Append):   # the list itself, by name among the arrays (a built row: aside)
             target = self.arrays.get(node.array)
             (self.rows.setdefault(node.array, []) if target is None else target).append(self.expression(node.value))
+        elif isinstance(node, ir.RowSwap):   # the table's two rows exchange places, as the tuple assignment does
+            table, first, second = self.arrays[node.array], self.expression(node.first), self.expression(node.second)
+            table[first], table[second] = table[second], table[first]
         elif isinstance(node, ir.Rebind):
             named = [self.arrays[source] for source in node.sources]
             self.arrays.update(zip(node.targets, named))

@@ -169,6 +169,18 @@ class Rebind(Stmt):
 
 
 @record
+class RowSwap(Stmt):
+    """``a[i], a[j] = a[j], a[i]`` on a table (a list of rows): the rows exchange places, each
+    row object unchanged.  The kernel indexes the table through a map of its rows (codegen:
+    ``mg_rows_``), which the swap changes; after a clean run marshal.c puts the list's row
+    objects in the map's order.  Never in a parallel loop, never on the GPU."""
+
+    array: str
+    first: Expr
+    second: Expr
+
+
+@record
 class If(Stmt):
     test: Expr
     body: tuple[Stmt, ...]
@@ -375,6 +387,11 @@ def grown_lists(loop: "Loop") -> frozenset:
     + fib[-2])``): the kernel's buffer of the list is its growing buffer (codegen: a grown
     list)."""
     return frozenset(loop.appended) & {use.name for use in loop.arrays}
+
+
+def swapped_tables(node) -> frozenset:
+    """The tables whose rows some ``RowSwap`` below ``node`` exchanges."""
+    return frozenset(found.array for found in walk(node) if isinstance(found, RowSwap))
 
 
 def rebound_names(node) -> frozenset:

@@ -93,6 +93,10 @@ def _statement(node: ir.Stmt, depth: int) -> list[str]:
         return [_line(depth, f"{node.target} = {format_expression(node.value)}", node, node.value)]
     if isinstance(node, ir.Store):
         return [_line(depth, f"{node.array}[{_list(node.indices)}] = {format_expression(node.value)}", node, node.value)]
+    if isinstance(node, ir.RowSwap):
+        first, second = format_expression(node.first), format_expression(node.second)
+        return [_line(depth, f"{node.array}[{first}], {node.array}[{second}] = {node.array}[{second}], "
+                             f"{node.array}[{first}]  # rows swapped", node)]
     if isinstance(node, ir.Rebind):
         return [_line(depth, f"{', '.join(node.targets)} = {', '.join(node.sources)}  # arrays swapped", node)]
     if isinstance(node, ir.AppendAt):

@@ -303,6 +303,7 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
         if (kind == KIND_SHADOW && obj == Py_None) continue;
         if (kind == KIND_GROWING) {
             pointers[k] = (char *)&grown[k];
+            if (rank == 3) { growing++; continue; }   /* a table's row order (the kernel fills it) */
             if (rank == 2) {   /* a table of table[key].append(v): its rows' count, a dict's keys 0 .. m-1 */
                 int bad = table_rows(obj, &targets, k);
                 if (bad) { result = bad < 0 ? MG_PYERROR : MG_GUARD_KEYED; if (bad < 0) PyErr_NoMemory(); goto done; }
@@ -454,7 +455,8 @@ int mg_enter(PyObject *arrays, PyObject *scalars, const int64_t *plan, void *ker
     for (int64_t k = 0; growing && k < n_arrays; k++, entry += MG_ARRAY_FIELDS) {
         PyObject *list = PyTuple_GET_ITEM(arrays, k);
         if (entry[0] != KIND_GROWING || list == Py_None) continue;
-        int failed = entry[1] == 2 ? append_keyed(list, &grown[k], arrays, plan + MG_PLAN_HEADER
+        int failed = entry[1] == 3 ? order_rows(list, &grown[k])
+                   : entry[1] == 2 ? append_keyed(list, &grown[k], arrays, plan + MG_PLAN_HEADER
                                                    + entry[3] * MG_ARRAY_FIELDS, &grown[entry[3]])
                    : entry[1] ? append_rows(list, &grown[k], entry[3] >= 0 ? &grown[entry[3]] : NULL, (int)entry[2])
                    : append_collected(list, arrays, entry, &grown[k]);

@@ -202,3 +202,21 @@ static int append_keyed(PyObject *table, const mg_growing *keys, PyObject *array
     }
     return 0;
 }
+
+/* A table whose rows the loop swapped (ir.RowSwap): row r becomes the row object that was at
+ * ``map[r]``, each object itself unchanged (its elements were boxed back in place), as
+ * CPython's swaps leave them.  -1 where the map does not fit the table (nothing changed). */
+static int order_rows(PyObject *table, const mg_growing *map) {
+    Py_ssize_t rows = PyList_GET_SIZE(table);
+    const int64_t *order = (const int64_t *)map->data;
+    if (!PyList_CheckExact(table) || map->length != rows) return -1;
+    for (Py_ssize_t r = 0; r < rows; r++)
+        if (order[r] < 0 || order[r] >= rows) return -1;
+    PyObject **held = (PyObject **)malloc((size_t)(rows ? rows : 1) * sizeof(PyObject *));
+    if (held == NULL) return -1;
+    PyObject **items = ((PyListObject *)table)->ob_item;
+    memcpy(held, items, (size_t)rows * sizeof(PyObject *));
+    for (Py_ssize_t r = 0; r < rows; r++) items[r] = held[order[r]];
+    free(held);
+    return 0;
+}

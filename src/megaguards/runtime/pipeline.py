@@ -146,6 +146,7 @@ def analyse(loop: ir.Loop, live_outs: tuple, signature: Signature, options) -> A
         rendered = cached_render(typed, layout, facts, None, options.threads, options.parallel_work, key)
         reasons = tuple(Reason("parallel", f"it appends to '{name}' and indexes it: one core, in order")
                         for name in sorted(grown) if options.parallel)
+
     lap("parallel plan and render")
     return Analysed(signature, typed, typed_live_outs, facts, layout, key, plan, template, rendered,
                     wants_lazy and plan is not None and bool(plan.loops), reasons, tuple(lap.laps))

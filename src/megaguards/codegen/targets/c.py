@@ -9,7 +9,7 @@ from ...record import record
 from ...analysis.bounds import strided_loop
 from ...analysis.compensation import compensation_of
 from ...ir.types import buffer_ctype
-from ..array_statements import unseed_grown
+from ..array_statements import seed_growing, unseed_grown
 from ..prologue import PrologueWriter, box_name
 from ..spelling import array_name, c_name, zero_of
 from .base import FLOAT_ARITHMETIC, FLOAT_HELPERS, INTEGER_HELPERS, PRELUDE, Target
@@ -45,6 +45,7 @@ def write_cpu_kernel(renderer) -> RenderedKernel:
     preconditions: list[str] = []
     if renderer.facts is None:
         placeholder = _shadow_switch(renderer)
+        seed_growing(renderer)
         before = renderer.checks
         renderer.statement(typed.body, 1)
         checks = renderer.checks - before
@@ -53,6 +54,7 @@ def write_cpu_kernel(renderer) -> RenderedKernel:
         preconditions = PrologueWriter(renderer, renderer.facts).render(1)
         _export_prologue(renderer)
         placeholder = _shadow_switch(renderer)
+        seed_growing(renderer)
         wraps = any(h.wrap for h in renderer.facts.indices)
         # Copies of the loop: subscripts proven non-negative (no wrap at all), proven
         # within [-n, n) (branch-free wrap), and the one with every check inside.
