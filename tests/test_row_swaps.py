@@ -138,3 +138,25 @@ def test_on_all_cores_the_elimination_is_parallel_and_the_swaps_in_order():
         assert sites_of(swapping)[0]["parallel_depth"] == 0
     finally:
         config.configure(device=previous)
+
+
+def row_total(row, m):
+    total = 0.0
+    for j in range(m):
+        total += row[j]
+    return total
+
+
+def weighted_rows(a, m):
+    out = 0.0
+    for k in range(len(a)):
+        if k % 2:
+            a[k], a[0] = a[0], a[k]
+        out += row_total(a[k], m) * (k + 1)   # a row passed whole to an inlined function
+        a[k][0] += 1.0
+    return out
+
+
+def test_a_row_passed_to_an_inlined_function_is_read_through_the_map():
+    fast = assert_same_as_cpython(weighted_rows, [[float(i * 3 + j) for j in range(4)] for i in range(7)], 4)
+    assert sites_of(fast)[0]["compiled_runs"], sites_of(fast)

@@ -166,6 +166,7 @@ class Specialization:
         for path, value in zip(self.scalar_paths, binding.scalars):
             bank, slot = layout.scalars[path]
             (floats if bank == "floats" else ints)[slot] = float(value) if bank == "floats" else int(value)
-        pointers = (ctypes.c_void_p * max(1, len(layout.arrays) + len(layout.shadows)))()
+        # (the growing buffers' places too: the kernel reads each pointer before its mode-1 return)
+        pointers = (ctypes.c_void_p * max(1, len(layout.arrays) + len(layout.shadows) + len(layout.growing)))()
         self.kernel(pointers, ints, floats)
         return ints, floats
