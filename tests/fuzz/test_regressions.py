@@ -305,3 +305,21 @@ def test_bug10_inner_loop_rebinds_the_outer_variable():
     reasons = [reason for site in REGISTRY.sites if site.info.filename == code.co_filename
                and code.co_firstlineno < site.info.line <= code.co_firstlineno + 4 for reason in site.stats.reasons]
     assert not [reason for reason in reasons if reason.startswith("internal error")], reasons
+
+
+# --- BUGS.md #11: the negation of a negative int literal rendered as C's decrement --------------
+
+def negated(x):
+    return 0.5 - (-x)
+
+
+def sum_negated(a, n):
+    s = 0.0
+    for i in range(n):
+        s += negated(-2) + a[i] - (-(-3))
+    return s
+
+
+def test_bug11_negated_negative_literal_compiles():
+    check(sum_negated, ([1.0, 2.0, 3.0], 3))
+    assert megaguards.jit(sum_negated, strict=True)([1.0, 2.0, 3.0], 3) == sum_negated([1.0, 2.0, 3.0], 3)

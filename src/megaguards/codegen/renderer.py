@@ -542,7 +542,7 @@ class Renderer:
         elif node.op == "~":
             text = f"(~{value})"
         elif self.proven(node):
-            text = f"(-{value})"
+            text = f"(-({value}))"   # (a negative literal operand: "--2LL" would be C's decrement)
         else:
             self.checks += 1
             text = f"mg_neg_i64({value}, {ERR})"
