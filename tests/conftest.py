@@ -2,6 +2,7 @@
 code through megaguards and read the per-loop report."""
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -31,6 +32,24 @@ def kernel_cache(tmp_path_factory):
                       MEGAGUARDS_SELECT="cpu", MEGAGUARDS_AUTO_CALIBRATE="0", MEGAGUARDS_COMPILE_AFTER="0")
     config.configure(cache_dir=folder, parallel_work=0, select="cpu", auto_calibrate=False, compile_after=0)
     return folder
+
+
+@contextlib.contextmanager
+def device_set(device: str):
+    """megaguards' device (``config.configure(device=...)``) for the ``with`` block."""
+    previous = config.current().device
+    config.configure(device=device)
+    try:
+        yield
+    finally:
+        config.configure(device=previous)
+
+
+@pytest.fixture
+def cpu_device():
+    """The CPU's parallel loops, also where a GPU is present (``pytest.mark.usefixtures``)."""
+    with device_set("cpu"):
+        yield
 
 
 def run_megaguards(*arguments, cwd=None, env=None, timeout=120) -> subprocess.CompletedProcess:

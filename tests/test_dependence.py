@@ -3,7 +3,7 @@ import ast
 
 from megaguards.analysis.bounds import hoist_checks
 from megaguards.analysis.dependence import carries_dependence
-from megaguards.analysis.parallel import _accesses
+from megaguards.analysis.parallel import array_accesses
 from megaguards.analysis.typeinfer import ArrayInfo, infer_types
 from megaguards.frontend.lower import lower_loop
 from megaguards.ir.types import Scalar
@@ -13,7 +13,7 @@ def analyse(source: str, arrays: dict, scalars=None):
     loop = lower_loop(next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.For)))
     typed = infer_types(loop.body, scalars or {"n": Scalar.PY_INT}, arrays, {"range": "range"})
     facts = hoist_checks(typed)
-    accesses = list(_accesses(typed.body.body, (), {}))
+    accesses = list(array_accesses(typed.body.body, (), {}))
     invariant = {n for n in typed.live_ins if n not in typed.assigned_types}
     writes = [a for a in accesses if a.write]
     return any(carries_dependence(typed.body, (), w, other, invariant, facts)

@@ -6,20 +6,17 @@ import numpy
 import pytest
 
 import megaguards
-from megaguards import config
 from megaguards.runtime import cuda
 
-from conftest import assert_same_as_cpython, run_megaguards, site_for
+from conftest import assert_same_as_cpython, device_set, run_megaguards, site_for
 
 needs_gpu = pytest.mark.skipif(cuda.cupy_module() is None, reason="no CUDA device (CuPy + GPU)")
 
 
 @pytest.fixture
 def gpu_device():
-    previous = config.current().device
-    config.configure(device="gpu")
-    yield
-    config.configure(device=previous)
+    with device_set("gpu"):
+        yield
 
 
 def matmul(A, B, C, n):

@@ -16,13 +16,7 @@ from megaguards.runtime import process
 from megaguards.runtime.site import REGISTRY
 
 
-@pytest.fixture(autouse=True)
-def cpu_device():
-    """These tests are about the CPU's parallel loops: keep them off a GPU if there is one."""
-    previous = config.current().device
-    config.configure(device="cpu")
-    yield
-    config.configure(device=previous)
+pytestmark = pytest.mark.usefixtures("cpu_device")   # the CPU's parallel loops, also beside a GPU
 
 
 def decision(function, *arguments):

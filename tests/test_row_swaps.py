@@ -122,22 +122,16 @@ def test_which_swaps_exchange_rows():
         lowered("for row in a:\n    a[0], a[1] = a[1], a[0]\n    s += row[0] + a[0][0]\n")
 
 
+@pytest.mark.usefixtures("cpu_device")
 def test_on_all_cores_the_elimination_is_parallel_and_the_swaps_in_order():
     """The loop around the swaps stays in order; the elimination's loop inside it (rows of
     one k, each thread its rows through the map) runs on the cores, with CPython's answers."""
-    from megaguards import config
-
-    previous = config.current().device
-    config.configure(device="cpu")
-    try:
-        fast = assert_same_as_cpython(eliminate, matrix(48, 7), [0.5 - 0.01 * k for k in range(48)])
-        outer = sites_of(fast)[0]
-        assert outer["parallel_depth"] >= 1 and outer["backend"] == "c-omp", outer
-        assert any("swaps rows of 'a': in order" in reason for reason in outer["reasons"]), outer
-        swapping = assert_same_as_cpython(reverse_rows, [[float(k), 1.0] for k in range(64)], 0)
-        assert sites_of(swapping)[0]["parallel_depth"] == 0
-    finally:
-        config.configure(device=previous)
+    fast = assert_same_as_cpython(eliminate, matrix(48, 7), [0.5 - 0.01 * k for k in range(48)])
+    outer = sites_of(fast)[0]
+    assert outer["parallel_depth"] >= 1 and outer["backend"] == "c-omp", outer
+    assert any("swaps rows of 'a': in order" in reason for reason in outer["reasons"]), outer
+    swapping = assert_same_as_cpython(reverse_rows, [[float(k), 1.0] for k in range(64)], 0)
+    assert sites_of(swapping)[0]["parallel_depth"] == 0
 
 
 def row_total(row, m):

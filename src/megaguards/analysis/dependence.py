@@ -20,6 +20,10 @@ from ..ir import nodes as ir
 from .bounds import HoistFacts
 
 
+# ``conflicts``'s order for two different iterations of the candidate loop.
+DIFFERENT_ITERATIONS = "(x0_0 < x1_0 or x0_0 > x1_0)"
+
+
 @record
 class Access:
     node: ir.Load | ir.Store
@@ -158,6 +162,16 @@ def carries_dependence(candidate: ir.For, outer: tuple[ir.For, ...], first: Acce
     A flattened subscript ``NJ * i + j`` counts as the two subscripts ``[i][j]`` where every
     iteration of both accesses keeps ``0 <= j < NJ`` (proven here, for every value of NJ);
     ``(N * i + j) * N + k`` as ``[i][j][k]`` likewise."""
+    return conflicts(candidate, outer, first, second, invariant, facts, DIFFERENT_ITERATIONS)
+
+
+def conflicts(candidate: ir.For, outer: tuple[ir.For, ...], first: Access, second: Access,
+              invariant: set[str], facts: HoistFacts, order: str) -> bool:
+    """Can ``first`` and ``second`` touch one element in iterations related by ``order``?
+    The loops around ``candidate`` (``outer``) are at one iteration for both; ``order`` is
+    an isl constraint on ``x<copy>_<depth>``: the variable of ``candidate`` (depth 0) or of
+    the loop ``depth`` levels inside it, in the first access's iteration (copy 0) or the
+    second's (copy 1)."""
     params: set[str] = set()
     shared = {loop.var: f"o{k}" for k, loop in enumerate(outer)}
     copies = []
@@ -174,8 +188,7 @@ def carries_dependence(candidate: ir.For, outer: tuple[ir.For, ...], first: Acce
         for loop in (candidate, *access.loops):
             constraints += _domain(loop, affine)
     domains = list(constraints)   # the iterations of both copies, any two
-    constraints.append(f"({copies[0].variables[candidate.var]} < {copies[1].variables[candidate.var]} or "
-                       f"{copies[0].variables[candidate.var]} > {copies[1].variables[candidate.var]})")
+    constraints.append(order)
     # The outer loops' variables too: where the candidate (or a loop inside it) rebinds an
     # outer loop's name, that outer variable is in no copy, yet its loop's domain names it.
     variables = sorted(set(shared.values()) | {v for c in copies for v in c.variables.values()})

@@ -200,7 +200,8 @@ class _Planner:
                 self.visit(statement.body, outer + (statement,))
             elif isinstance(statement, ir.If):
                 self.visit(statement.body, outer)
-                self.visit(statement.orelse, outer)
+                if not statement.exchange_guard:
+                    self.visit(statement.orelse, outer)
             elif isinstance(statement, ir.While):
                 self.visit(statement.body, outer)
 
@@ -210,7 +211,7 @@ class _Planner:
             return "its range is not computable before the loop"
         if not hoisted[0].step:
             return "its step is a variable (its threads' shares are not known when compiled)"
-        if any(isinstance(s, ir.Break) for s in _level_statements(loop.body)):
+        if any(isinstance(s, ir.Break) for s in level_statements(loop.body)):
             return "'break' (or 'return') leaves it early"
         if ir.rebound_names(loop):
             return "it swaps arrays (a, b = b, a): each iteration works on what the one before left"
@@ -220,7 +221,7 @@ class _Planner:
         shown = ", ".join(repr(name) for name in appended if not name.startswith("mg_"))   # (not the hidden lists)
         private_arrays = _private_arrays(loop, self.typed, self.groups)
         privatized = {self.groups.get(name, name) for name, _ in private_arrays}
-        accesses = list(_accesses(loop.body, (), self.groups))
+        accesses = list(array_accesses(loop.body, (), self.groups))
         for first in accesses:
             if not first.write or first.group in privatized:
                 continue
@@ -280,7 +281,7 @@ def _private_arrays(loop: ir.For, typed: TypedLoop, groups: dict) -> tuple:
     so that the last iteration writes the whole range, as the copy back assumes.  An array
     the body only writes is no temporary: it stays shared (a time loop's output keeps the
     loop sequential, its inner loops parallel or one GPU region)."""
-    if any(isinstance(s, ir.Continue) for s in _level_statements(loop.body)):
+    if any(isinstance(s, ir.Continue) for s in level_statements(loop.body)):
         return ()
     assigned = {n.target for n in ir.walk(loop) if isinstance(n, ir.Assign)} | \
         {n.var for n in ir.walk(loop) if isinstance(n, ir.For)}
@@ -323,8 +324,8 @@ def _written_first(name: str, body, assigned: set) -> ir.For | None:
             head = statement.body[first]
             simple = all(_invariant_bound(e, assigned) for e in (statement.start, statement.stop))
             if not (simple and isinstance(head, ir.Store) and head.array == name and not touches(head.value)
-                    and not any(isinstance(s, ir.Break) for s in _level_statements(statement.body))
-                    and not any(isinstance(s, ir.Continue) for s in _level_statements(statement.body[:first]))):
+                    and not any(isinstance(s, ir.Break) for s in level_statements(statement.body))
+                    and not any(isinstance(s, ir.Continue) for s in level_statements(statement.body[:first]))):
                 return None
             writer = statement
         elif (statement.start, statement.stop) != (writer.start, writer.stop):
@@ -336,7 +337,7 @@ def _wrapper(statement, assigned: set) -> bool:
     """A loop around a temporary's writer: step 1, bounds the body leaves alone, no exits."""
     return (isinstance(statement, ir.For) and ir.int_constant(statement.step) == 1
             and all(_invariant_bound(bound, assigned) for bound in (statement.start, statement.stop))
-            and not any(isinstance(s, (ir.Break, ir.Continue)) for s in _level_statements(statement.body)))
+            and not any(isinstance(s, (ir.Break, ir.Continue)) for s in level_statements(statement.body)))
 
 
 def _invariant_bound(bound: ir.Expr, assigned: set) -> bool:
@@ -401,21 +402,23 @@ def _weighted_statements(statements, trips: int):
             yield from _weighted_statements(statement.body, trips * INNER_LOOP_TRIPS)
 
 
-def _level_statements(statements):
+def level_statements(statements):
     """Statements of a loop body, not looking into nested loops."""
     for statement in statements:
         yield statement
         if isinstance(statement, ir.If):
-            yield from _level_statements(statement.body)
-            yield from _level_statements(statement.orelse)
+            yield from level_statements(statement.body)
+            yield from level_statements(statement.orelse)
 
 
-def _accesses(statements, loops: tuple, groups: dict):
+def array_accesses(statements, loops: tuple, groups: dict):
+    """Every array access of ``statements`` (an ``Access`` each; ``loops``: the loops around
+    them inside the candidate), the loads of inner loops' bounds included."""
     for statement in statements:
         if isinstance(statement, ir.For):
             for bound in (statement.start, statement.stop, statement.step):
                 yield from _loads(bound, loops, groups)
-            yield from _accesses(statement.body, loops + (statement,), groups)
+            yield from array_accesses(statement.body, loops + (statement,), groups)
             continue
         if isinstance(statement, ir.Store):
             yield Access(statement, groups.get(statement.array, statement.array), True, loops)
@@ -424,7 +427,7 @@ def _accesses(statements, loops: tuple, groups: dict):
                 if isinstance(child, ir.Expr):
                     yield from _loads(child, loops, groups)
                 elif isinstance(child, ir.Stmt):
-                    yield from _accesses((child,), loops, groups)
+                    yield from array_accesses((child,), loops, groups)
 
 
 def _loads(expression, loops, groups):

@@ -3,7 +3,8 @@ reasons and descriptions (the analyses keep their own names; ``explain`` and the
 table show these).
 
 The generated names: ``mg_tmp3`` (a temporary of the lowering, the index of a ``for x in
-xs``), ``mg_tmp_while`` (the one-trip loop around a ``while`` site), ``mg_tmp_0_4step_r``
+xs``), ``mg_tmp_while`` (the one-trip loop around a ``while`` site), ``mg_tmp_split`` (the
+one around the loops a site's own loop was split into), ``mg_tmp_0_4step_r``
 (the local ``r`` of the inlined function ``step``), ``mg_tmp_0_4step_return`` (its returned
 value), ``mg_returned``/``mg_return_value`` (a ``return`` inside the loop), and those of
 the loops an expression site builds (frontend/comprehension.py): ``mg_k0`` (the index of
@@ -22,6 +23,7 @@ _LOOP = re.compile(r"\bloop '(?:mg_\w+|__mg\w*)' at line (\d+)")
 _LOOP_VARIABLE = re.compile(r"\bloop variable '(?:mg_\w+|__mg\w*)'")
 _FIXED = {
     "mg_tmp_while": "the while loop's trip",
+    "mg_tmp_split": "the split loop's parts",
     "mg_returned": "whether the loop returned",
     "mg_return_value": "the value returned",
     "mg_out": "the new list",

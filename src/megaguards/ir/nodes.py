@@ -185,6 +185,9 @@ class If(Stmt):
     test: Expr
     body: tuple[Stmt, ...]
     orelse: tuple[Stmt, ...]
+    # analysis/distribution.py's guard of two loops exchanged: ``orelse`` is the nest as
+    # written, run only where a range is empty (nothing to say about its loops)
+    exchange_guard: bool = records.field(default=False, kw_only=True)
 
 
 @record

@@ -1,6 +1,6 @@
 """The compile pipeline of one lowered loop for one signature, as named stages:
 
-    signature  ->  types  ->  bounds  ->  layout  ->  key  ->  parallel plan + render
+    signature  ->  types  ->  bounds  ->  (split)  ->  layout  ->  key  ->  parallel plan + render
 
 Each stage hands a frozen record to the next; ``analyse`` returns them in one frozen
 ``Analysed`` (or a ``Rejected`` naming the stage and the source location that decided),
@@ -15,6 +15,7 @@ import time
 from .. import record as records
 from ..record import record
 from ..analysis.bounds import HoistFacts, hoist_checks, touched_box
+from ..analysis.distribution import distribute, may_distribute
 from ..analysis.features import LoopTemplate, loop_template
 from ..analysis.typeinfer import ArrayInfo, TypedLoop, grown_lists, infer_types
 from ..codegen.layout import Layout, plan_layout
@@ -22,6 +23,7 @@ from ..errors import Unsupported
 from ..ir import nodes as ir
 from .executable import Rejected
 from .loopkey import LoopKey
+from .plans import cached_distribution
 from .renders import cached_plan_and_render, cached_render
 
 MAX_RANK = 8
@@ -129,6 +131,12 @@ def analyse(loop: ir.Loop, live_outs: tuple, signature: Signature, options) -> A
     # loop (none hoisted on its length at entry), and the loop on one core (its appends in order).
     grown = grown_lists(typed)
     facts = hoist_checks(typed) if options.hoist and not grown else None
+    distribution = None
+    if options.parallel and facts is not None and not facts.empty and may_distribute(typed):
+        distribution = cached_distribution(typed, facts, signature.groups)
+        if distribution.splits:   # the loops it became, hoisted again
+            typed = distribute(typed, distribution)
+            facts = hoist_checks(typed)
     boxed = touched_box(typed, facts) if facts is not None and not facts.empty else frozenset()
     layout = plan_layout(typed, tuple(signature.scalars), typed_live_outs, len(facts.loops) if facts else 0, boxed)
     lap("bounds and layout")
@@ -142,6 +150,8 @@ def analyse(loop: ir.Loop, live_outs: tuple, signature: Signature, options) -> A
         plan, template, rendered = cached_plan_and_render(typed, layout, facts, signature.groups, options.reassociate,
                                                           wants_lazy, options.threads, options.parallel_work, key)
         reasons = tuple(Reason("parallel", text) for text in plan.reasons)
+        if distribution is not None and distribution.notes:   # said where the loops run in parallel
+            plan = records.replace(plan, notes=distribution.notes + plan.notes)
     else:
         rendered = cached_render(typed, layout, facts, None, options.threads, options.parallel_work, key)
         reasons = tuple(Reason("parallel", f"it appends to '{name}' and indexes it: one core, in order")

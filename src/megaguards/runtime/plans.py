@@ -7,6 +7,7 @@ every process), keyed by the typed loop (``loopkey.py``), the alias groups and t
 reassociate flag."""
 from __future__ import annotations
 
+from ..analysis.distribution import Distribution, plan_distribution
 from ..analysis.features import LoopCost, LoopTemplate, loop_template
 from ..analysis.parallel import ISLPY_MISSING, ParallelLoop, ParallelPlan, Reduction, plan_parallel
 from .cachefile import cache_path, read_record, write_record
@@ -32,6 +33,27 @@ def cached_plan(typed, facts, groups: dict, reassociate: bool, key: LoopKey) -> 
     except OSError:
         pass
     return plan, template
+
+
+def cached_distribution(typed, facts, groups: dict) -> Distribution:
+    """The loops of ``typed`` to split or exchange (analysis/distribution.py), kept beside the
+    plans: islpy then runs once per loop and signature on a machine.  Without islpy and no
+    decision kept: none."""
+    path = cache_path("plans", f"split-{digest(LoopKey.of(typed).typed_digest, sorted(groups.items()))}.marshal")
+    try:
+        return Distribution.from_data(read_record(path)["distribution"])
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        pass
+    try:
+        import islpy  # noqa: F401
+    except ImportError:
+        return Distribution()
+    distribution = plan_distribution(typed, facts, groups)
+    try:
+        write_record(path, {"distribution": distribution.as_data()})
+    except OSError:
+        pass
+    return distribution
 
 
 def plan_loops(plan: ParallelPlan | None) -> list:
