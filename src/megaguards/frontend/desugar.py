@@ -28,6 +28,7 @@ from .syntax import int_literal, nested_loops, renamed
 from .syntax import located as _located
 
 HIDDEN_PREFIX = "mg_tmp"
+COLUMN = "mg_column"   # ``mg_column(rows, j)``: the column j of zip(*rows), bound to the loop's name (lower.py)
 # Names the rewritten forms call: live-ins of any site whose loop uses an idiom.
 INTRODUCED_BUILTINS = ("range", "len", "min")
 REDUCTIONS = ("sum", "min", "max", "reduce", "functools.reduce")
@@ -141,6 +142,12 @@ def _source(node: ast.expr, assigned: set[str], top: bool = True) -> _Source | N
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
         return None
     function, args, keywords = node.func.id, node.args, node.keywords
+    if function == "zip" and len(args) == 1 and isinstance(args[0], ast.Starred) and not keywords \
+            and _path(args[0].value) is not None:   # zip(*rows): the columns, len(rows[0]) of them
+        table = args[0].value
+        count = ast.IfExp(test=_call("len", copy.deepcopy(table)), body=_call("len", ast.Subscript(
+            value=copy.deepcopy(table), slice=ast.Constant(0), ctx=ast.Load())), orelse=ast.Constant(0))
+        return _Source((count,), lambda index: _call(COLUMN, copy.deepcopy(table), index), ("zip",))
     if any(isinstance(a, ast.Starred) for a in args):
         return None
     if function == "enumerate" and 1 <= len(args) + len(keywords) <= 2 and all(k.arg == "start" for k in keywords):
@@ -332,8 +339,8 @@ def _is_reduction(node: ast.AST) -> bool:
 def _hoist_reductions(node: ast.stmt, fresh) -> list[ast.stmt] | None:
     """Each reduction call in the statement's value becomes a loop run before it, into a
     hidden accumulator the statement then reads."""
-    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
-        field = "value"
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)) and node.value is not None:
+        field = "value"   # (out.append(max(col)): the argument's reduction first, as the call would)
     elif isinstance(node, ast.If):
         field = "test"
     else:
@@ -354,7 +361,7 @@ def _hoist_reductions(node: ast.stmt, fresh) -> list[ast.stmt] | None:
         def visit_Lambda(self, lambda_node):  # its own scope, evaluated later: untouched
             return lambda_node
 
-    _check_order(root)
+    _check_order(root, root if isinstance(node, ast.Expr) else None)
     new = copy.copy(node)
     setattr(new, field, Replace().visit(copy.deepcopy(root)))
     if not hoisted:
@@ -371,9 +378,10 @@ def _outside_reductions(node: ast.AST):
         yield from _outside_reductions(child)
 
 
-def _check_order(root: ast.expr) -> None:
+def _check_order(root: ast.expr, statement_call=None) -> None:
     """Running a reduction before its statement is exact when Python evaluates it
-    unconditionally and nothing evaluated before it could change what it reads."""
+    unconditionally and nothing evaluated before it could change what it reads (a
+    statement's own ``out.append(...)`` is called after its arguments, as before)."""
     for node in _outside_reductions(root):
         conditional = []
         if isinstance(node, ast.IfExp):
@@ -386,7 +394,8 @@ def _check_order(root: ast.expr) -> None:
             if any(_is_reduction(n) for n in ast.walk(part)):
                 raise Unsupported("a reduction evaluated only on some paths of an expression",
                                   part.lineno, part.col_offset)
-        if isinstance(node, ast.Call) and not _is_reduction(node):
+        if isinstance(node, ast.Call) and not _is_reduction(node) and not (
+                node is statement_call and (_path(node.func) or "").rpartition(".")[2] in ("append", "extend")):
             path = _path(node.func) or ""
             if path not in _PURE_CALLS and not path.startswith("math."):
                 raise Unsupported(f"a reduction in the same statement as a call to '{path or 'a function'}' "

@@ -15,6 +15,7 @@ from . import desugar, early_exits, fields, object_uses
 from .appends import AppendLowering, grows_in_place
 from .row_swaps import RowSwapLowering, check_swapped
 from .built_rows import built_rows
+from .columns import ColumnLowering, column_source
 from .lower_calls import NO_RETURN_VALUE, CallLowering, Resolver, _Callee, _Objects, _Row, array_arguments, \
     float_text, item_call
 from .syntax import _unsupported, _where, dotted_path, int_literal
@@ -26,7 +27,7 @@ UNARY = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "not"}
 COMPARE = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
 
-class _Lowerer(CallLowering, AppendLowering, RowSwapLowering, fields.FieldLowering):
+class _Lowerer(CallLowering, AppendLowering, RowSwapLowering, ColumnLowering, fields.FieldLowering):
     def __init__(self, resolve: Resolver | None = None) -> None:
         self.resolve = resolve
         self.callees: list[_Callee] = []       # the inlined calls being lowered, innermost last
@@ -58,6 +59,7 @@ class _Lowerer(CallLowering, AppendLowering, RowSwapLowering, fields.FieldLoweri
         self.site_rows: dict[str, _Row] = {}
         self.row_names: set[str] = set()   # names that may become such aliases (``row_candidates``)
         self.row_aliases: dict[str, str] = {}   # each alias made -> the array it is a row of
+        self.column_aliases: dict[str, str] = {}   # ``for col in zip(*rows)``'s col -> rows (columns.py)
         self.objects = object_uses.NONE         # lists used through their items' fields (object_uses.py)
         self.object_rows: dict = {}             # alias ``p`` of ``for p in ps`` -> its _Objects (list, indices)
 
@@ -193,7 +195,9 @@ class _Lowerer(CallLowering, AppendLowering, RowSwapLowering, fields.FieldLoweri
             row = self.site_rows[targets[0].id] = self.row_argument(value_node, setup)
             self.row_aliases[targets[0].id] = row.array
             return setup
-        alias = self.object_alias(targets, value_node, node)
+        alias = self.column_alias(targets, value_node, node)
+        if alias is None:
+            alias = self.object_alias(targets, value_node, node)
         if alias is None:
             alias = self.object_variable(targets, value_node, node)
         if alias is not None:
@@ -324,13 +328,14 @@ class _Lowerer(CallLowering, AppendLowering, RowSwapLowering, fields.FieldLoweri
         if path in self.assigned:
             raise _unsupported(node, f"{ir.describe_name(path)} is assigned in the loop and subscripted: "
                                      "partial indexing such as 'row = A[i]' is not supported (write A[i][j])")
-        prefix = row.prefix if row else ()
-        self.array_ranks.setdefault(path, set()).add(len(prefix) + len(indices))
+        prefix, suffix = (row.prefix, row.suffix) if row else ((), ())   # (a column's: rows[k][j])
+        self.array_ranks.setdefault(path, set()).add(len(prefix) + len(indices) + len(suffix))
         if tupled:  # A[i, j]: fine for NumPy, a TypeError for lists (checked per signature)
             self.tuple_indexed.add(path)
         if written:
+            self.check_column_write(path, node)
             self.written_arrays.add(path)
-        return path, prefix + tuple(self.expression(i) for i in indices)
+        return path, prefix + tuple(self.expression(i) for i in indices) + suffix
 
     def expression(self, node: ast.expr) -> ir.Expr:
         where = _where(node)
@@ -447,6 +452,8 @@ class _Lowerer(CallLowering, AppendLowering, RowSwapLowering, fields.FieldLoweri
         path = row.array if row else self.objects_length(self.rename(dotted_path(base)))
         if path is None or path in self.assigned:
             raise _unsupported(node, "len() of something other than an array")
+        if row and row.suffix and prefix:
+            raise _unsupported(node, "len() of an element of a column of zip(*rows)")
         outer = row.prefix if row else ()
         self.scalar_reads.pop(path, None)
         self.length_only.add(path)
@@ -544,7 +551,8 @@ def lower_loop(loop: ast.For, resolve: Resolver | None = None) -> ir.Loop:
                    tuple(lowerer.objects.aliases.items()) + tuple(lowerer.objects.variables.items()),
                    tuple(sorted(lowerer.objects.compared)), tuple(sorted(lowerer.objects.collected.items())),
                    tuple(sorted(lowerer.joined_rows.items())),
-                   tuple(sorted((table, *held) for table, held in lowerer.keyed.items())))
+                   tuple(sorted((table, *held) for table, held in lowerer.keyed.items())),
+                   tuple(lowerer.column_aliases.items()))
 
 
 def row_candidates(loop: ast.For, resolve: Resolver | None) -> set[str]:
@@ -557,7 +565,8 @@ def row_candidates(loop: ast.For, resolve: Resolver | None) -> set[str]:
     if (isinstance(source, ast.Call) and dotted_path(source.func) == "enumerate" and source.args
             and isinstance(target, ast.Tuple) and len(target.elts) == 2):   # for i, row in enumerate(table)
         source, target = source.args[0], target.elts[1]
-    if not (isinstance(target, ast.Name) and dotted_path(source) is not None and not loop.orelse):
+    columns = column_source(source) is not None   # for col in zip(*rows): used by its elements, checked there
+    if not (isinstance(target, ast.Name) and (columns or dotted_path(source) is not None) and not loop.orelse):
         return set()
     if any(isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id == target.id
            for statement in loop.body for node in ast.walk(statement)):
@@ -565,6 +574,8 @@ def row_candidates(loop: ast.For, resolve: Resolver | None) -> set[str]:
     if early_exits.breaks_own_loop(loop.body):
         return set()
     targets = {target.id}
+    if columns:
+        return targets
     used = set()
     for node in ast.walk(loop):
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):

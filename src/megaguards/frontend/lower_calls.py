@@ -25,10 +25,12 @@ class _Callee:
 
 @record
 class _Row:
-    """A parameter bound to a row ``A[i]`` of an array: its subscripts extend the prefix."""
+    """A parameter bound to a row ``A[i]`` of an array: its subscripts extend the prefix
+    (a column of ``zip(*A)``: they come before the suffix, frontend/columns.py)."""
 
     array: str
     prefix: tuple  # IR index expressions, free of array reads (the callee may write arrays)
+    suffix: tuple = ()
 
 
 @record

@@ -274,6 +274,7 @@ class Loop:
     built_rows: tuple = ()  # (row, table): row lists the loop builds, joined whole to a list (``AppendRow``)
     keyed: tuple = ()  # (table, values, source): ``table[k].append(v)`` (``AppendAt``); source: the list
                        # whose rows the values are (``for p in data: groups[k].append(p)``), else ""
+    column_aliases: tuple = ()  # (name, table) of the site's ``for col in zip(*table)``: read in place
 
 
 def is_call_result(name: str) -> bool:

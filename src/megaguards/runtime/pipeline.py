@@ -121,6 +121,14 @@ def analyse(loop: ir.Loop, live_outs: tuple, signature: Signature, options) -> A
     for use in loop.arrays:
         if use.tuple_indexed and signature.arrays[use.name].is_list:
             return Rejected(f"'{use.name}[i, j]' on a list (Python raises TypeError)", stage="signature")
+    if loop.column_aliases:   # zip(*rows)'s columns are read in place: no name of rows may be written
+        groups = signature.groups
+        written = {node.array for node in ir.walk(loop.body) if isinstance(node, (ir.Store, ir.RowSwap))}
+        for _, table in loop.column_aliases:
+            for name in written | ir.appends_in(loop.body) | ir.rebound_names(loop.body):
+                if groups.get(name, name) == groups.get(table, table):
+                    return Rejected(f"'{name}' is '{table}', written while zip(*{table}) reads its columns",
+                                    stage="signature")
     try:
         typed = infer_types(loop.body, signature.scalars, signature.arrays, signature.functions, signature.groups)
     except Unsupported as unsupported:

@@ -272,7 +272,7 @@ class Site(Reporting):
                 outputs = self.binder.objects_after(values, self.info.live_outs, outputs, UNSET)
             if tables is not None:
                 outputs = self.built_rows_after(outputs, binding, tables)
-            return self.last_rows(outputs, binding) if self.loop.row_aliases else outputs
+            return self.last_rows(outputs, binding) if self.loop.row_aliases or self.loop.column_aliases else outputs
         if type(outcome) is Raised:
             if outcome.flag != INTERRUPTED:   # Ctrl-C: Python raises its KeyboardInterrupt at once
                 self.failed(binding.key, "flag", f"runtime flag: {outcome.reason}")
@@ -281,7 +281,8 @@ class Site(Reporting):
 
     def last_rows(self, values: tuple, binding) -> tuple:
         """The live-outs with each row the kernel read in place (``for row in table``, no
-        ``break``) given CPython's value after the loop: the last row, if there was one."""
+        ``break``) given CPython's value after the loop: the last row, if there was one (the
+        last column's tuple for ``for col in zip(*rows)``)."""
         values = list(values)
         positions = {use.name: k for k, use in enumerate(self.loop.arrays)}
         for name, array in self.loop.row_aliases:
@@ -289,6 +290,11 @@ class Site(Reporting):
                 rows = binding.arrays[positions[array]]
                 if len(rows):
                     values[self.info.live_outs.index(name)] = rows[-1]
+        for name, array in self.loop.column_aliases:   # for col in zip(*rows): the last column's tuple
+            if name in self.info.live_outs and array in positions:
+                rows = binding.arrays[positions[array]]
+                if len(rows) and len(rows[0]):
+                    values[self.info.live_outs.index(name)] = tuple(row[len(rows[0]) - 1] for row in rows)
         return tuple(values)
 
     def built_rows_after(self, values: tuple, binding, lengths: list) -> tuple:
