@@ -374,6 +374,26 @@ def test_a_probe_that_never_ends_is_abandoned(monkeypatch):
     assert not builtins.__megaguards_probing__
 
 
+def test_a_suspects_probe_keeps_its_nested_loops_in_cpython_for_its_estimated_time(monkeypatch):
+    """A long entry suspected (compiled 0.3 s where CPython is estimated at 0.5 s): its probe
+    runs CPython's loop, inner loops included, which are sites of their own; they stay in
+    CPython for SUSPECT_SPAN times the estimate, not PROBE_SPAN (each of their entries would
+    otherwise pay a site's call and binding inside the run being timed)."""
+    from megaguards.runtime import probe
+
+    now = [0.0]
+    monkeypatch.setattr(probe, "clock", lambda: now[0])
+    speeds = probe.LoopSpeeds((0,), ())
+    size = speeds.size(([1, 2],))
+    speeds.compiled(size, 0.3, lambda: 0.5)
+    assert speeds.wants_cpython(size, types.SimpleNamespace(keys=(8,)))
+    now[0] += 10 * probe.PROBE_SPAN
+    assert probe.inside_probe()
+    now[0] = probe.SUSPECT_SPAN * 0.5 + 1e-6
+    assert not probe.inside_probe()
+    speeds.timed()
+
+
 def printing_total(values):
     n = 0
     for i in range(len(values)):

@@ -27,6 +27,15 @@ def all_distinct(rows: list) -> bool:
     return len({id(item) for row in rows for item in row}) == count
 
 
+def class_attribute(cls: type, name: str, missing: object = None) -> object:
+    """``name`` as the class's own lookup finds it (the first ``__dict__`` along its MRO
+    holding it: a slot's member descriptor, a property, a method), else ``missing``."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass.__dict__[name]
+    return missing
+
+
 class FieldReader:
     """The getter of one field array: its objects' field values, as a list of their shape."""
 
@@ -102,8 +111,7 @@ class FieldReader:
         slots = self.binder.slots
         if slots is None:
             return -1
-        field = self.field
-        descriptor = next((klass.__dict__[field] for klass in cls.__mro__ if field in klass.__dict__), None)
+        descriptor = class_attribute(cls, self.field)
         return -1 if descriptor is None else slots.mg_slot_offset(descriptor, cls)
 
     def write(self, objects: list, values: list, rank: int, offset: int | None = None) -> None:

@@ -24,7 +24,7 @@ from ..ir import nodes as ir
 from ..ir.types import (INT64_MAX, INT64_MIN, Scalar, ndarray_class, numpy_dtype_scalar, scalar_of_class)
 from .assumptions import Assumption
 from .buffers import BUFFER_CLASSES, buffer_element, buffers_disjoint
-from .fields import FieldReader, all_distinct, object_at, object_index
+from .fields import FieldReader, all_distinct, class_attribute, object_at, object_index
 
 _MISSING = object()
 INT_OR_FLOAT_LIST = "list of ints and floats"   # a list's entry in the key where the site saw one mix them
@@ -61,11 +61,7 @@ def safe_getattr(obj: object, attribute: str) -> object:
         return getattr(obj, attribute)  # a number's parts (z.real): no user code runs
     if cls.__getattribute__ is not object.__getattribute__ or hasattr(cls, "__getattr__"):
         raise Assumption.PLAIN_ATTRIBUTE_ACCESS.failure(cls=cls.__name__)
-    class_value = _MISSING
-    for klass in cls.__mro__:
-        if attribute in klass.__dict__:
-            class_value = klass.__dict__[attribute]
-            break
+    class_value = class_attribute(cls, attribute, _MISSING)
     if class_value is not _MISSING and isinstance(class_value, types.MemberDescriptorType):
         try:
             return getattr(obj, attribute)  # a __slots__ member: no user code runs
@@ -110,7 +106,7 @@ def settable(obj: object, attribute: str) -> None:
     assigns it once, after its run, where Python assigned it at each iteration."""
     cls = type(obj)
     plain = not isinstance(obj, types.ModuleType) and cls.__setattr__ is object.__setattr__
-    class_value = next((klass.__dict__[attribute] for klass in cls.__mro__ if attribute in klass.__dict__), _MISSING)
+    class_value = class_attribute(cls, attribute, _MISSING)
     if isinstance(class_value, types.MemberDescriptorType):   # a __slots__ member: stored as such
         stored = True
     else:

@@ -21,7 +21,8 @@ once per size, right away, where it took at least ``SUSPECT_SHARE`` of the CPyth
 site's work formula estimates for it (an exact estimate): a thin loop over objects whose fields the guard reads
 and sets back (``for p in points: p.normalize()``) can cost more compiled than in CPython
 whatever its length.  A site whose suspects were found faster compiled ``MAX_CLEARED``
-times stops suspecting (a probe costs CPython's run of one entry)."""
+times stops suspecting (a probe costs CPython's run of one entry: the loops it enters stay
+in CPython up to ``SUSPECT_SPAN`` times the estimate, not ``PROBE_SPAN``)."""
 from __future__ import annotations
 
 import builtins
@@ -37,6 +38,7 @@ PROBE_BELOW = 100e-6      # compiled entries slower than this are never compared
 PROBE_RUNS = 3            # CPython runs timed per size (their best counts)
 MAX_ABANDONED = 2         # probes that never ended before a site stops probing
 PROBE_SPAN = 0.02         # seconds after a probe's start during which loops nested in it run in CPython
+SUSPECT_SPAN = 4          # a suspect's probe: that many times its estimated CPython time, if longer
 SUSPECT_SHARE = 0.5       # a longer compiled entry taking this share of CPython's estimated time is probed
 MAX_CLEARED = 2           # longer entries probed and found faster compiled before a site stops suspecting
 
@@ -64,7 +66,7 @@ class LoopSpeeds:
     """The measured speeds of one loop site, by entry size (Site.speeds, once it compiled)."""
 
     __slots__ = ("arrays", "trips", "by_size", "probe_started", "probe_speed", "probe_site", "abandoned", "mixed",
-                 "cleared")
+                 "cleared", "estimates")
 
     def __init__(self, array_positions: tuple, trip_positions: tuple) -> None:
         self.arrays = array_positions    # live-in positions of the arrays (their lengths)
@@ -76,6 +78,7 @@ class LoopSpeeds:
         self.abandoned = 0
         self.mixed = False               # more than one size met: back off per size
         self.cleared = 0                 # longer entries suspected, then measured faster compiled
+        self.estimates: dict = {}        # size -> CPython's estimated seconds (a suspect's): its probe's span
 
     def size(self, values: tuple) -> tuple:
         """The entry's size class: the bit length of each array's length (each dimension of an
@@ -105,7 +108,10 @@ class LoopSpeeds:
         process.open_probes.append(site)
         set_probing(process)
         self.probe_started = clock()
-        process.probe_nested_until = self.probe_started + PROBE_SPAN
+        # A suspect's probe runs CPython's whole loop, its nested loops included, for about
+        # its estimated time: loop sites entered meanwhile are inside it (none compiles then,
+        # each entry of a nested site would pay its call and binding for a probe that times CPython).
+        process.probe_nested_until = self.probe_started + max(PROBE_SPAN, SUSPECT_SPAN * self.estimates.get(size, 0.0))
         return True
 
     def compiled(self, size: tuple, seconds: float, estimate) -> Speed | None:
@@ -120,6 +126,7 @@ class LoopSpeeds:
                 if cpython is None or cpython < PROBE_BELOW or seconds < SUSPECT_SHARE * cpython:
                     return None
                 speed = Speed(1, 1)   # suspected: CPython's next run of this size is timed
+                self.estimates[size] = cpython
             else:
                 speed = Speed(PROBE_AFTER, PROBE_RUNS)
             if self.by_size:
