@@ -122,6 +122,17 @@ def weighted_column_sums(a, sums, n, m):
             sums[j] += a[i, j] * (i + 1)
 
 
+def test_under_device_gpu_loops_are_taken_as_written():
+    import warnings
+
+    from conftest import device_set
+
+    with device_set("gpu"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # (no GPU here: the loops run on the CPU, said once)
+        fast = assert_same_as_cpython(column_sums, grid(20, 9, 8), 20, 9)
+    assert not any("exchanged" in note for note in notes(fast)), notes(fast)
+
+
 def test_numpy_column_sums_exchanged():
     np = pytest.importorskip("numpy")
     fast = assert_same_as_cpython(weighted_column_sums, np.array(grid(50, 21, 4)), np.zeros(21), 50, 21)

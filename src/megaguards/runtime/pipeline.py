@@ -140,7 +140,10 @@ def analyse(loop: ir.Loop, live_outs: tuple, signature: Signature, options) -> A
     grown = grown_lists(typed)
     facts = hoist_checks(typed) if options.hoist and not grown else None
     distribution = None
-    if options.parallel and facts is not None and not facts.empty and may_distribute(typed):
+    # Split for the CPU's threads; under --device gpu the GPU takes the loops as written
+    # (a time-step region launching the inner loop per step), as before splits existed.
+    if options.parallel and options.device != "gpu" and facts is not None and not facts.empty \
+            and may_distribute(typed):
         distribution = cached_distribution(typed, facts, signature.groups)
         if distribution.splits:   # the loops it became, hoisted again
             typed = distribute(typed, distribution)
