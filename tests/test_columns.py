@@ -106,3 +106,45 @@ def lowered(source: str):
 def test_refusals(source, reason):
     with pytest.raises(Unsupported, match=reason):
         lowered(source)
+
+
+# In comprehensions and reductions of generators: the expression site's loop -----------------
+
+def column_sums_listed(rows):
+    return [sum(col) for col in zip(*rows)]
+
+
+def widest_spread(rows):
+    return max((max(c) - min(c) for c in zip(*rows)), default=-1.0)
+
+
+def mean_of_maxima(rows, start):
+    return sum((max(c) for c in zip(*rows)), start) / max(1, len(rows))
+
+
+@pytest.mark.parametrize("rows", [table(25, 9, 8), table(1, 4, 9), [[1.0], [2.5]]])
+def test_comprehensions_over_columns(rows):
+    for function, arguments in ((column_sums_listed, (rows,)), (widest_spread, (rows,)),
+                                (mean_of_maxima, (rows, 0.5))):
+        fast = assert_same_as_cpython(function, *arguments)
+        assert sites_of(fast)[0]["compiled_runs"], sites_of(fast)
+
+
+def test_comprehensions_over_no_columns_and_over_numbers_are_cpythons():
+    assert_same_as_cpython(column_sums_listed, [[], []], compiled=None)
+    assert_same_as_cpython(widest_spread, [], compiled=None)
+    assert_same_as_cpython(column_sums_listed, [1.0, 2.0], compiled=False)   # TypeError: not iterable
+
+
+def zip_rebound(rows):
+    zip = reversed   # noqa: F841 (the comprehension's zip is this one)
+    return [sum(col) for col in zip(*rows)]
+
+
+def test_a_rebound_zip_is_called_as_cpython_calls_it():
+    assert_same_as_cpython(zip_rebound, [[1.0, 2.0]], compiled=False)
+
+
+def test_numpy_columns_in_a_comprehension():
+    np = pytest.importorskip("numpy")
+    assert_same_as_cpython(column_sums_listed, np.array(table(10, 6, 10)))

@@ -40,7 +40,7 @@ class ColumnLowering:
         if not (getattr(node, "element_bind", False) and is_column(value)):
             return None
         name = targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
-        if self.callees or name not in self.row_names:
+        if self.callees or (name not in self.row_names and not getattr(node, "column_bind", False)):
             raise _unsupported(node, "zip(*rows) other than as the loop of the site itself, bound to one name "
                                      "used by its elements")
         table = self.rename(dotted_path(value.args[0]))

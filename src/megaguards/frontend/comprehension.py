@@ -25,6 +25,7 @@ import ast
 import copy
 
 from . import work
+from .desugar import COLUMN
 from .siteinfo import EXPRESSION_FUNCTION, NEXT_NAME, ExpressionInfo, Level, Source, skip_name
 ARGUMENT = "__mg{}"          # fallback lambda parameters
 VALUE, OUTPUT, ACCUMULATOR = "mg_value", "mg_out", "mg_acc"
@@ -145,6 +146,11 @@ def recognise(node: ast.expr):
         if found is None:
             return None
         levels, element = found
+        table = _zipped_table(node.generators[0].iter)
+        if table is not None:   # [sum(c) for c in zip(*rows)]: zip, then rows, evaluated first
+            levels = (Level(levels[0].targets, (Source(1, columns=True),)), *levels[1:])
+            fallback = _replace_outer_iterable(node, _zip_star(param(0), param(1)))
+            return "list", [node.generators[0].iter.func, table], fallback, levels, element, {}
         fallback = _replace_outer_iterable(node, param(0))
         return "list", [node.generators[0].iter], fallback, levels, element, {}
     if _plain_call(node, "list", (1,)) and _plain_call(node.args[0], "map", range(2, 9)):
@@ -185,7 +191,7 @@ def recognise(node: ast.expr):
         if found is None:
             return None
         levels, element, arguments, fallback = found
-        return "sum", arguments, fallback, levels, element, {"start": 2 if len(node.args) == 2 else None}
+        return "sum", arguments, fallback, levels, element, {"start": len(arguments) - 1 if len(node.args) == 2 else None}
     if _plain_call(node, "any", (1,)) or _plain_call(node, "all", (1,)):
         found = _folded(node, param)
         if found is None or len(found[0]) != 1:   # one level: a 'break' ends it at the deciding element
@@ -227,13 +233,33 @@ def _folded(node: ast.Call, param):
         levels = _comprehension_levels(iterable.generators, conditions_allowed=True)
         if levels is None:
             return None
-        levels = (Level(levels[0].targets, (Source(1),), levels[0].conditions), *levels[1:])
-        arguments[1] = iterable.generators[0].iter
-        fallback = ast.Call(param(0), [_replace_outer_iterable(iterable, param(1)), *rest], [])
+        table = _zipped_table(iterable.generators[0].iter)
+        if table is not None:   # sum(max(c) for c in zip(*rows)): zip, then rows, after the callee
+            arguments[1:2] = [iterable.generators[0].iter.func, table]
+            levels = (Level(levels[0].targets, (Source(2, columns=True),), levels[0].conditions), *levels[1:])
+            outer = _zip_star(param(1), param(2))
+            rest = [param(k) for k in range(3, len(arguments))]
+        else:
+            levels = (Level(levels[0].targets, (Source(1),), levels[0].conditions), *levels[1:])
+            arguments[1] = iterable.generators[0].iter
+            outer = param(1)
+        fallback = ast.Call(param(0), [_replace_outer_iterable(iterable, outer), *rest], [])
         return levels, iterable.elt, arguments, fallback
     level = Level((_element_name(0, 0),), (Source(1),))
     fallback = ast.Call(param(0), [param(1), *rest], [])
     return (level,), ast.Name(id=_element_name(0, 0), ctx=ast.Load()), arguments, fallback
+
+
+def _zipped_table(iterable: ast.expr) -> ast.expr | None:
+    """``rows`` of an outer iterable ``zip(*rows)``, else None."""
+    if (isinstance(iterable, ast.Call) and _is_name(iterable.func, "zip") and len(iterable.args) == 1
+            and isinstance(iterable.args[0], ast.Starred) and not iterable.keywords):
+        return iterable.args[0].value
+    return None
+
+
+def _zip_star(function: ast.expr, table: ast.expr) -> ast.Call:
+    return ast.Call(function, [ast.Starred(table, ast.Load())], [])
 
 
 def _replace_outer_iterable(node, replacement: ast.expr):
@@ -331,7 +357,10 @@ def _element(level: int, source: int, kind: str) -> ast.expr:
     if kind == "range":
         return ast.BinOp(start, ast.Add(), ast.BinOp(counter, ast.Mult(), ast.Name(id=f"mg_d{level}_{source}",
                                                                                    ctx=ast.Load())))
-    return ast.Subscript(ast.Name(id=f"mg_q{level}_{source}", ctx=ast.Load()), counter, ast.Load())
+    sequence = ast.Name(id=f"mg_q{level}_{source}", ctx=ast.Load())
+    if kind == "columns":   # the column k of zip(*sequence): frontend/columns.py
+        return ast.Call(ast.Name(id=COLUMN, ctx=ast.Load()), [sequence, counter], [])
+    return ast.Subscript(sequence, counter, ast.Load())
 
 
 def _assign(name: str, value: ast.expr) -> ast.Assign:
@@ -400,7 +429,8 @@ def build_loop(info: ExpressionInfo, kinds: tuple, reducer: tuple) -> ast.For:
         bindings = [_assign(target, _element(number, k, kind))
                     for k, (target, kind) in enumerate(zip(level.targets, kinds[number]))]
         for binding in bindings:   # an element of a list: its objects' fields may be read (fields.py)
-            binding.element_bind = isinstance(binding.value, ast.Subscript)
+            binding.element_bind = isinstance(binding.value, (ast.Subscript, ast.Call))
+            binding.column_bind = isinstance(binding.value, ast.Call)   # a column: read in place
         bounds = [ast.Name(id=f"mg_n{number}", ctx=ast.Load())]
         if number == 0 and info.kind == "reduce":
             bounds.insert(0, ast.Name(id="mg_b0", ctx=ast.Load()))  # 1 when the first element is the start

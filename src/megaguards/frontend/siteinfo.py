@@ -101,12 +101,14 @@ class SiteInfo(Record):
 
 class Source(Record):
     """One iterable: a pre-evaluated argument (by index), or an inner iterable read from
-    live-ins at run time (a name, or ``range(...)`` of names, ints and ``len(name)``)."""
+    live-ins at run time (a name, or ``range(...)`` of names, ints and ``len(name)``);
+    ``columns``: the argument is the table ``rows`` of ``zip(*rows)``, iterated by columns."""
 
-    _fields = ("argument", "expression")
-    _defaults = {"expression": None}
+    _fields = ("argument", "expression", "columns")
+    _defaults = {"expression": None, "columns": False}
     argument: int | None
     expression: ast.expr | None
+    columns: bool
 
 
 class Level(Record):

@@ -12,6 +12,7 @@ from .. import record as records
 from ..analysis.typeinfer import ArrayInfo, infer_types
 from ..errors import GuardFailure
 from ..frontend.comprehension import ACCUMULATOR, BEST, FIRST, KEY_VALUE, OUTPUT, VALUE, build_loop
+from ..frontend.desugar import COLUMN, introduced_names
 from ..frontend.scope import upward_exposed_reads
 from ..frontend.siteinfo import ExpressionInfo, SiteInfo
 from ..ir import nodes as ir
@@ -210,6 +211,15 @@ def source_kind(value) -> tuple[str, int]:
     raise NotHere(f"iterating over a {type(value).__name__} (only ranges, lists, array.array and 1-D NumPy arrays)")
 
 
+def columns_kind(value) -> tuple[str, int]:
+    """("columns", how many) of the table of ``zip(*table)``: a list of lists or a 2-D NumPy
+    array (its rows' lengths, equal, checked by the guard when the loop binds it)."""
+    if (type(value) is list and all(type(row) is list for row in value[:1])) or \
+            (type(value) is ndarray_class() and value.ndim == 2):
+        return "columns", (len(value[0]) if len(value) else 0)
+    raise NotHere(f"zip(*...) of a {type(value).__name__} (only a list of lists or a 2-D NumPy array)")
+
+
 # Python 3.12+ runs comprehensions inline in their function's frame (PEP 709).
 
 
@@ -219,16 +229,19 @@ def enter(site, values: dict, arguments: tuple):
     site.check_builtins(arguments)
     environment = dict(values)
     environment.setdefault("range", builtins.range)
+    for name in ("len", "min"):   # desugared forms inside the element (sum(col)) read them
+        environment.setdefault(name, getattr(builtins, name))
+    environment[COLUMN] = None   # the built loop's zip(*rows) column: an alias the lowering makes (columns.py)
     kinds, lengths = [], []
     for number, level in enumerate(info.levels):
         level_kinds, level_lengths = [], []
         for k, source in enumerate(level.sources):
             value = arguments[source.argument] if source.argument is not None else inner_iterable(
                 source.expression, values)
-            kind, length = source_kind(value)
+            kind, length = columns_kind(value) if source.columns else source_kind(value)
             level_kinds.append(kind)
             level_lengths.append(length)
-            if kind == "seq":
+            if kind in ("seq", "columns"):
                 environment[f"mg_q{number}_{k}"] = value
             else:
                 environment[f"mg_s{number}_{k}"] = value.start
@@ -365,7 +378,8 @@ def site_for(site, form, start_type) -> LoopSite:
                 live_outs = {"sum": (ACCUMULATOR,), "reduce": (ACCUMULATOR,), "any": (ACCUMULATOR,),
                              "all": (ACCUMULATOR,), "min": (ACCUMULATOR, FIRST),
                              "max": (ACCUMULATOR, FIRST)}.get(site.info.kind, ())
+                reads = upward_exposed_reads(loop)   # and the built-ins an element's idiom calls (sum(col))
                 info = SiteInfo(site.info.filename, site.info.line, site.info.function, loop,
-                                tuple(upward_exposed_reads(loop)), live_outs)
+                                tuple(dict.fromkeys([*reads, *introduced_names(loop)])), live_outs)
                 loop_site = site.forms[form] = LoopSite(site.id, info, site.info, start_type)
     return loop_site

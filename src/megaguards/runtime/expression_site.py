@@ -184,6 +184,9 @@ class ExpressionSite(Reporting):
         for value, (wanted, name) in zip(arguments, expected):
             if value is not wanted:
                 raise NotHere(f"'{name}' is rebound to something else")
+        for level in self.info.levels:   # zip(*rows): zip is evaluated just before the table
+            if any(source.columns and arguments[source.argument - 1] is not builtins.zip for source in level.sources):
+                raise NotHere("'zip' is rebound to something else")
 
     def enter(self, values: dict, arguments: tuple):
         if not self.forms:   # its first entries (no synthetic loop yet): the back end, once per process
