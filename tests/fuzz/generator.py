@@ -35,7 +35,8 @@ What the programs contain (see the issue "differential fuzzing"):
   statements.display_loop, feature ``displays``, own stream); a table built row by row
   (statements.table_rows, feature ``rows``) and values grouped by key, ``groups[k].append(v)``
   into a list or dict of lists, or the rows of a list walked (statements.keyed_groups,
-  feature ``keyed``), each from its own stream;
+  feature ``keyed``), and a loop over a table's rows whose parts a split or an exchange of
+  loops serves (statements.split_parts, feature ``splits``), each from its own stream;
 * random expressions (``+ - * / // % & | ^ ** << >> min max abs``, unary ``-`` and
   ``~``, conditional expressions, comparisons (chained too, and as values),
   ``and``/``or``, a few ``math`` calls and ``int``/``float``/``round`` conversions),
@@ -189,6 +190,8 @@ class Generator(ExpressionGeneration, HelperGeneration, StatementGeneration, Inp
         self.rows_rng = random.Random(f"rows {seed}")
         # Values grouped by key (statements.keyed_groups): likewise.
         self.keyed_rng = random.Random(f"keyed {seed}")
+        # A loop over a table's rows whose parts a split or an exchange serves (statements.split_parts).
+        self.splits_rng = random.Random(f"splits {seed}")
 
     # -- helpers -------------------------------------------------------------------
     def chance(self, p: float) -> bool:
@@ -376,6 +379,7 @@ class Generator(ExpressionGeneration, HelperGeneration, StatementGeneration, Inp
         groups = self.keyed_groups(scope)
         if groups is not None:
             returned.append(groups)
+        returned += self.split_parts(scope)
         self.square_sums(1)
         self.work_list(scope)   # the last loop: nothing but the return after it
         self.emit(1, f"return {', '.join(returned)}")
@@ -393,7 +397,7 @@ class Generator(ExpressionGeneration, HelperGeneration, StatementGeneration, Inp
 
 FEATURES = ("readonly", "longrange", "reduction", "containerswitch", "helpers", "cells", "exits", "appends", "grown",
             "rowswaps",
-            "mixed", "folds", "tuples", "scratch", "displays", "rows", "keyed")  # what ``avoid`` may name
+            "mixed", "folds", "tuples", "scratch", "displays", "rows", "keyed", "splits")  # what ``avoid`` may name
 
 
 def generate(seed: int, avoid=()) -> Program:

@@ -312,6 +312,34 @@ class StatementGeneration:
         self.emit(2, "table.append(row)")
         return "table"
 
+    def split_parts(self, scope: Scope) -> tuple[str, ...]:
+        """Sometimes a loop over the rows of a table whose parts depend on each other across its
+        iterations through some of them only (atax's ``rowv[i]`` summed over ``j``, then
+        ``cols[j] += A[i][j] * rowv[i]``; bicg's two arrays in one inner loop; a stencil over
+        ``cols`` that keeps its order; a scalar folded from a part): analysis/distribution.py
+        splits and exchanges it where that keeps every dependence's order; feature ``splits``,
+        from its own stream.  The names to return (none: no such loop)."""
+        r = self.splits_rng
+        tables = [a for a in self.arrays if a.rank == 2 and a.element_type not in (PY_BOOL, NUMPY_BOOL)]
+        if "splits" in self.avoid or not tables or r.random() >= 0.25:
+            return ()
+        a = r.choice(tables).name
+        width = f"len({a}[0]) if len({a}) else 0"
+        factor = lambda: r.choice(["0.5", "s", "(j % 4) * 0.25", "rowv[i]", "1.5"])  # noqa: E731
+        parts = [f"rowv[i] = {r.choice(['0.0', 'i * 0.5', 's'])}",
+                 f"for j in range({width}):\n    rowv[i] = rowv[i] + {a}[i][j] * {factor()}",
+                 f"for j in range({width}):\n    cols[j] = cols[j] + {a}[i][j] * {factor()}",
+                 f"for j in range({width}):\n    cols[j] += {a}[i][j]\n    rowv[i] += {a}[i][j] * {factor()}",
+                 f"for j in range(({width}) - 1):\n    cols[j] = cols[j + 1] * 0.5 + {a}[i][j]",
+                 "facc = facc + rowv[i]"]
+        self.emit(1, f"cols = [0.0] * ({width})")
+        self.emit(1, f"rowv = [0.0] * len({a})")
+        self.emit(1, f"for i in range(len({a})):")
+        for part in r.sample(parts, r.randint(2, 4)):
+            for line in part.split("\n"):
+                self.emit(2, line)
+        return ("cols", "rowv")
+
     def keyed_groups(self, scope: Scope) -> str | None:
         """Sometimes a loop grouping values by key (``groups[k].append(v)``, ``.extend([v, i])``;
         frontend/appends.py) into a list of lists or a dict of lists keyed 0 .. K-1, the keys
