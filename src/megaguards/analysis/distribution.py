@@ -26,7 +26,7 @@ from ..record import record
 from ..ir import nodes as ir
 from ..ir.types import Scalar
 from .dependence import DIFFERENT_ITERATIONS, conflicts
-from .parallel import array_accesses, exposed_reads, level_statements
+from .parallel import array_accesses, assigned_scalars, exposed_reads, level_statements
 
 SPLIT_NAME = "mg_tmp_split"   # the one-trip loop holding the loops a site's own loop became
 UNSPLIT = (ir.Append, ir.Rebind, ir.RowSwap, ir.Break, ir.Continue)
@@ -105,11 +105,6 @@ def _breaks(loop: ir.For) -> bool:
     return any(isinstance(s, (ir.Break, ir.Continue)) for s in level_statements(loop.body))
 
 
-def _assigned(statements) -> set:
-    return {n.target for s in statements for n in ir.walk(s) if isinstance(n, ir.Assign)} | \
-        {n.var for s in statements for n in ir.walk(s) if isinstance(n, ir.For)}
-
-
 def _reads_only(expressions, changed: set) -> bool:
     """Do ``expressions`` load no element and read no name of ``changed``?"""
     return not any(isinstance(n, ir.Load) or (isinstance(n, ir.Name) and n.id in changed)
@@ -125,8 +120,9 @@ class _Decision:
 
     def __init__(self, loop: ir.For, outer: tuple, invariant: set, facts, groups: dict, budget: list) -> None:
         self.loop, self.outer, self.invariant, self.facts, self.groups = loop, outer, invariant, facts, groups
-        self.changed = _assigned((loop,))
+        self.changed = assigned_scalars((loop,))
         self.budget = budget   # [isl queries left], shared with the inner loops' decisions
+        self.carried: dict = {}   # run of parts -> whether the loop over them carries a dependence
 
     def decide(self) -> Split | None:
         try:
@@ -136,20 +132,20 @@ class _Decision:
 
     def _decide(self) -> Split | None:
         loop = self.loop
-        if loop.var in _assigned(loop.body) or not _reads_only((loop.start, loop.stop), self.changed):
+        if loop.var in assigned_scalars(loop.body) or not _reads_only((loop.start, loop.stop), self.changed):
             return None
-        if not self._carries(self._accesses(self.parts_all())):
+        if not self._carries(self.parts_all()):
             return None   # nothing carried: the parallel plan takes it as it is
         parts = []
         for k, statement in enumerate(loop.body):
             pieces = self._inner_pieces(statement)
             parts += [(k, piece) for piece in pieces] if len(pieces) > 1 else [(k, ())]
-        found = self._merged(self._partition(loop, self.outer, parts))
+        found = self._merged(self._partition(parts))
         found = [self._fused(group) for group in found]
         exchanged = tuple(self._exchangeable(group) for group in found)
         if len(found) == 1 and not any(exchanged):
             return None
-        carrying = [self._carries(self._accesses(group)) and not swap for group, swap in zip(found, exchanged)]
+        carrying = [self._carries(group) and not swap for group, swap in zip(found, exchanged)]
         if all(carrying):
             return None
         return Split(loop.nid, tuple(tuple(group) for group in found), exchanged)
@@ -162,12 +158,15 @@ class _Decision:
         statement = self.loop.body[k]
         return records.replace(statement, body=tuple(statement.body[m] for m in piece)) if piece else statement
 
-    def _accesses(self, parts) -> list:
-        return list(array_accesses([self.statement(part) for part in parts], (), self.groups))
-
-    def _carries(self, accesses) -> bool:
-        return any(self._conflict(self.loop, self.outer, first, second, DIFFERENT_ITERATIONS)
-                   for first in accesses if first.write for second in accesses if second.group == first.group)
+    def _carries(self, parts) -> bool:
+        """Does the loop over these parts alone carry a dependence (asked once per run)?"""
+        key = tuple(parts)
+        if key not in self.carried:
+            accesses = list(array_accesses([self.statement(part) for part in parts], (), self.groups))
+            self.carried[key] = any(self._conflict(self.loop, self.outer, first, second, DIFFERENT_ITERATIONS)
+                                    for first in accesses if first.write
+                                    for second in accesses if second.group == first.group)
+        return self.carried[key]
 
     def _conflict(self, loop, outer, first, second, order) -> bool:
         self.budget[0] -= 1
@@ -179,27 +178,28 @@ class _Decision:
         """An inner loop's statements in the finest groups it can be split into."""
         if not isinstance(statement, ir.For) or len(statement.body) < 2 or _breaks(statement) \
                 or ir.int_constant(statement.step) in (None, 0) \
-                or not _reads_only((statement.start, statement.stop), _assigned(statement.body)):
+                or not _reads_only((statement.start, statement.stop), assigned_scalars(statement.body)):
             return [()]
         units = [(k, ()) for k in range(len(statement.body))]
         inner = _Decision(statement, self.outer + (self.loop,), self.invariant, self.facts, self.groups, self.budget)
-        return [tuple(k for k, _ in group) for group in inner._partition(statement, inner.outer, units)]
+        return [tuple(k for k, _ in group) for group in inner._partition(units)]
 
-    def _partition(self, loop: ir.For, outer: tuple, parts: list) -> list:
+    def _partition(self, parts: list) -> list:
         """``parts`` in the finest runs that may become loops of their own, in order: two parts
         stay in one run where the later touches, in an earlier iteration, an element the
         earlier one touches (one writing), or where they share a scalar."""
+        loop = self.loop
         statements = [self.statement(part) for part in parts]
         accesses = [list(array_accesses([s], (), self.groups)) for s in statements]
-        assigned = [_assigned([s]) for s in statements]
+        assigned = [assigned_scalars([s]) for s in statements]
         exposed = [exposed_reads([s], frozenset({loop.var})) for s in statements]
         joined = list(range(len(parts)))   # joined[b]: the first part b's run must start at or before
         for b in range(len(parts)):
             for a in range(b):
                 shared = (assigned[a] & exposed[b]) | (assigned[b] & exposed[a]) | {
                     name for name in assigned[a] & assigned[b]
-                    if not self._same_last(name, parts[a], parts[b], statements[a], statements[b], loop)}
-                if shared or any(self._conflict(loop, outer, x, y, BACKWARD) for x in accesses[a]
+                    if not self._same_last(name, parts[a], parts[b], statements[a], statements[b])}
+                if shared or any(self._conflict(loop, self.outer, x, y, BACKWARD) for x in accesses[a]
                                  for y in accesses[b] if x.group == y.group and (x.write or y.write)):
                     joined[b] = min(joined[b], a)
         runs, start = [], 0
@@ -209,14 +209,13 @@ class _Decision:
                 start = cut
         return runs + [parts[start:]]
 
-    def _same_last(self, name, one, two, first: ir.Stmt, second: ir.Stmt, loop: ir.For) -> bool:
+    def _same_last(self, name, one, two, first: ir.Stmt, second: ir.Stmt) -> bool:
         """A name both parts assign keeps its last value after the split: pieces of one inner
         loop, its variable; or each part a ``for`` over it whose range the loop leaves alone."""
         if one[0] == two[0] and isinstance(first, ir.For) and first.var == name:
-            return name not in _assigned(first.body) and name not in _assigned(second.body)
-        changed = _assigned((loop,))
-        return all(isinstance(s, ir.For) and s.var == name and name not in _assigned(s.body)
-                   and _reads_only((s.start, s.stop), changed) and not _breaks(s) for s in (first, second))
+            return name not in assigned_scalars(first.body) and name not in assigned_scalars(second.body)
+        return all(isinstance(s, ir.For) and s.var == name and name not in assigned_scalars(s.body)
+                   and _reads_only((s.start, s.stop), self.changed) and not _breaks(s) for s in (first, second))
 
     def _merged(self, runs: list) -> list:
         """Neighbouring runs joined where that costs no parallelism: the joined loop carries
@@ -224,8 +223,8 @@ class _Decision:
         merged = [runs[0]]
         for run in runs[1:]:
             both = merged[-1] + run
-            if not self._carries(self._accesses(both)) or not self._works(merged[-1]) or not self._works(run) or (
-                    self._carries(self._accesses(merged[-1])) and self._carries(self._accesses(run))):
+            if not self._carries(both) or not self._works(merged[-1]) or not self._works(run) or (
+                    self._carries(merged[-1]) and self._carries(run)):
                 merged[-1] = both
             else:
                 merged.append(run)
@@ -258,7 +257,7 @@ class _Decision:
         if any(isinstance(n, (ir.For, ir.While)) for s in inner.body for n in ir.walk(s)):
             return False
         level = {s.target for s in inner.body if isinstance(s, ir.Assign)}
-        if _assigned(inner.body) != level or level & exposed_reads(inner.body, frozenset({inner.var, self.loop.var})):
+        if assigned_scalars(inner.body) != level or level & exposed_reads(inner.body, frozenset({inner.var, self.loop.var})):
             return False
         accesses = list(array_accesses([inner], (), self.groups))
         if any(not x.loops or x.loops[0] is not inner for x in accesses):

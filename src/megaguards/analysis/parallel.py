@@ -54,6 +54,12 @@ class ParallelPlan:
         return 1 if self.loops else 0
 
 
+def assigned_scalars(statements) -> set[str]:
+    """The scalars ``statements`` assign: assignments' targets and ``for`` variables."""
+    return {n.target for s in statements for n in ir.walk(s) if isinstance(n, ir.Assign)} | \
+        {n.var for s in statements for n in ir.walk(s) if isinstance(n, ir.For)}
+
+
 def exposed_reads(statements, defined: frozenset = frozenset()) -> set[str]:
     """Scalars read before being assigned in the same iteration of a loop body."""
     exposed: set[str] = set()
@@ -232,8 +238,7 @@ class _Planner:
                     kind = "output" if second.write else "flow/anti"
                     return (f"carries a {kind} dependence on {ir.describe_name(first.group)} (lines {first.node.line} "
                             f"and {second.node.line})")
-        assigned = {n.target for n in ir.walk(loop) if isinstance(n, ir.Assign)}
-        assigned |= {n.var for n in ir.walk(loop) if isinstance(n, ir.For) and n is not loop}
+        assigned = assigned_scalars(loop.body)
         if loop.var in assigned:
             return f"its variable {ir.describe_name(loop.var)} is assigned in the body"
         exposed = exposed_reads(loop.body, frozenset({loop.var}))
@@ -283,8 +288,7 @@ def _private_arrays(loop: ir.For, typed: TypedLoop, groups: dict) -> tuple:
     loop sequential, its inner loops parallel or one GPU region)."""
     if any(isinstance(s, ir.Continue) for s in level_statements(loop.body)):
         return ()
-    assigned = {n.target for n in ir.walk(loop) if isinstance(n, ir.Assign)} | \
-        {n.var for n in ir.walk(loop) if isinstance(n, ir.For)}
+    assigned = assigned_scalars((loop,))
     stored = dict.fromkeys(n.array for n in ir.walk(loop) if isinstance(n, ir.Store))
     loaded = {n.array for n in ir.walk(loop) if isinstance(n, ir.Load)}
     found = []

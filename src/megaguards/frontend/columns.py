@@ -17,7 +17,7 @@ import ast
 from ..ir import nodes as ir
 from .desugar import COLUMN
 from .lower_calls import _Row
-from .syntax import _unsupported, dotted_path
+from .syntax import _unsupported, dotted_path, zipped_table
 
 
 def is_column(value: ast.expr) -> bool:
@@ -26,10 +26,8 @@ def is_column(value: ast.expr) -> bool:
 
 def column_source(source: ast.expr) -> str | None:
     """The table of ``zip(*table)`` (a name or dotted path), else None."""
-    if (isinstance(source, ast.Call) and dotted_path(source.func) == "zip" and len(source.args) == 1
-            and isinstance(source.args[0], ast.Starred) and not source.keywords):
-        return dotted_path(source.args[0].value)
-    return None
+    table = zipped_table(source)
+    return None if table is None else dotted_path(table)
 
 
 class ColumnLowering:

@@ -26,6 +26,7 @@ import copy
 
 from . import work
 from .desugar import COLUMN
+from .syntax import zipped_table
 from .siteinfo import EXPRESSION_FUNCTION, NEXT_NAME, ExpressionInfo, Level, Source, skip_name
 ARGUMENT = "__mg{}"          # fallback lambda parameters
 VALUE, OUTPUT, ACCUMULATOR = "mg_value", "mg_out", "mg_acc"
@@ -146,7 +147,7 @@ def recognise(node: ast.expr):
         if found is None:
             return None
         levels, element = found
-        table = _zipped_table(node.generators[0].iter)
+        table = zipped_table(node.generators[0].iter)
         if table is not None:   # [sum(c) for c in zip(*rows)]: zip, then rows, evaluated first
             levels = (Level(levels[0].targets, (Source(1, columns=True),)), *levels[1:])
             fallback = _replace_outer_iterable(node, _zip_star(param(0), param(1)))
@@ -233,7 +234,7 @@ def _folded(node: ast.Call, param):
         levels = _comprehension_levels(iterable.generators, conditions_allowed=True)
         if levels is None:
             return None
-        table = _zipped_table(iterable.generators[0].iter)
+        table = zipped_table(iterable.generators[0].iter)
         if table is not None:   # sum(max(c) for c in zip(*rows)): zip, then rows, after the callee
             arguments[1:2] = [iterable.generators[0].iter.func, table]
             levels = (Level(levels[0].targets, (Source(2, columns=True),), levels[0].conditions), *levels[1:])
@@ -248,14 +249,6 @@ def _folded(node: ast.Call, param):
     level = Level((_element_name(0, 0),), (Source(1),))
     fallback = ast.Call(param(0), [param(1), *rest], [])
     return (level,), ast.Name(id=_element_name(0, 0), ctx=ast.Load()), arguments, fallback
-
-
-def _zipped_table(iterable: ast.expr) -> ast.expr | None:
-    """``rows`` of an outer iterable ``zip(*rows)``, else None."""
-    if (isinstance(iterable, ast.Call) and _is_name(iterable.func, "zip") and len(iterable.args) == 1
-            and isinstance(iterable.args[0], ast.Starred) and not iterable.keywords):
-        return iterable.args[0].value
-    return None
 
 
 def _zip_star(function: ast.expr, table: ast.expr) -> ast.Call:

@@ -23,7 +23,7 @@ from ..record import record
 from ..errors import Unsupported
 from . import early_exits
 from .literal_loops import element_at, literal_elements, progression
-from .syntax import dotted_path as _path
+from .syntax import dotted_path as _path, zipped_table
 from .syntax import int_literal, nested_loops, renamed
 from .syntax import located as _located
 
@@ -142,9 +142,8 @@ def _source(node: ast.expr, assigned: set[str], top: bool = True) -> _Source | N
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
         return None
     function, args, keywords = node.func.id, node.args, node.keywords
-    if function == "zip" and len(args) == 1 and isinstance(args[0], ast.Starred) and not keywords \
-            and _path(args[0].value) is not None:   # zip(*rows): the columns, len(rows[0]) of them
-        table = args[0].value
+    table = zipped_table(node)
+    if table is not None and _path(table) is not None:   # zip(*rows): the columns, len(rows[0]) of them
         count = ast.IfExp(test=_call("len", copy.deepcopy(table)), body=_call("len", ast.Subscript(
             value=copy.deepcopy(table), slice=ast.Constant(0), ctx=ast.Load())), orelse=ast.Constant(0))
         return _Source((count,), lambda index: _call(COLUMN, copy.deepcopy(table), index), ("zip",))

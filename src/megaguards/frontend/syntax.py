@@ -44,6 +44,14 @@ def dotted_path(node: ast.AST) -> str | None:
     return None
 
 
+def zipped_table(node: ast.expr) -> ast.expr | None:
+    """``rows`` of ``zip(*rows)`` (one starred argument, no keywords), else None."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "zip"
+            and len(node.args) == 1 and isinstance(node.args[0], ast.Starred) and not node.keywords):
+        return node.args[0].value
+    return None
+
+
 def int_literal(node: ast.expr) -> int | None:
     """The value of an int literal such as ``3`` or ``-2``, else None."""
     negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)

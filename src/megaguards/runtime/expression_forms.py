@@ -12,7 +12,7 @@ from .. import record as records
 from ..analysis.typeinfer import ArrayInfo, infer_types
 from ..errors import GuardFailure
 from ..frontend.comprehension import ACCUMULATOR, BEST, FIRST, KEY_VALUE, OUTPUT, VALUE, build_loop
-from ..frontend.desugar import COLUMN, introduced_names
+from ..frontend.desugar import COLUMN, INTRODUCED_BUILTINS, introduced_names
 from ..frontend.scope import upward_exposed_reads
 from ..frontend.siteinfo import ExpressionInfo, SiteInfo
 from ..ir import nodes as ir
@@ -228,8 +228,7 @@ def enter(site, values: dict, arguments: tuple):
     info = site.info
     site.check_builtins(arguments)
     environment = dict(values)
-    environment.setdefault("range", builtins.range)
-    for name in ("len", "min"):   # desugared forms inside the element (sum(col)) read them
+    for name in INTRODUCED_BUILTINS:   # the loop's range, and desugared forms inside the element (sum(col))
         environment.setdefault(name, getattr(builtins, name))
     environment[COLUMN] = None   # the built loop's zip(*rows) column: an alias the lowering makes (columns.py)
     kinds, lengths = [], []

@@ -67,6 +67,9 @@ class ExpressionSite(Reporting):
         self.speeds: dict = {}      # size class -> backoff.Speed
         self.outermost: int | None = None   # the argument index of the outermost iterable, once entered
         self.tiering = UNREAD       # until it pays to compile (runtime/tiering.py)
+        # zip(*rows)'s zip, evaluated just before the table: its argument positions, read at the
+        # first entry (the levels hold ast nodes: a cached rewrite loads them only when compiling)
+        self.zips: tuple | None = None
 
     def __call__(self, thunk, fallback, *arguments):
         if self.skipping:  # backing off: CPython evaluates the expression (booked later)
@@ -184,8 +187,11 @@ class ExpressionSite(Reporting):
         for value, (wanted, name) in zip(arguments, expected):
             if value is not wanted:
                 raise NotHere(f"'{name}' is rebound to something else")
-        for level in self.info.levels:   # zip(*rows): zip is evaluated just before the table
-            if any(source.columns and arguments[source.argument - 1] is not builtins.zip for source in level.sources):
+        if self.zips is None:
+            self.zips = tuple(source.argument - 1 for level in self.info.levels for source in level.sources
+                              if source.columns)
+        for position in self.zips:
+            if arguments[position] is not builtins.zip:
                 raise NotHere("'zip' is rebound to something else")
 
     def enter(self, values: dict, arguments: tuple):
