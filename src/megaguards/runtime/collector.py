@@ -12,6 +12,12 @@ a Python whose start-up froze some, as the H100 machine's 3.12 does: there is no
 which objects were frozen by whom).  Objects put back that way do not count towards the next
 full collection, so a set-aside happens a bounded number of times: a site's first entry (its
 estimate imports), its decision to compile (reads its tree), its lowering, each specialization.
+
+The counts towards the next collections restart at zero at both ends (``gc.freeze`` resets
+them; the exit freezes again, megaguards' young objects with the rest): the objects
+megaguards kept (its modules, its kernels) would otherwise leave a full collection due, and
+the program's next few allocations would run it over the user's objects just put back (a
+young cycle CPython never collects here was freed: tests/test_collector.py).
 """
 from __future__ import annotations
 
@@ -32,6 +38,7 @@ class SetAside:
 
     def __exit__(self, *exception) -> None:
         if self.frozen:
+            gc.freeze()     # again: the counts restart at zero (see the module's docstring)
             gc.unfreeze()
 
 
