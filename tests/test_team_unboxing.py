@@ -128,3 +128,32 @@ def test_the_first_failing_element_decides_as_for_one_thread(library, first, sec
     assert str(again.value) == str(raised.value)
     reasons = [reason for record in site_for(fast) for reason in record["reasons"]]
     assert any("ints and floats" in reason for reason in reasons) == isinstance(first, float), reasons
+
+
+EDGES = [0, 1, -1, 2 ** 30 - 1, -(2 ** 30 - 1), 2 ** 30, -(2 ** 30), 2 ** 31, 2 ** 53 + 1, -(2 ** 60) - 3,
+         2 ** 63 - 1, -(2 ** 63)]
+
+
+@pytest.mark.parametrize("team", [1, 3])
+def test_ints_of_every_size_unbox_to_their_values(library, team):
+    """A compact int (one digit) is read in place, any other through CPython's conversion:
+    each edge between them, both signs, a zero, and the ends of int64, in a list a team
+    reads and in one a thread reads; one past either end of int64 is refused."""
+    for n in (len(EDGES) * 3, TEAM_ELEMENTS + 5):
+        values = [EDGES[i % len(EDGES)] for i in range(n)]
+        answer, buffer = unboxed(library, values, 1, ArrayKind.LIST_INT, team)
+        assert answer == 0 and buffer.tolist() == values
+        for outside in (2 ** 63, -(2 ** 63) - 1):
+            assert unboxed(library, [*values[:-1], outside], 1, ArrayKind.LIST_INT, team)[0] != 0
+
+
+def square_in_place(values, n):
+    for i in range(n):
+        values[i] = values[i] * values[i] - values[i]
+
+
+def test_ints_boxed_back_compare_by_value():
+    """Boxing back keeps an int object that already holds the kernel's value (int_stays reads
+    it as the unboxing does): the list afterwards holds CPython's values, 0 and 1 included."""
+    values = [EDGES[i % 8] for i in range(40)] + [2, 0, 1]   # squares within int64
+    assert_same_as_cpython(square_in_place, values, len(values))
