@@ -157,3 +157,24 @@ def test_ints_boxed_back_compare_by_value():
     it as the unboxing does): the list afterwards holds CPython's values, 0 and 1 included."""
     values = [EDGES[i % 8] for i in range(40)] + [2, 0, 1]   # squares within int64
     assert_same_as_cpython(square_in_place, values, len(values))
+
+
+PATTERN = [500, 3, 500, 500, -2, 1000, 500, 257, 257, 0, -6, -6]
+
+
+def copy_pattern(counts, pattern, rows, columns):
+    for y in range(rows):
+        for x in range(columns):
+            counts[y][x] = pattern[(y + x) % len(pattern)] * 1
+
+
+def test_repeated_ints_boxed_back_hold_their_values():
+    """A row boxed back gives the int it last allocated to the elements that follow with its
+    value (marshal_lists.c box_int), past small ints (-5 to 256: CPython's own objects);
+    each element's value is CPython's, runs share one object."""
+    assert_same_as_cpython(copy_pattern, [[0] * 300 for _ in range(40)], PATTERN, 40, 300)
+    counts = [[0] * 300 for _ in range(40)]
+    megaguards.jit(copy_pattern)(counts, PATTERN, 40, 300)
+    assert counts == [[PATTERN[(y + x) % len(PATTERN)] for x in range(300)] for y in range(40)]
+    row = counts[0]
+    assert row[0] is row[2] is row[3] and row[7] is row[8] and row[10] is row[11]

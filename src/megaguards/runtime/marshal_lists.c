@@ -324,6 +324,28 @@ static int int_stays(PyObject *old, int64_t value) {
     return PyLong_CheckExact(old) && int_value(old, &was) && was == value;
 }
 
+/* The int last allocated in a row, given again to the elements that follow with its value:
+ * a row of escape counts holds the limit (500) thousands of times between small counts, each
+ * a new object that CPython's loop would allocate too; one object serves them (ints are
+ * immutable: only ``is`` can tell, as it tells CPython's own cached ints and constants
+ * apart).  A small int (-5 to 256) is CPython's one object anyway and leaves the last one
+ * in place.  A reference is held: an old element's release may run code. */
+typedef struct { PyObject *object; int64_t value; } shared_int;
+
+static PyObject *box_int(shared_int *last, int64_t value) {
+    if (last->object != NULL && last->value == value) {
+        Py_INCREF(last->object);
+        return last->object;
+    }
+    PyObject *fresh = PyLong_FromLongLong(value);
+    if (fresh == NULL || (value >= -5 && value <= 256)) return fresh;
+    Py_XDECREF(last->object);
+    Py_INCREF(fresh);
+    last->object = fresh;
+    last->value = value;
+    return fresh;
+}
+
 static int box_level(PyObject *obj, int depth, const mg_box *box, const char *buffer, int64_t *position) {
     if (depth == 0 && !PyList_CheckExact(obj)) return copy_buffer(obj, box, (char *)buffer, position, 1) ? -1 : 0;
     if (!PyList_CheckExact(obj) || PyList_GET_SIZE(obj) != box->shape[depth]) return -1;
@@ -336,6 +358,7 @@ static int box_level(PyObject *obj, int depth, const mg_box *box, const char *bu
     }
     int64_t p = *position, gap = box->gap;
     int kind = box->kind;
+    shared_int last = {NULL, 0};
     for (Py_ssize_t i = 0; i < n; i += gap) {
         PyObject *old = items[i], *fresh;
         if (kind == KIND_FLOAT) {
@@ -345,7 +368,7 @@ static int box_level(PyObject *obj, int depth, const mg_box *box, const char *bu
         } else if (kind == KIND_INT) {
             int64_t value = ((const int64_t *)buffer)[p + i];
             if (int_stays(old, value)) continue;
-            fresh = PyLong_FromLongLong(value);
+            fresh = box_int(&last, value);
         } else if (kind == KIND_INT_OR_FLOAT) {   /* each element keeps the class the kernel gave it */
             const double *pair = (const double *)buffer + 2 * (p + i);
             if (pair[1] != 0.0) {
@@ -353,17 +376,18 @@ static int box_level(PyObject *obj, int depth, const mg_box *box, const char *bu
                 fresh = PyFloat_FromDouble(pair[0]);
             } else {
                 if (int_stays(old, (int64_t)pair[0])) continue;
-                fresh = PyLong_FromLongLong((int64_t)pair[0]);
+                fresh = box_int(&last, (int64_t)pair[0]);
             }
         } else {
             fresh = ((const uint8_t *)buffer)[p + i] ? Py_True : Py_False;
             if (fresh == old) continue;
             Py_INCREF(fresh);
         }
-        if (fresh == NULL) return -1;
+        if (fresh == NULL) { Py_XDECREF(last.object); return -1; }
         items[i] = fresh;
         Py_DECREF(old);
     }
+    Py_XDECREF(last.object);
     *position = p + n;
     return 0;
 }
