@@ -408,3 +408,33 @@ def test_a_conditional_subscript_is_hoisted_and_its_test_keeps_its_checks():
     assert_same_as_cpython(previous, values, [0.0] * 7, 1)
     assert_same_as_cpython(tested, values, [0.0] * 7, 7, 2**62, compiled=None)   # overflows: CPython reruns
     assert_same_as_cpython(tested, values, [0.0] * 7, 7, 3)
+
+
+def scaled(values, out, n, divisor, rate):
+    for i in range(n):
+        out[i] = values[i] / divisor + values[i] / 4.0 + rate / divisor
+
+
+def rescaled_inside(values, out, n):
+    scale = 1.0
+    for i in range(n):
+        out[i] = values[i] / scale
+        scale = scale - 0.25   # assigned in the loop: tested at each division
+
+
+def test_divisions_by_a_name_the_loop_never_assigns_are_tested_once_at_entry():
+    """``x / d`` with ``d`` a live-in the loop never assigns (or a nonzero constant): one test
+    at entry, no zero test left inside (bounds.invariant_divisors); a zero divisor (0, 0.0,
+    -0.0) fails the entry test and the checking copy raises CPython's ZeroDivisionError with
+    CPython's partial state; a NaN divides as in CPython."""
+    values = [float(k) - 2.5 for k in range(9)]
+    fast = assert_same_as_cpython(scaled, values, [0.0] * 9, 9, 3.0, 0.5)
+    loop = site_for(fast)[-1]
+    assert loop["checks_in_loop"] == 0 and not any("hoisted check failed" in r for r in loop["reasons"]), loop
+    for zero in (0, 0.0, -0.0):
+        fast = assert_same_as_cpython(scaled, values, [0.0] * 9, 9, zero, 0.5, compiled=None)
+        assert any("the divisor 'divisor' is not zero" in r for r in site_for(fast)[-1]["reasons"])
+    assert_same_as_cpython(scaled, values, [0.0] * 9, 9, float("nan"), 0.5)
+    assert_same_as_cpython(scaled, values, [0.0] * 9, 9, 7, 0.5)   # an int divisor
+    assert_same_as_cpython(scaled, values, [0.0] * 9, 0, 0.0, 0.5)   # no iteration: nothing raised
+    assert_same_as_cpython(rescaled_inside, values, [0.0] * 9, 9, compiled=None)   # 1.0 .. -1.0 passes 0.0

@@ -91,6 +91,7 @@ class HoistFacts:
     unchecked: frozenset                         # nid of BinOp/UnaryOp nodes proven within int64
     refinements: tuple = ()                      # Refinement, in creation order (parents first)
     branches: tuple = ()                         # (IfExp nid, body's scope, orelse's scope): narrowed by its test
+    divisors: tuple = ()                         # (divisor, nids of the float divisions by it): see invariant_divisors
 
     @property
     def empty(self) -> bool:
@@ -106,6 +107,7 @@ class HoistFacts:
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_access", {(h.access, h.dim): h for h in self.indices})
         object.__setattr__(self, "_branches", {nid: (dict(body), dict(orelse)) for nid, body, orelse in self.branches})
+        object.__setattr__(self, "nonzero_divisions", frozenset(nid for _, nids in self.divisors for nid in nids))
 
 
 def expression_key(node: ir.Expr) -> str:
@@ -409,12 +411,39 @@ def _for_bindings_in(statements) -> dict[str, int]:
     return counts
 
 
+DIVIDED_FLOATS = (Scalar.PY_FLOAT,)
+DIVISORS = (Scalar.PY_FLOAT, Scalar.PY_INT)
+
+
+def invariant_divisors(typed: TypedLoop, invariant: set) -> tuple:
+    """Float true divisions (``x / ry``) whose divisor is a nonzero constant or a name the
+    loop never assigns, grouped by divisor: one test at entry (``ry != 0``; a constant needs
+    none) proves every one of them; the fast copy then divides without its zero test, whose
+    branch kept the loop from vectorizing (hotspot: four per cell).  A zero divisor fails the
+    test and the checking copy raises where CPython does."""
+    found: dict = {}
+    for node in ir.walk(typed.body):
+        if not (isinstance(node, ir.BinOp) and node.op == "/" and node.type in DIVIDED_FLOATS
+                and node.left.type in DIVISORS and node.right.type in DIVISORS):
+            continue
+        divisor = node.right
+        if isinstance(divisor, ir.Const) and divisor.value != 0:
+            key = ("constant", repr(divisor.value))
+        elif isinstance(divisor, ir.Name) and divisor.id in invariant:
+            key = ("name", divisor.id)
+        else:
+            continue
+        found.setdefault(key, [divisor, []])[1].append(node.nid)
+    return tuple((divisor, tuple(nids)) for divisor, nids in found.values())
+
+
 def hoist_checks(typed: TypedLoop) -> HoistFacts:
     """The checks that can be done once at entry for this typed loop."""
     hoister = _Hoister(typed)
     hoister.statement(typed.body, {}, None)
     return HoistFacts(tuple(hoister.loops), tuple(hoister.indices), tuple(hoister.ranges),
-                      frozenset(hoister.unchecked), tuple(hoister.refinements), tuple(hoister.branches))
+                      frozenset(hoister.unchecked), tuple(hoister.refinements), tuple(hoister.branches),
+                      invariant_divisors(typed, hoister.invariant))
 
 
 def touched_box(typed: TypedLoop, facts: HoistFacts) -> frozenset:

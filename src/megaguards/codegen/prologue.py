@@ -117,6 +117,10 @@ class PrologueWriter:
             self.emit(depth, f"if (!{self.empty_flag(loop)}) {{")
             self.interval(expression, depth + 1, number, dict(scope))
             self.emit(depth, "}")
+        for divisor, _ in self.facts.divisors:
+            if isinstance(divisor, ir.Name):   # (a constant divisor is nonzero: nothing to test)
+                number = self.precondition(f"line {divisor.line}: the divisor '{divisor.id}' is not zero")
+                self.emit(depth, f"if (!({self.renderer.expr(divisor)} != 0)) MG_FAIL({number});")
         return self.descriptions
 
     def same_shapes(self, depth: int) -> None:

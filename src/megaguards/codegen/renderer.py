@@ -485,6 +485,8 @@ class Renderer:
                 if computed:
                     return f"mg_np_{ {'+': 'add', '-': 'sub', '*': 'mul'}[op] }_{suffix}({a}, {b}, &mg_fp)"
                 return self.target.float_arithmetic[op, result.ctype].format(a=a, b=b)
+            if self.fast and node.nid in self.facts.nonzero_divisions:   # its divisor tested at entry
+                return f"({a} / {b})"
             self.checks += 1
             if computed:
                 return f"mg_np_{ {'/': 'div', '//': 'floordiv', '%': 'mod'}[op] }_{suffix}({a}, {b}, &mg_fp, {ERR})"
