@@ -228,6 +228,15 @@ def test_a_launch_passes_addresses_and_scalars_in_order(driver):
     assert name == (1, b"mg_kernel") and grid == (3, 1, 1) and block == (256, 1, 1)
     assert raw[:3] == [array.data.ptr, 12345, 2**64 - 2]
     assert numpy.array([raw[3]], dtype=numpy.uint64).view(numpy.float64)[0] == 0.5
+    driver.api.expected_arguments = 5   # Python numbers: an int as int64, a float as a double
+    function((1,), (32,), (array, -7, 2.25, True, 2**63 - 1))
+    raw = driver.api.launches[-1][3]
+    assert raw[:2] == [array.data.ptr, 2**64 - 7] and raw[3:] == [1, 2**63 - 1]
+    assert numpy.array([raw[2]], dtype=numpy.uint64).view(numpy.float64)[0] == 2.25
+    driver.api.expected_arguments = 2   # a narrower scalar: each argument in its own buffer
+    function((1,), (32,), (numpy.int32(-3), numpy.float64(1.5)))
+    low, double = driver.api.launches[-1][3]
+    assert low & 0xFFFFFFFF == 2**32 - 3 and numpy.array([double], dtype=numpy.uint64).view(numpy.float64)[0] == 1.5
 
 
 def test_kernels_compile_once_then_load_from_the_verified_cache(driver, tmp_path):
