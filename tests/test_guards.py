@@ -738,3 +738,27 @@ def test_an_integer_sum_on_the_gpu_that_may_leave_int64(emulator):
     assert _comparable(fast(list(values))) == _comparable(total(list(values))) == ("int", 2**64 + 1)
     [record] = sites_of(fast)
     assert guard(Assumption.GPU_SUM_INT64) in record["reasons"] and record["compiled_runs"] == 0, record
+
+
+def test_list_rows_reachable_twice_are_found_at_every_level():
+    """check_list_rows: a row beside its matrix, a row shared inside a 3-level list, a row
+    listed twice in its matrix fail; the same matrix passed under two names, distinct rows
+    and a 1-level list pass."""
+    from megaguards.guards.assumptions import check_list_rows
+
+    def fails(arrays, ranks) -> bool:
+        try:
+            check_list_rows(arrays, [True] * len(arrays), ranks)
+        except GuardFailure as failure:
+            assert failure.assumption is Assumption.LIST_ROWS_DISTINCT
+            return True
+        return False
+
+    m = [[float(i + j) for j in range(3)] for i in range(4)]
+    cube = [[[0.0] * 2 for _ in range(3)] for _ in range(2)]
+    assert not fails((m, m, [1.0, 2.0]), (2, 2, 1))
+    assert not fails((cube,), (3,))
+    assert fails((m, m[2]), (2, 1))
+    cube[1][2] = cube[0][0]
+    assert fails((cube,), (3,))
+    assert fails(([m[0], m[1], m[0]],), (2,))
