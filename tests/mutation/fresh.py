@@ -161,8 +161,8 @@ FRESH: tuple[Mutant, ...] = (
            (*BOXING, GUARDS),
            "a read-only NumPy view overlapping a written one is no longer refused"),
     Mutant("shared-list-rows-unchecked", "guards/assumptions.py",
-           "    if rank > 1:\n        for row in value:",
-           "    if rank > 2:\n        for row in value:",
+           "            for _ in range(rank - 1):\n",
+           "            for _ in range(rank - 2):\n",
            (*BOXING, GUARDS),
            "rows of a 2-D list not checked for repeats ([[0] * n] * m)"),
     # -- guards -----------------------------------------------------------------------
