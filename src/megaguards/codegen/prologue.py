@@ -119,7 +119,7 @@ class PrologueWriter:
             self.emit(depth, "}")
         for divisor, _ in self.facts.divisors:
             if isinstance(divisor, ir.Name):   # (a constant divisor is nonzero: nothing to test)
-                number = self.precondition(f"line {divisor.line}: the divisor '{divisor.id}' is not zero")
+                number = self.precondition(f"line {divisor.line}: the divisor {ir.describe_name(divisor.id)} is not zero")
                 self.emit(depth, f"if (!({self.renderer.expr(divisor)} != 0)) MG_FAIL({number});")
         return self.descriptions
 
